@@ -1,0 +1,6 @@
+import { CliError, type CliIO } from '../errors.js';
+
+// Placeholder until the owning component lands.
+export async function crd(_args: string[], _io: CliIO): Promise<number> {
+  throw new CliError('"crd" is not available yet', 1);
+}

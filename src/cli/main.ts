@@ -1,0 +1,39 @@
+// Entry point of the `kaito-ts` CLI: dispatches to one module per command, loaded on demand
+// so that `kaito-ts crd` never pays for the controller runtime.
+import { CliError, processIO, type CliIO, type Command } from './errors.js';
+
+const commands: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  render: { summary: 'print what the operator would apply for a workspace', load: async () => (await import('./commands/render.js')).render },
+  crd: { summary: 'print the Workspace CustomResourceDefinition', load: async () => (await import('./commands/crd.js')).crd },
+  run: { summary: 'run the Workspace operator', load: async () => (await import('./commands/run.js')).run },
+  simcluster: { summary: 'manage the local simulated GPU cluster (up|down|status|env)', load: async () => (await import('./commands/simcluster.js')).simcluster },
+  demo: { summary: 'run the operator on the local cluster with sample workspaces', load: async () => (await import('./commands/demo.js')).demo },
+};
+
+export function usage(): string {
+  const width = Math.max(...Object.keys(commands).map((c) => c.length));
+  const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return `Usage: kaito-ts <command> [flags]\n\nCommands:\n${lines.join('\n')}\n`;
+}
+
+export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(usage());
+    return name === undefined ? 2 : 0;
+  }
+  const entry = commands[name];
+  try {
+    if (!entry) throw new CliError(`unknown command "${name}"; run "kaito-ts --help" for the list`);
+    return await (await entry.load())(rest, io);
+  } catch (err) {
+    if (err instanceof CliError) {
+      io.stderr(`kaito-ts: ${err.message}\n`);
+      return err.exitCode;
+    }
+    // Unexpected failure: still one line, no stack trace (set KAITO_TS_DEBUG=1 to see it).
+    io.stderr(`kaito-ts: ${err instanceof Error ? err.message : String(err)}\n`);
+    if (process.env.KAITO_TS_DEBUG) io.stderr(`${(err as Error).stack ?? ''}\n`);
+    return 1;
+  }
+}
