@@ -1,6 +1,6 @@
 // The kaito.sh Workspace API (v1beta1 storage, v1alpha1 served). No `spec` wrapper:
 // `resource`, `inference` and `tuning` sit at the top level, exactly as in KAITO v0.8.0.
-import type { V1Condition, V1LabelSelector, V1ObjectMeta, V1PodTemplateSpec, V1Volume } from '@kubernetes/client-node';
+import type { V1LabelSelector, V1ObjectMeta, V1PodTemplateSpec, V1Volume } from '@kubernetes/client-node';
 
 export const GROUP = 'kaito.sh';
 export const VERSION = 'v1beta1';
@@ -70,9 +70,22 @@ export interface TuningSpec {
   output?: DataDestination;
 }
 
+/**
+ * metav1.Condition as it travels over the wire: times are RFC 3339 strings (client-node's
+ * V1Condition claims `Date`, which is not what a custom-object read returns).
+ */
+export interface WorkspaceCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+}
+
 export interface WorkspaceStatus {
   workerNodes?: string[];
-  conditions?: V1Condition[];
+  conditions?: WorkspaceCondition[];
   targetNodeCount?: number;
   /** kaito-ts extension: the decisions a user should see (volume kind, node count...). */
   decisions?: Decision[];

@@ -1,0 +1,121 @@
+// Every key, finalizer and condition string of the Workspace API, spelled exactly as KAITO v0.8.0
+// spells them (spec §2.7, §2.8). Import these; never retype a key.
+
+// --- Workspace annotations (set by users) ---
+/** `vllm` | `transformers`; see runtime.ts for how it is resolved. */
+export const ANNOTATION_RUNTIME = 'kaito.sh/runtime';
+/** Exact value `True` → main Service type LoadBalancer. */
+export const ANNOTATION_ENABLE_LB = 'kaito.sh/enablelb';
+export const ENABLE_LB_VALUE = 'True';
+/** Presence (any value) turns GPU count/memory validation errors into warnings. */
+export const ANNOTATION_BYPASS_RESOURCE_CHECKS = 'kaito.sh/bypass-resource-checks';
+
+// --- Revision bookkeeping (operator-owned) ---
+export const ANNOTATION_REVISION = 'workspace.kaito.io/revision';
+export const ANNOTATION_HASH = 'workspace.kaito.io/hash';
+/** ControllerRevision label carrying the workspace name. */
+export const LABEL_REVISION_WORKSPACE_NAME = 'workspace.kaito.io/name';
+
+// --- Labels on generated objects ---
+export const LABEL_WORKSPACE_NAME = 'kaito.sh/workspace';
+export const LABEL_WORKSPACE_NAMESPACE = 'kaito.sh/workspacenamespace';
+export const LABEL_RAGENGINE = 'kaito.sh/ragengine';
+/** Set on a Workspace by the InferenceSet controller; copied to the StatefulSet selector and pod labels. */
+export const LABEL_INFERENCESET_CREATED_BY = 'inferenceset.kaito.sh/created-by';
+export const LABEL_STATEFULSET_POD_NAME = 'statefulset.kubernetes.io/pod-name';
+export const LABEL_POD_INDEX = 'apps.kubernetes.io/pod-index';
+
+// --- Karpenter / node keys ---
+export const LABEL_KARPENTER_NODEPOOL = 'karpenter.sh/nodepool';
+export const KARPENTER_NODEPOOL_KAITO = 'kaito';
+export const ANNOTATION_KARPENTER_DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
+export const LABEL_ACCELERATOR = 'accelerator';
+export const ACCELERATOR_NVIDIA = 'nvidia';
+export const LABEL_LEGACY_MACHINE_TYPE = 'kaito.sh/machine-type';
+export const LABEL_LEGACY_PROVISIONER_NAME = 'karpenter.sh/provisioner-name';
+export const LABEL_INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
+
+// --- GPU Feature Discovery node labels (BYO GPU facts) ---
+export const LABEL_GPU_PRODUCT = 'nvidia.com/gpu.product';
+export const LABEL_GPU_COUNT = 'nvidia.com/gpu.count';
+/** Per-GPU memory in MiB (GFD semantics). */
+export const LABEL_GPU_MEMORY = 'nvidia.com/gpu.memory';
+export const RESOURCE_NVIDIA_GPU = 'nvidia.com/gpu';
+
+// --- Finalizers ---
+export const WORKSPACE_FINALIZER = 'workspace.finalizer.kaito.sh';
+export const INFERENCESET_FINALIZER = 'inferenceset.finalizer.kaito.sh';
+export const RAGENGINE_FINALIZER = 'ragengine.finalizer.kaito.sh';
+
+// --- Storage / config names ---
+/** StorageClass for local NVMe PVs (installed by the chart). */
+export const LOCAL_NVME_STORAGE_CLASS = 'kaito-local-nvme-disk';
+/** Default inference ConfigMap, copied from the release namespace when `inference.config` is empty. */
+export const DEFAULT_INFERENCE_CONFIG_TEMPLATE = 'inference-params-template';
+/** Key inside the inference ConfigMap. */
+export const INFERENCE_CONFIG_KEY = 'inference_config.yaml';
+export const DEFAULT_LORA_TUNING_CONFIG_TEMPLATE = 'lora-params-template';
+export const DEFAULT_QLORA_TUNING_CONFIG_TEMPLATE = 'qlora-params-template';
+/** Key holding the Hugging Face token in `presetOptions.modelAccessSecret`. */
+export const HF_TOKEN_KEY = 'HF_TOKEN';
+
+// --- Condition types (v1beta1) ---
+export const ConditionType = {
+  NodeClaimsReady: 'NodeClaimsReady',
+  NodesReady: 'NodesReady',
+  ResourceReady: 'ResourceReady',
+  InferenceReady: 'InferenceReady',
+  JobStarted: 'JobStarted',
+  WorkspaceDeleting: 'WorkspaceDeleting',
+  WorkspaceSucceeded: 'WorkspaceSucceeded',
+  /** Defined by KAITO, unused by the workspace controller. */
+  ScalingDownCompleted: 'ScalingDownCompleted',
+} as const;
+export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
+
+/** v1alpha1 spells the NodeClaims condition in the singular (and has no NodesReady). */
+export const V1ALPHA1_CONDITION_NODECLAIM_READY = 'NodeClaimReady';
+
+// --- Condition reasons (v1beta1), exact case as KAITO writes them ---
+export const ConditionReason = {
+  CreatingUpNodeClaims: 'CreatingUpNodeClaims',
+  NodeClaimsReady: 'NodeClaimsReady',
+  NodeClaimNotReady: 'NodeClaimNotReady',
+  NodePluginsNotReady: 'NodePluginsNotReady',
+  NodeNotReady: 'NodeNotReady',
+  NodesReady: 'NodesReady',
+  ResourceStatusSuccess: 'workspaceResourceStatusSuccess',
+  InferenceStatusFailed: 'WorkspaceInferenceStatusFailed',
+  InferenceStatusSuccess: 'WorkspaceInferenceStatusSuccess',
+  TuningJobStatusFailed: 'WorkspaceTuningJobStatusFailed',
+  TuningJobStatusStarted: 'WorkspaceTuningJobStatusStarted',
+  WorkspaceFailed: 'workspaceFailed',
+  WorkspaceSucceeded: 'workspaceSucceeded',
+  WorkspacePending: 'workspacePending',
+  WorkspaceDeleted: 'workspaceDeleted',
+} as const;
+export type ConditionReason = (typeof ConditionReason)[keyof typeof ConditionReason];
+
+/** Fixed condition messages; the parameterised ones are functions so callers cannot misspell them. */
+export const ConditionMessage = {
+  resourceReady: 'workspace resource is ready',
+  inferenceReady: 'Inference has been deployed successfully',
+  tuningJobStarted: 'Tuning job has started',
+  workspaceSucceeded: 'workspace succeeds',
+  workspaceDeleting: 'workspace is being deleted',
+  nodePluginsWaiting: 'waiting all node plugins to be ready',
+  creatingNodeClaims: (n: number) => `Creating up ${n} additional NodeClaims`,
+  nodeClaimsReady: (target: number, ready: number) =>
+    `Enough NodeClaims are ready (TargetNodeClaims: ${target}, CurrentReadyNodeClaims: ${ready})`,
+  nodeClaimsNotReady: (target: number, ready: number) =>
+    `Ready NodeClaims are not enough (TargetNodeClaims: ${target}, CurrentReadyNodeClaims: ${ready})`,
+  nodesReady: (target: number, ready: number, selected: number) =>
+    `Enough Nodes are ready (TargetNodes: ${target}, CurrentReadyNodes: ${ready}, SelectedNodes: ${selected})`,
+  nodesNotReady: (target: number, ready: number, selected: number) =>
+    `Not enough Nodes are ready (TargetNodes: ${target}, CurrentReadyNodes: ${ready}, SelectedNodes: ${selected})`,
+  nodeMissingInstanceType: (node: string) => `Node ${node} is missing required instance type label`,
+  nodeInstanceTypeMismatch: (node: string, label: string, want: string) =>
+    `Node ${node} instance type label ${label} does not match workspace instance type ${want}`,
+  tuningPending: (active: number, ready: number) =>
+    `workspace has not completed, tuning job has ${active} active pod, ${ready} ready pod`,
+} as const;
