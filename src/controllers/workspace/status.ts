@@ -1,0 +1,104 @@
+// The workspace status, computed in one place from what this reconcile observed. Pure: the caller
+// passes `now`, and the result says whether anything changed so no write happens otherwise.
+import { setCondition, type ConditionUpdate } from '../../api/conditions.js';
+import { ConditionMessage, ConditionReason, ConditionType } from '../../api/labels.js';
+import type { Decision, Workspace, WorkspaceCondition, WorkspaceStatus } from '../../api/types.js';
+import type { Readiness } from './readiness.js';
+
+export interface NodeFacts {
+  target: number;
+  ready: number;
+  selected: number;
+  workerNodes: string[];
+}
+
+export interface StatusInput {
+  targetNodeCount: number;
+  nodes?: NodeFacts;
+  /** Set when node auto-provisioning is on but cannot work (e.g. the NodeClaim CRD is missing). */
+  nodeClaims?: { ready: boolean; reason: string; message: string };
+  /** The spec cannot be turned into a workload: reported on InferenceReady and WorkspaceSucceeded. */
+  failure?: { reason: string; message: string };
+  inference?: Readiness;
+  decisions?: Decision[];
+}
+
+export const PendingReason = 'workspacePending';
+
+/** Compute the next status. `changed` is false when writing it would change nothing. */
+export function computeStatus(ws: Workspace, input: StatusInput, now: Date): { status: WorkspaceStatus; changed: boolean } {
+  const prev = ws.status ?? {};
+  const generation = ws.metadata.generation;
+  let conditions: WorkspaceCondition[] = [...(prev.conditions ?? [])];
+  let changed = false;
+  const set = (u: Omit<ConditionUpdate, 'observedGeneration'>) => {
+    const r = setCondition(conditions, { ...u, observedGeneration: generation }, now);
+    conditions = r.conditions;
+    changed ||= r.changed;
+  };
+
+  const resourceProblems: { reason: string; message: string }[] = [];
+  if (input.nodeClaims) {
+    const nc = input.nodeClaims;
+    set({ type: ConditionType.NodeClaimsReady, status: nc.ready ? 'True' : 'False', reason: nc.reason, message: nc.message });
+    if (!nc.ready) resourceProblems.push(nc);
+  }
+  if (input.nodes) {
+    const n = input.nodes;
+    const ok = n.ready >= n.target;
+    const u = ok
+      ? { reason: ConditionReason.NodesReady, message: ConditionMessage.nodesReady(n.target, n.ready, n.selected) }
+      : { reason: ConditionReason.NodeNotReady, message: ConditionMessage.nodesNotReady(n.target, n.ready, n.selected) };
+    set({ type: ConditionType.NodesReady, status: ok ? 'True' : 'False', ...u });
+    if (!ok) resourceProblems.push(u);
+  }
+  // ResourceReady reflects THIS reconcile's node facts (KAITO reads the previous one: W7).
+  const firstProblem = resourceProblems[0];
+  set(
+    firstProblem
+      ? { type: ConditionType.ResourceReady, status: 'False', ...firstProblem }
+      : { type: ConditionType.ResourceReady, status: 'True', reason: ConditionReason.ResourceStatusSuccess, message: ConditionMessage.resourceReady },
+  );
+
+  if (input.failure) {
+    set({ type: ConditionType.InferenceReady, status: 'False', ...input.failure });
+    set({ type: ConditionType.WorkspaceSucceeded, status: 'False', reason: ConditionReason.WorkspaceFailed, message: input.failure.message });
+  } else if (input.inference) {
+    const r = input.inference;
+    set({ type: ConditionType.InferenceReady, status: r.ready ? 'True' : 'False', reason: r.reason, message: r.message });
+    set(
+      r.ready
+        ? { type: ConditionType.WorkspaceSucceeded, status: 'True', reason: ConditionReason.WorkspaceSucceeded, message: ConditionMessage.workspaceSucceeded }
+        : { type: ConditionType.WorkspaceSucceeded, status: 'Unknown', reason: PendingReason, message: `waiting for inference: ${r.message}` },
+    );
+  }
+
+  const status: WorkspaceStatus = { ...prev, conditions };
+  if (input.nodes && !sameList(prev.workerNodes, input.nodes.workerNodes)) {
+    status.workerNodes = input.nodes.workerNodes;
+    changed = true;
+  }
+  if (input.targetNodeCount > 0 && prev.targetNodeCount !== input.targetNodeCount) {
+    status.targetNodeCount = input.targetNodeCount;
+    changed = true;
+  }
+  if (input.decisions && JSON.stringify(prev.decisions ?? []) !== JSON.stringify(input.decisions)) {
+    status.decisions = input.decisions;
+    changed = true;
+  }
+  return { status, changed };
+}
+
+/** Status while the workspace is being deleted. */
+export function deletingStatus(ws: Workspace, now: Date): { status: WorkspaceStatus; changed: boolean } {
+  const r = setCondition(
+    ws.status?.conditions,
+    { type: ConditionType.WorkspaceDeleting, status: 'True', reason: ConditionReason.WorkspaceDeleted, message: ConditionMessage.workspaceDeleting, observedGeneration: ws.metadata.generation },
+    now,
+  );
+  return { status: { ...(ws.status ?? {}), conditions: r.conditions }, changed: r.changed };
+}
+
+function sameList(a: readonly string[] | undefined, b: readonly string[]): boolean {
+  return (a ?? []).length === b.length && b.every((x, i) => a?.[i] === x);
+}

@@ -1,0 +1,64 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import { statefulSetReadiness, withReadinessTimeout, NotReadyReason } from '../../../src/controllers/workspace/readiness.js';
+
+function sts(spec: { replicas?: number; generation?: number }, status: Partial<NonNullable<V1StatefulSet['status']>>): V1StatefulSet {
+  return {
+    metadata: { name: 'ws', generation: spec.generation ?? 1 },
+    spec: { replicas: spec.replicas ?? 2, selector: {}, serviceName: 'ws-headless', template: {} },
+    status: { replicas: 0, ...status },
+  };
+}
+const healthy = { observedGeneration: 1, replicas: 2, readyReplicas: 2, updatedReplicas: 2, currentRevision: 'r1', updateRevision: 'r1' };
+
+function pod(name: string, extra: Partial<V1Pod['status']>): V1Pod {
+  return { metadata: { name }, status: { phase: 'Pending', ...extra } };
+}
+
+const cases: { name: string; sts: V1StatefulSet | undefined; pods?: V1Pod[]; ready: boolean; reason: string; message?: RegExp }[] = [
+  { name: 'missing StatefulSet', sts: undefined, ready: false, reason: NotReadyReason.StatefulSetNotFound },
+  { name: 'all agree', sts: sts({}, healthy), ready: true, reason: 'WorkspaceInferenceStatusSuccess' },
+  { name: 'generation not observed', sts: sts({ generation: 2 }, healthy), ready: false, reason: NotReadyReason.RolloutInProgress, message: /generation 2/ },
+  { name: 'old ready pods during a roll (KAITO W6 says ready)', sts: sts({}, { ...healthy, updatedReplicas: 1, updateRevision: 'r2' }), ready: false, reason: NotReadyReason.RolloutInProgress, message: /1\/2 replicas updated/ },
+  { name: 'revisions differ although counts agree', sts: sts({}, { ...healthy, currentRevision: 'r1', updateRevision: 'r2' }), ready: false, reason: NotReadyReason.RolloutInProgress },
+  { name: 'one replica not ready', sts: sts({}, { ...healthy, readyReplicas: 1 }), ready: false, reason: NotReadyReason.PodsNotReady, message: /1\/2 replicas ready/ },
+  { name: 'zero replicas is never ready', sts: sts({ replicas: 0 }, { ...healthy, replicas: 0, readyReplicas: 0, updatedReplicas: 0 }), ready: false, reason: NotReadyReason.PodsNotReady },
+  {
+    name: 'crash loop named',
+    sts: sts({}, { ...healthy, readyReplicas: 1 }),
+    pods: [pod('ws-1', { containerStatuses: [{ name: 'ws', image: 'x', imageID: '', ready: false, restartCount: 7, state: { waiting: { reason: 'CrashLoopBackOff' } } }] })],
+    ready: false,
+    reason: NotReadyReason.PodCrashLooping,
+    message: /ws-1 container ws is in CrashLoopBackOff \(restarts: 7\)/,
+  },
+  {
+    name: 'unschedulable pod explains with the scheduler message',
+    sts: sts({}, { ...healthy, readyReplicas: 1 }),
+    pods: [pod('ws-1', { conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/6 nodes are available: 6 Insufficient nvidia.com/gpu.' }] })],
+    ready: false,
+    reason: NotReadyReason.PodUnschedulable,
+    message: /Insufficient nvidia.com\/gpu/,
+  },
+];
+
+for (const c of cases) {
+  test(`statefulSetReadiness: ${c.name}`, () => {
+    const r = statefulSetReadiness(c.sts, c.pods ?? []);
+    assert.equal(r.ready, c.ready);
+    assert.equal(r.reason, c.reason);
+    if (c.message) assert.match(r.message, c.message);
+  });
+}
+
+test('readiness timeout: within the window asks for a recheck, past it reports the timeout', () => {
+  const notReady = { ready: false as const, reason: NotReadyReason.PodsNotReady, message: '0/1 replicas ready' };
+  const since = new Date('2026-01-01T00:00:00Z');
+  const early = withReadinessTimeout(notReady, since, 1800, new Date('2026-01-01T00:10:00Z'));
+  assert.equal(early.readiness.reason, NotReadyReason.PodsNotReady);
+  assert.equal(early.recheckAfterMs, 20 * 60 * 1000);
+  const late = withReadinessTimeout(notReady, since, 1800, new Date('2026-01-01T00:31:00Z'));
+  assert.equal(late.readiness.reason, NotReadyReason.ReadinessTimeout);
+  assert.match(late.readiness.message, /timeout 1800s/);
+  assert.equal(late.recheckAfterMs, undefined);
+});
