@@ -1,0 +1,50 @@
+// Metadata shared by every object the operator applies for a workspace: owner reference, names,
+// and the workspace label set used by selectors.
+import type { V1ObjectMeta, V1OwnerReference } from '@kubernetes/client-node';
+import { LABEL_INFERENCESET_CREATED_BY, LABEL_WORKSPACE_NAME } from '../api/labels.js';
+import { API_VERSION, KIND, type Workspace } from '../api/types.js';
+
+/** Namespace a workspace renders into (`default` when the manifest has none). */
+export function workspaceNamespace(ws: Workspace): string {
+  return ws.metadata.namespace || 'default';
+}
+
+export function workspaceName(ws: Workspace): string {
+  return ws.metadata.name ?? '';
+}
+
+/** The controller owner reference every generated object carries (GC deletes them with the workspace). */
+export function controllerOwnerRef(ws: Workspace): V1OwnerReference {
+  return {
+    apiVersion: API_VERSION,
+    kind: KIND,
+    name: workspaceName(ws),
+    uid: ws.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/** name, namespace and owner reference of a generated object. */
+export function ownedMeta(ws: Workspace, name: string): V1ObjectMeta {
+  return { name, namespace: workspaceNamespace(ws), ownerReferences: [controllerOwnerRef(ws)] };
+}
+
+/** `kaito.sh/workspace: <name>` plus the InferenceSet label when the workspace carries it (spec §5.2). */
+export function workspaceSelectorLabels(ws: Workspace): Record<string, string> {
+  const labels: Record<string, string> = { [LABEL_WORKSPACE_NAME]: workspaceName(ws) };
+  const createdBy = ws.metadata.labels?.[LABEL_INFERENCESET_CREATED_BY];
+  if (createdBy !== undefined) labels[LABEL_INFERENCESET_CREATED_BY] = createdBy;
+  return labels;
+}
+
+/** `<name>-headless`: the StatefulSet's governing Service. */
+export function headlessServiceName(ws: Workspace): string {
+  return `${workspaceName(ws)}-headless`;
+}
+
+/** DNS name of pod 0 through the headless Service, where Ray workers find the leader. */
+export function leaderAddress(ws: Workspace): string {
+  const name = workspaceName(ws);
+  return `${name}-0.${headlessServiceName(ws)}.${workspaceNamespace(ws)}.svc.cluster.local`;
+}
