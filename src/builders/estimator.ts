@@ -1,0 +1,138 @@
+// How many GPU nodes a workspace gets (spec §4.6): KAITO's AdvancedNodesEstimator as a pure function,
+// plus the rules of UpdateWorkspaceTargetNodeCount that decide when the estimator applies.
+import { GIB, tryParseQuantity } from '../catalog/quantity.js';
+import type { GpuConfig, Preset, Runtime } from '../catalog/types.js';
+import { GPU_MEMORY_UTILIZATION, STATIC_OVERHEAD_GIB, WEIGHT_OVERHEAD_FACTOR } from './max-model-len.js';
+
+export type NodeEstimate = { ok: true; nodes: number; reason: string } | { ok: false; message: string };
+
+export type EstimatorPreset = Pick<
+  Preset,
+  'name' | 'totalSafeTensorFileSize' | 'bytesPerToken' | 'disableTensorParallelism' | 'supportDistributedInference'
+>;
+
+export interface EstimatorInput {
+  /** The workspace's preset; undefined for template/no-preset workspaces. */
+  preset?: EstimatorPreset;
+  /** GPU facts of the SKU (NAP) or of the first ready node (BYO). */
+  gpuConfig?: Pick<GpuConfig, 'sku' | 'gpuCount' | 'gpuMemGiB'>;
+  /** `resource.count` (deprecated; default 1). */
+  count?: number;
+  /** Context length the KV cache must hold: explicit `max-model-len` of a user ConfigMap, else 2048. */
+  maxModelLen: number;
+}
+
+/** KAITO's texts for failing to source the GPU facts (the caller does the sourcing). */
+export const gpuConfigErrors = {
+  listNodes: (err: string) => `failed to list ready nodes: ${err}`,
+  noReadyNodes: 'no ready nodes found, unable to determine GPU configuration',
+  fromNodes: (err: string) => `failed to get GPU config from existing nodes: ${err}`,
+  fromInstanceType: (instanceType: string, err: string) => `failed to get GPU config for instance type ${instanceType}: ${err}`,
+};
+
+/** Go `%.1f` / `%.0f` for the values that occur here (no exact .5 ties in practice). */
+function fixed(value: number, digits: number): string {
+  return value.toFixed(digits);
+}
+
+/**
+ * AdvancedNodesEstimator.EstimateNodeCount without the I/O. Integer steps truncate exactly where KAITO's
+ * int64 conversions do, so the results (and error texts) match. The result replaces `count` entirely.
+ * Known KAITO quirk kept for parity (W12): `floor(required / available) + 1` adds a GPU when the division is exact.
+ */
+export function estimateNodeCount(input: EstimatorInput): NodeEstimate {
+  const count = input.count ?? 1;
+  const { preset, gpuConfig } = input;
+  if (!preset || preset.name === '') {
+    return { ok: true, nodes: count, reason: `no preset: resource.count ${count}` };
+  }
+  if (!gpuConfig || gpuConfig.gpuMemGiB <= 0 || gpuConfig.gpuCount <= 0) {
+    return { ok: true, nodes: count, reason: `no GPU memory facts: resource.count ${count}` };
+  }
+  const modelBytes = tryParseQuantity(preset.totalSafeTensorFileSize);
+  if (modelBytes === undefined) {
+    // KAITO's MustParse would panic; a catalog row can only get here through a bad edit.
+    return { ok: false, message: `invalid totalSafeTensorFileSize ${JSON.stringify(preset.totalSafeTensorFileSize)} of preset ${preset.name}` };
+  }
+  const { gpuCount, gpuMemGiB } = gpuConfig;
+  const requiredBytes = Math.trunc(modelBytes * WEIGHT_OVERHEAD_FACTOR);
+  const perGpuBytes = Math.trunc((gpuMemGiB * GIB) / gpuCount);
+  const availablePerGpuBytes = Math.trunc(perGpuBytes * GPU_MEMORY_UTILIZATION);
+  const kvCacheBytes = (input.maxModelLen * preset.bytesPerToken) / gpuCount;
+  const overheadBytes = STATIC_OVERHEAD_GIB * GIB + kvCacheBytes;
+
+  if (preset.disableTensorParallelism && requiredBytes + Math.trunc(overheadBytes) > availablePerGpuBytes) {
+    return {
+      ok: false,
+      message:
+        `GPU memory ${perGpuBytes} bytes is too small for model, needs ${requiredBytes + Math.trunc(overheadBytes)} bytes ` +
+        `(model: ${requiredBytes} + overhead: ${fixed(overheadBytes, 0)})`,
+    };
+  }
+  if (availablePerGpuBytes <= overheadBytes) {
+    return {
+      ok: false,
+      message:
+        `GPU memory ${perGpuBytes} bytes is too small, needs at least ${fixed(overheadBytes / GIB, 1)} GB overhead ` +
+        `(base: 2.3GB + Advanced KV Cache: ${fixed(kvCacheBytes / GIB, 1)} GB)`,
+    };
+  }
+  const minGpus = Math.trunc(requiredBytes / (availablePerGpuBytes - overheadBytes)) + 1;
+  const nodes = Math.ceil(minGpus / gpuCount);
+  if (nodes > 1 && preset.disableTensorParallelism) {
+    return {
+      ok: false,
+      message: `models with disabled tensor parallelism cannot be distributed across more than 1 GPU node, calculated nodes: ${nodes}`,
+    };
+  }
+  if (nodes > 1 && !preset.supportDistributedInference) {
+    return {
+      ok: false,
+      message:
+        'models with disabled support distributed inference cannot be distributed across more than 1 GPU node, ' +
+        `please use a node with larger GPU memory, calculated nodes: ${nodes}`,
+    };
+  }
+  const perGpuGiB = gpuMemGiB / gpuCount;
+  return {
+    ok: true,
+    nodes,
+    reason:
+      `${preset.name} (${preset.totalSafeTensorFileSize} weights, context ${input.maxModelLen}) needs ${minGpus} GPU(s) ` +
+      `of ${perGpuGiB} GiB on ${gpuConfig.sku} (${gpuCount} per node)`,
+  };
+}
+
+export interface TargetNodeCountInput {
+  /** `status.targetNodeCount`; a non-zero value is kept (KAITO sets it once). */
+  current?: number;
+  hasTuning: boolean;
+  hasInference: boolean;
+  runtime: Runtime;
+  /** `resource.count` (default 1). */
+  count?: number;
+  /** The estimator, called only for vLLM inference (so BYO transformers needs no GPU facts). */
+  estimate: () => NodeEstimate;
+}
+
+/**
+ * UpdateWorkspaceTargetNodeCount's decision: kept if already set; 1 for tuning or no inference;
+ * the estimator (at least 1) for vLLM inference, which falls back to `count` for template workspaces;
+ * `count` for transformers. Errors are prefixed like KAITO's (`failed to calculate target node count: …`);
+ * the status writer adds its own `failed to update Workspace status targetNodeCount: ` prefix.
+ */
+export function targetNodeCount(input: TargetNodeCountInput): NodeEstimate {
+  if (input.current !== undefined && input.current !== 0) {
+    return { ok: true, nodes: input.current, reason: `already set to ${input.current}` };
+  }
+  if (input.hasTuning || !input.hasInference) {
+    return { ok: true, nodes: 1, reason: input.hasTuning ? 'tuning runs on one node' : 'no inference: one node' };
+  }
+  if (input.runtime === 'transformers') {
+    const count = input.count ?? 1;
+    return { ok: true, nodes: count, reason: `transformers runtime: resource.count ${count}` };
+  }
+  const estimate = input.estimate();
+  if (!estimate.ok) return { ok: false, message: `failed to calculate target node count: ${estimate.message}` };
+  return estimate.nodes >= 1 ? estimate : { ok: true, nodes: 1, reason: `${estimate.reason}; raised to the minimum of 1` };
+}
