@@ -1,0 +1,121 @@
+// The typed in-memory store a reflector fills and reconcilers read from. Reads are synchronous
+// and return the stored objects: treat them as read-only (copy before mutating).
+import type { KubernetesObject, V1LabelSelector, V1OwnerReference } from '@kubernetes/client-node';
+import { matchesSelector } from './label-selector.js';
+import { objectKey } from './resources.js';
+
+export type ObjectEvent<T> =
+  | { type: 'add'; obj: T }
+  | { type: 'update'; obj: T; old: T }
+  | { type: 'delete'; obj: T };
+
+export const keyOf = (obj: KubernetesObject): string => objectKey(obj.metadata?.namespace, obj.metadata?.name ?? '');
+
+export function controllerOf(obj: KubernetesObject): V1OwnerReference | undefined {
+  return obj.metadata?.ownerReferences?.find((r) => r.controller === true);
+}
+
+/** managedFields are often larger than the object itself and we never read them. */
+export function stripForCache<T extends KubernetesObject>(obj: T): T {
+  if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
+  return obj;
+}
+
+export class ObjectCache<T extends KubernetesObject> {
+  private readonly objects = new Map<string, T>();
+  // Secondary index: controller-owner UID → keys of the objects it controls.
+  private readonly byOwnerUid = new Map<string, Set<string>>();
+
+  get size(): number {
+    return this.objects.size;
+  }
+
+  get(namespace: string | undefined, name: string): T | undefined {
+    return this.objects.get(objectKey(namespace, name));
+  }
+
+  getByKey(key: string): T | undefined {
+    return this.objects.get(key);
+  }
+
+  keys(): string[] {
+    return [...this.objects.keys()];
+  }
+
+  /** All objects, optionally in one namespace and matching a label selector. */
+  list(opts: { namespace?: string; selector?: V1LabelSelector } = {}): T[] {
+    const out: T[] = [];
+    for (const obj of this.objects.values()) {
+      if (opts.namespace !== undefined && obj.metadata?.namespace !== opts.namespace) continue;
+      if (opts.selector && !matchesSelector(opts.selector, obj.metadata?.labels)) continue;
+      out.push(obj);
+    }
+    return out;
+  }
+
+  /** Objects whose controller ownerReference has this UID (what `Owns()` needs). */
+  listByOwnerUid(uid: string): T[] {
+    return [...(this.byOwnerUid.get(uid) ?? [])].map((k) => this.objects.get(k)).filter((o): o is T => o !== undefined);
+  }
+
+  /** Objects controlled by an owner of this kind and name, in one namespace (UID-agnostic, e.g. after an owner was recreated). */
+  listByOwner(kind: string, namespace: string | undefined, name: string): T[] {
+    return this.list({ namespace }).filter((o) => {
+      const ref = controllerOf(o);
+      return ref?.kind === kind && ref.name === name;
+    });
+  }
+
+  /** Inserts or replaces; returns the event to emit, or undefined when nothing changed. */
+  upsert(obj: T): ObjectEvent<T> | undefined {
+    stripForCache(obj);
+    const key = keyOf(obj);
+    const old = this.objects.get(key);
+    if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion && old.metadata?.uid === obj.metadata?.uid) return undefined;
+    if (old) this.unindex(key, old);
+    this.objects.set(key, obj);
+    this.index(key, obj);
+    return old ? { type: 'update', obj, old } : { type: 'add', obj };
+  }
+
+  remove(obj: T): ObjectEvent<T> | undefined {
+    const key = keyOf(obj);
+    const old = this.objects.get(key);
+    if (!old) return undefined;
+    this.unindex(key, old);
+    this.objects.delete(key);
+    // Emit the last state we knew, stripped like everything else.
+    return { type: 'delete', obj: stripForCache(obj.metadata?.resourceVersion ? obj : old) };
+  }
+
+  /** Swaps in a fresh list (after a relist); returns the add/update/delete events that reconcile the difference. */
+  replace(objs: T[]): ObjectEvent<T>[] {
+    const events: ObjectEvent<T>[] = [];
+    const fresh = new Set(objs.map(keyOf));
+    for (const [key, old] of this.objects) if (!fresh.has(key)) {
+      const e = this.remove(old);
+      if (e) events.push(e);
+    }
+    for (const obj of objs) {
+      const e = this.upsert(obj);
+      if (e) events.push(e);
+    }
+    return events;
+  }
+
+  private index(key: string, obj: T): void {
+    const uid = controllerOf(obj)?.uid;
+    if (!uid) return;
+    let set = this.byOwnerUid.get(uid);
+    if (!set) this.byOwnerUid.set(uid, (set = new Set()));
+    set.add(key);
+  }
+
+  private unindex(key: string, obj: T): void {
+    const uid = controllerOf(obj)?.uid;
+    const set = uid ? this.byOwnerUid.get(uid) : undefined;
+    if (!set || !uid) return;
+    set.delete(key);
+    if (set.size === 0) this.byOwnerUid.delete(uid);
+  }
+}

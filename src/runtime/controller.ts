@@ -1,0 +1,161 @@
+// Watches → mappers → work queue → N workers → reconcile(key). Level-triggered: a reconcile gets
+// only the key and re-reads the world from the caches, so any number of events for one object
+// collapse into one pass. Results follow controller-runtime's reconcileHandler:
+//   error           → rate-limited requeue (per-key 5 ms·2^n ≤ 1000 s, bucket 10 qps/100)
+//   TerminalError   → no requeue (bad input the next event will re-trigger), counted
+//   requeueAfterMs  → forget the failures, add again after the delay (how to "wait" for readiness
+//                     without ever blocking a worker)
+//   otherwise       → forget the failures.
+import { randomUUID } from 'node:crypto';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { toKubeError } from './errors.js';
+import { silentLogger, type Logger } from './log.js';
+import type { Mapper } from './mappers.js';
+import type { Reflector } from './reflector.js';
+import { WorkQueue } from './workqueue.js';
+
+export interface Result {
+  requeueAfterMs?: number;
+}
+
+export interface ReconcileContext {
+  /** Aborted when the controller stops; long calls should pass it on. */
+  signal: AbortSignal;
+  reconcileID: string;
+  /** Failures of this key so far (0 on a fresh key). */
+  retries: number;
+}
+
+export type Reconciler = (key: string, ctx: ReconcileContext) => Promise<Result | void>;
+
+/** An error retrying cannot fix; the key waits for the next event instead of hot-looping. */
+export class TerminalError extends Error {
+  override readonly name = 'TerminalError';
+}
+
+export interface ControllerOptions {
+  name: string;
+  reconcile: Reconciler;
+  /** Workers; KAITO uses 5 (--max-concurrent-reconciles). */
+  maxConcurrentReconciles?: number;
+  queue?: WorkQueue;
+  /** How long start() waits for required sources (controller-runtime CacheSyncTimeout: 2 min). */
+  cacheSyncTimeoutMs?: number;
+  log?: Logger;
+}
+
+export type ReconcileOutcome = 'success' | 'error' | 'terminal_error' | 'requeue_after';
+
+export interface ControllerMetrics {
+  reconciles: Record<ReconcileOutcome, number>;
+  activeWorkers: number;
+}
+
+interface Source {
+  reflector: Reflector<KubernetesObject>;
+  required: boolean;
+}
+
+export class Controller {
+  readonly queue: WorkQueue;
+  readonly metrics: ControllerMetrics = {
+    reconciles: { success: 0, error: 0, terminal_error: 0, requeue_after: 0 },
+    activeWorkers: 0,
+  };
+  private readonly sources: Source[] = [];
+  private readonly stopper = new AbortController();
+  private workers: Promise<void>[] = [];
+  private readonly log: Logger;
+
+  constructor(private readonly o: ControllerOptions) {
+    this.queue = o.queue ?? new WorkQueue();
+    this.log = o.log ?? silentLogger;
+  }
+
+  get maxConcurrentReconciles(): number {
+    return this.o.maxConcurrentReconciles ?? 5;
+  }
+
+  /**
+   * Feeds events of a reflector through a mapper into the queue. `required: false` for sources
+   * that may never sync (an optional CRD that is not installed) so they cannot block start().
+   */
+  watch<T extends KubernetesObject>(reflector: Reflector<T>, mapper: Mapper<T>, opts: { required?: boolean } = {}): this {
+    reflector.on((event) => {
+      for (const key of mapper(event)) this.queue.add(key);
+    });
+    this.sources.push({ reflector: reflector as unknown as Reflector<KubernetesObject>, required: opts.required ?? true });
+    return this;
+  }
+
+  enqueue(key: string): void {
+    this.queue.add(key);
+  }
+
+  /** Starts the sources, waits for the required ones to sync, then starts the workers. */
+  async start(): Promise<void> {
+    for (const s of this.sources) s.reflector.start();
+    const timeout = this.o.cacheSyncTimeoutMs ?? 120_000;
+    const pending = await Promise.all(
+      this.sources.filter((s) => s.required).map(async (s) => ((await s.reflector.waitForSync(timeout)) ? undefined : s.reflector.name)),
+    );
+    const unsynced = pending.filter((n): n is string => n !== undefined);
+    if (unsynced.length) throw new Error(`controller ${this.o.name}: caches not synced within ${timeout} ms: ${unsynced.join(', ')}`);
+    this.workers = Array.from({ length: this.maxConcurrentReconciles }, () => this.worker());
+    this.log.info('controller started', { controller: this.o.name, workers: this.maxConcurrentReconciles });
+  }
+
+  /** Stops taking work, lets in-flight reconciles finish within the deadline, stops the sources. */
+  async stop(deadlineMs = 30_000): Promise<boolean> {
+    const drained = await this.queue.shutDownWithDrain(deadlineMs);
+    this.stopper.abort();
+    await Promise.all(this.sources.map((s) => s.reflector.stop()));
+    if (drained) await Promise.all(this.workers);
+    return drained;
+  }
+
+  private async worker(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      this.metrics.activeWorkers++;
+      try {
+        await this.processOne(key);
+      } finally {
+        this.metrics.activeWorkers--;
+        this.queue.done(key);
+      }
+    }
+  }
+
+  private async processOne(key: string): Promise<void> {
+    const ctx: ReconcileContext = { signal: this.stopper.signal, reconcileID: randomUUID(), retries: this.queue.numRequeues(key) };
+    const outcome = await this.o.reconcile(key, ctx).then(
+      (res) => this.onSuccess(key, res ?? {}),
+      (err: unknown) => this.onError(key, err, ctx),
+    );
+    this.metrics.reconciles[outcome]++;
+  }
+
+  private onSuccess(key: string, res: Result): ReconcileOutcome {
+    this.queue.forget(key);
+    if (res.requeueAfterMs !== undefined && res.requeueAfterMs > 0) {
+      this.queue.addAfter(key, res.requeueAfterMs);
+      return 'requeue_after';
+    }
+    return 'success';
+  }
+
+  private onError(key: string, err: unknown, ctx: ReconcileContext): ReconcileOutcome {
+    const message = err instanceof Error ? err.message : String(err);
+    if (err instanceof TerminalError) {
+      this.queue.forget(key);
+      this.log.error('reconcile failed (terminal)', { controller: this.o.name, key, reconcileID: ctx.reconcileID, error: message });
+      return 'terminal_error';
+    }
+    // A throttling server says when to come back (Retry-After); do not come back sooner.
+    const delayMs = this.queue.addRateLimited(key, toKubeError(err).retryAfterMs ?? 0);
+    this.log.error('reconcile failed', { controller: this.o.name, key, reconcileID: ctx.reconcileID, error: message, requeueInMs: delayMs });
+    return 'error';
+  }
+}

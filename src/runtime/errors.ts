@@ -1,0 +1,118 @@
+// The ONE place where Kubernetes API failures are classified. Everything that talks to the API
+// server (our transport, the watch stream, or client-node's generated APIs) funnels its errors
+// through `toKubeError`, so callers branch on `kind`/`retryable`, never on raw HTTP codes.
+import { ApiException } from '@kubernetes/client-node';
+
+export type KubeErrorKind =
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Gone'
+  | 'Forbidden'
+  | 'Unauthorized'
+  | 'Invalid'
+  | 'BadRequest'
+  | 'TooManyRequests'
+  | 'ServerTimeout'
+  | 'ServerError'
+  | 'Network'
+  | 'Unknown';
+
+/** The subset of a metav1.Status the API server sends with every failure. */
+export interface KubeStatus {
+  kind?: string;
+  code?: number;
+  reason?: string;
+  message?: string;
+  details?: { name?: string; kind?: string; causes?: { reason?: string; message?: string; field?: string }[]; retryAfterSeconds?: number };
+}
+
+const RETRYABLE: ReadonlySet<KubeErrorKind> = new Set(['TooManyRequests', 'ServerTimeout', 'ServerError', 'Network']);
+
+// Transport failures that a later attempt may not see: connection refused/reset, DNS hiccups, timeouts.
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH',
+  'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'ERR_STREAM_PREMATURE_CLOSE', 'ABORT_ERR',
+]);
+
+export class KubeApiError extends Error {
+  override readonly name = 'KubeApiError';
+  constructor(
+    readonly kind: KubeErrorKind,
+    message: string,
+    readonly status?: number,
+    readonly reason?: string,
+    readonly retryAfterMs?: number,
+    readonly details?: KubeStatus['details'],
+  ) {
+    super(message);
+  }
+  get retryable(): boolean {
+    return RETRYABLE.has(this.kind);
+  }
+}
+
+/** Maps an HTTP status code plus the Status `reason` to our error kind. */
+export function kindOf(status: number | undefined, reason?: string): KubeErrorKind {
+  switch (status) {
+    case 400: return 'BadRequest';
+    case 401: return 'Unauthorized';
+    case 403: return 'Forbidden';
+    case 404: return 'NotFound';
+    case 408: return 'ServerTimeout';
+    // 409 carries two different stories: the object exists already, or someone wrote first.
+    case 409: return reason === 'AlreadyExists' ? 'AlreadyExists' : 'Conflict';
+    case 410: return 'Gone';
+    case 422: return 'Invalid';
+    case 429: return 'TooManyRequests';
+    case 500: return reason === 'ServerTimeout' ? 'ServerTimeout' : 'ServerError';
+    case 504: return 'ServerTimeout';
+    default:
+      if (status !== undefined && status >= 500) return 'ServerError';
+      if (status !== undefined && status >= 400) return 'BadRequest';
+      return 'Unknown';
+  }
+}
+
+/** Parses a Status body (string, Buffer or object); tolerates junk. */
+export function parseStatus(body: unknown): KubeStatus | undefined {
+  try {
+    const value = typeof body === 'string' || Buffer.isBuffer(body) ? JSON.parse(body.toString()) : body;
+    return value && typeof value === 'object' ? (value as KubeStatus) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function fromStatus(status: number | undefined, body: unknown, retryAfterHeader?: string | null): KubeApiError {
+  const s = parseStatus(body);
+  const code = status ?? s?.code;
+  const headerSeconds = Number(retryAfterHeader);
+  const retryAfterS = Number.isFinite(headerSeconds) && headerSeconds > 0 ? headerSeconds : s?.details?.retryAfterSeconds;
+  const message = s?.message || (typeof body === 'string' && body.length < 500 ? body : '') || `HTTP ${code ?? '?'}`;
+  return new KubeApiError(kindOf(code, s?.reason), message, code, s?.reason, retryAfterS ? retryAfterS * 1000 : undefined, s?.details);
+}
+
+/** Normalises anything thrown by an API call. Idempotent: a KubeApiError comes back unchanged. */
+export function toKubeError(err: unknown): KubeApiError {
+  if (err instanceof KubeApiError) return err;
+  if (err instanceof ApiException) {
+    const headers = (err.headers ?? {}) as Record<string, string>;
+    return fromStatus(err.code, err.body, headers['retry-after']);
+  }
+  const e = err as { statusCode?: number; code?: string | number; name?: string; message?: string } | undefined;
+  if (typeof e?.statusCode === 'number') return fromStatus(e.statusCode, undefined);
+  const code = typeof e?.code === 'string' ? e.code : undefined;
+  if ((code && NETWORK_CODES.has(code)) || e?.name === 'AbortError' || e?.name === 'TimeoutError' || e?.name === 'FetchError') {
+    return new KubeApiError('Network', `${code ?? e?.name}: ${e?.message ?? ''}`.trim());
+  }
+  return new KubeApiError('Unknown', e?.message ?? String(err));
+}
+
+export const isNotFound = (err: unknown): boolean => toKubeError(err).kind === 'NotFound';
+export const isAlreadyExists = (err: unknown): boolean => toKubeError(err).kind === 'AlreadyExists';
+export const isConflict = (err: unknown): boolean => toKubeError(err).kind === 'Conflict';
+export const isGone = (err: unknown): boolean => toKubeError(err).kind === 'Gone';
+export const isForbidden = (err: unknown): boolean => toKubeError(err).kind === 'Forbidden';
+export const isInvalid = (err: unknown): boolean => toKubeError(err).kind === 'Invalid';
+export const isRetryable = (err: unknown): boolean => toKubeError(err).retryable;

@@ -1,0 +1,99 @@
+// Rate limiters, with an injectable clock so tests are exact. Numbers follow client-go
+// (util/workqueue/default_rate_limiters.go, tools/cache/reflector.go).
+
+export type Clock = () => number;
+export const monotonicNow: Clock = () => performance.now();
+
+/**
+ * Token bucket that hands out reservations: `reserve()` consumes a token now and returns how long
+ * the caller must wait before using it (0 when a token was in the bucket). Like Go's
+ * `rate.Limiter.Reserve`, the balance may go negative, so waiting callers queue up fairly.
+ */
+export class TokenBucket {
+  private tokens: number;
+  private last: number;
+  constructor(readonly qps: number, readonly burst: number, private readonly now: Clock = monotonicNow) {
+    if (!(qps > 0) || !(burst >= 1)) throw new Error(`token bucket needs qps > 0 and burst >= 1 (got ${qps}, ${burst})`);
+    this.tokens = burst;
+    this.last = now();
+  }
+  reserve(): number {
+    const t = this.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.qps);
+    this.last = t;
+    this.tokens -= 1;
+    return this.tokens >= 0 ? 0 : (-this.tokens / this.qps) * 1000;
+  }
+  /** Waits for a token (client-side QPS limit). */
+  async acquire(): Promise<void> {
+    const ms = this.reserve();
+    if (ms > 0) await sleep(ms);
+  }
+}
+
+/** Per-key exponential backoff: base·2^failures, capped (client-go ItemExponentialFailureRateLimiter). */
+export class ItemExponentialBackoff<K = string> {
+  private readonly failures = new Map<K, number>();
+  constructor(readonly baseMs = 5, readonly maxMs = 1_000_000) {}
+  when(key: K): number {
+    const n = this.failures.get(key) ?? 0;
+    this.failures.set(key, n + 1);
+    // 2^n overflows to Infinity long after the cap, so Math.min keeps the cap exact.
+    return Math.min(this.maxMs, this.baseMs * 2 ** n);
+  }
+  retries(key: K): number {
+    return this.failures.get(key) ?? 0;
+  }
+  forget(key: K): void {
+    this.failures.delete(key);
+  }
+}
+
+export interface JitteredBackoffOptions {
+  initialMs?: number;
+  maxMs?: number;
+  factor?: number;
+  /** Adds up to `jitter × delay` at random (client-go uses 1.0). */
+  jitter?: number;
+  /** A quiet period this long resets the delay to the initial value. */
+  resetAfterMs?: number;
+  random?: () => number;
+  now?: Clock;
+}
+
+/** Backoff for list/watch restarts: 800 ms → 30 s, ×2, jitter 1.0, reset after 2 min (client-go reflector, kube-rs watcher). */
+export class JitteredBackoff {
+  private attempt = 0;
+  private lastAt = -Infinity;
+  private readonly o: Required<JitteredBackoffOptions>;
+  constructor(opts: JitteredBackoffOptions = {}) {
+    this.o = {
+      initialMs: 800, maxMs: 30_000, factor: 2, jitter: 1, resetAfterMs: 120_000,
+      random: Math.random, now: monotonicNow, ...opts,
+    };
+  }
+  next(): number {
+    const t = this.o.now();
+    if (t - this.lastAt > this.o.resetAfterMs) this.attempt = 0;
+    this.lastAt = t;
+    const base = Math.min(this.o.maxMs, this.o.initialMs * this.o.factor ** this.attempt++);
+    return Math.round(base * (1 + this.o.jitter * this.o.random()));
+  }
+  reset(): void {
+    this.attempt = 0;
+  }
+}
+
+/** Resolves after `ms`, or early (without throwing) when `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

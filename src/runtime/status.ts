@@ -1,0 +1,76 @@
+// Status writes only when something changed. A pure comparison (what the "no writes when nothing
+// changed" promise rests on) plus one write helper through the status subresource.
+import { isDeepStrictEqual } from 'node:util';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubeClient } from './client.js';
+import type { ResourceType } from './resources.js';
+
+/** The metav1.Condition shape, with timestamps as the API server sends them (strings). */
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  observedGeneration?: number;
+  lastTransitionTime?: string;
+}
+
+type WithConditions = { conditions?: Condition[] } & Record<string, unknown>;
+
+/**
+ * Carries `lastTransitionTime` over from the current condition when the status did not flip,
+ * and stamps `now` when it did (meta.SetStatusCondition). Pure: `now` is passed in.
+ */
+export function withTransitionTimes(desired: Condition[], current: Condition[] | undefined, now: string): Condition[] {
+  return desired.map((c) => {
+    const prev = current?.find((p) => p.type === c.type);
+    const lastTransitionTime = prev && prev.status === c.status ? prev.lastTransitionTime ?? now : now;
+    return { ...c, lastTransitionTime };
+  });
+}
+
+/**
+ * True when writing `desired` would change `current`. Conditions are compared as a map by type;
+ * a condition whose status is unchanged ignores lastTransitionTime (only a flip moves it).
+ * Undefined fields and key order do not count.
+ */
+export function statusChanged(desired: WithConditions | undefined, current: WithConditions | undefined): boolean {
+  const { conditions: dc, ...dRest } = normalize(desired);
+  const { conditions: cc, ...cRest } = normalize(current);
+  if (!isDeepStrictEqual(dRest, cRest)) return true;
+  const d = dc ?? [];
+  const c = cc ?? [];
+  if (d.length !== c.length) return true;
+  return d.some((want) => {
+    const have = c.find((x) => x.type === want.type);
+    if (!have) return true;
+    // Equal statuses make the time irrelevant; a flipped status differs anyway.
+    const { lastTransitionTime: _wt, ...w } = want;
+    const { lastTransitionTime: _ht, ...h } = have;
+    return !isDeepStrictEqual(w, h);
+  });
+}
+
+/** JSON round trip: drops undefined, turns Dates into the strings the server would send. */
+function normalize(s: WithConditions | undefined): WithConditions {
+  return s ? (JSON.parse(JSON.stringify(s)) as WithConditions) : {};
+}
+
+export interface StatusWriteOptions {
+  /** `apply` (SSA, default) or `merge` (merge patch of {status}). */
+  mode?: 'apply' | 'merge';
+}
+
+/**
+ * Writes `desired` to the status subresource of `obj` (the cached object) unless it equals the
+ * cached status. Returns whether a write was made.
+ */
+export async function writeStatusIfChanged(
+  client: KubeClient, type: ResourceType, obj: KubernetesObject & { status?: unknown }, desired: WithConditions, opts: StatusWriteOptions = {},
+): Promise<boolean> {
+  if (!statusChanged(desired, obj.status as WithConditions | undefined)) return false;
+  const ref = { namespace: obj.metadata?.namespace, name: obj.metadata?.name ?? '' };
+  if (opts.mode === 'merge') await client.mergePatchStatus(type, ref, desired);
+  else await client.applyStatus(type, ref, desired);
+  return true;
+}
