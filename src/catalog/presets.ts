@@ -216,11 +216,19 @@ export function editDistance(a: string, b: string): number {
   return previous[y.length] ?? 0;
 }
 
-/** The `n` registered names nearest to `name` by edit distance (ties by name), for unknown-preset errors. */
+/**
+ * The `n` registered names nearest to `name`, for unknown-preset errors: names that start with what was
+ * typed come first (people drop `-instruct`), then by edit distance, ties by name.
+ */
 export function closestPresetNames(name: string, n = 3): string[] {
+  const typed = name.toLowerCase();
   return presetNames()
-    .map((candidate) => ({ candidate, distance: editDistance(name, candidate) }))
-    .sort((p, q) => p.distance - q.distance || p.candidate.localeCompare(q.candidate))
+    .map((candidate) => ({
+      candidate,
+      prefix: typed !== '' && candidate.startsWith(typed) ? 0 : 1,
+      distance: editDistance(name, candidate),
+    }))
+    .sort((p, q) => p.prefix - q.prefix || p.distance - q.distance || p.candidate.localeCompare(q.candidate))
     .slice(0, Math.max(0, n))
     .map((p) => p.candidate);
 }
