@@ -10,10 +10,13 @@ BIN=$CACHE/simcluster/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION/bin
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
 step() { printf '[simcluster build] %s\n' "$*" >&2; }
 want="kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok"
-missing=""
-for b in $want; do [ -x "$BIN/$b" ] || missing="$missing $b"; done
-if [ -z "$missing" ]; then echo "$BIN"; exit 0; fi
+complete() { for b in $want; do [ -x "$BIN/$b" ] || return 1; done; [ -s "$BIN/kwok-stages.yaml" ]; }
+if complete; then echo "$BIN"; exit 0; fi
 mkdir -p "$BIN"
+# One build at a time per cache folder (two terminals, CI plus a test run): the second waits, then finds it done.
+exec 9>"$BIN/../.build.lock"
+if ! flock -n 9; then step "another build of $BIN is running; waiting for it"; flock 9; fi
+if complete; then echo "$BIN"; exit 0; fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # Heartbeat so a long first build never looks hung.
 ( start=$(date +%s); while sleep 30; do step "still building ($(( $(date +%s) - start ))s elapsed)"; done ) &
@@ -41,6 +44,16 @@ if [ -n "$k8s_missing" ]; then
       k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
       k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl )
   for b in kube-apiserver kube-controller-manager kube-scheduler kubectl; do mv "$tmp/$b" "$BIN/$b"; done
+fi
+if [ ! -s "$BIN/kwok-stages.yaml" ]; then
+  # kwok refuses to start without Stages: keep the upstream "fast" set (already in the module cache) next to the binary.
+  stages=$(GOFLAGS= go env GOMODCACHE)/sigs.k8s.io/kwok@$KWOK_VERSION/kustomize/stage
+  [ -d "$stages" ] || ( cd "$tmp" && GOFLAGS= go mod download "sigs.k8s.io/kwok@$KWOK_VERSION" )
+  for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+           pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+    echo '---'; cat "$stages/$f"
+  done > "$tmp/kwok-stages.yaml"
+  mv "$tmp/kwok-stages.yaml" "$BIN/kwok-stages.yaml"
 fi
 step "done: $BIN"
 echo "$BIN"

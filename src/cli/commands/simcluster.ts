@@ -1,6 +1,86 @@
+// `kaito-ts simcluster up|down|status|env`: argument parsing only; the work is in src/simcluster/.
+import { parseArgs } from 'node:util';
 import { CliError, type CliIO } from '../errors.js';
 
-// Placeholder until the owning component lands.
-export async function simcluster(_args: string[], _io: CliIO): Promise<number> {
-  throw new CliError('"simcluster" is not available yet', 1);
+const USAGE = `Usage: kaito-ts simcluster <up|down|status|env> [flags]
+
+  up      build missing binaries, start the local control plane and GPU nodes, print the kubeconfig path
+            --nodes-file <path>   node pools (default simcluster/nodes.yaml)
+            --scale <pool=count>  override a pool's node count (repeatable)
+  down    stop every process of the cluster and remove its state (.simcluster/)
+  status  show which components run and the nodes
+  env     print shell lines: eval "$(kaito-ts simcluster env)"
+`;
+
+function parseScale(values: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const v of values) {
+    const m = /^([a-z0-9-]+)=(\d+)$/.exec(v);
+    if (!m || m[1] === undefined || m[2] === undefined) throw new CliError(`--scale expects pool=count, got "${v}"`);
+    out[m[1]] = Number(m[2]);
+  }
+  return out;
+}
+
+export async function simcluster(args: string[], io: CliIO): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === undefined || sub === '--help' || sub === '-h') {
+    io.stdout(USAGE);
+    return sub === undefined ? 2 : 0;
+  }
+  const { values } = (() => {
+    try {
+      return parseArgs({
+        args: rest,
+        options: { 'nodes-file': { type: 'string' }, scale: { type: 'string', multiple: true } },
+        strict: true,
+        allowPositionals: false,
+      });
+    } catch (err) {
+      throw new CliError((err as Error).message);
+    }
+  })();
+  if (sub !== 'up' && (values['nodes-file'] !== undefined || values.scale !== undefined)) {
+    throw new CliError(`--nodes-file and --scale only apply to "simcluster up"`);
+  }
+  const cluster = await import('../../simcluster/cluster.js');
+  const { NodeSpecError } = await import('../../simcluster/nodes.js');
+  const log = (line: string): void => io.stderr(`[simcluster] ${line}\n`);
+  switch (sub) {
+    case 'up': {
+      const scale = parseScale(values.scale ?? []);
+      const nodesFile = values['nodes-file'];
+      let info;
+      try {
+        info = await cluster.up({ log, scale, ...(nodesFile !== undefined ? { nodesFile } : {}) });
+      } catch (err) {
+        // A bad node spec is an input error (exit 2); anything else is a failed start (exit 1).
+        if (err instanceof NodeSpecError) throw new CliError(err.message);
+        throw err;
+      }
+      io.stdout(`${info.kubeconfigPath}\n`);
+      return 0;
+    }
+    case 'down': {
+      const { stopped } = await cluster.down(log);
+      io.stderr(stopped.length > 0 ? `[simcluster] stopped ${stopped.join(', ')}; state removed\n` : '[simcluster] nothing was running; state removed\n');
+      return 0;
+    }
+    case 'status': {
+      const s = await cluster.status();
+      for (const c of s.components) {
+        io.stdout(`${c.name.padEnd(24)} ${c.running ? `running pid ${c.pid}` : 'stopped'}${c.running && !c.healthy ? ' (not healthy)' : ''}\n`);
+      }
+      if (s.nodes) {
+        const ready = s.nodes.filter((n) => n.ready).length;
+        io.stdout(`nodes                    ${ready}/${s.nodes.length} Ready\nkubeconfig               ${s.kubeconfigPath}\n`);
+      }
+      return s.components.every((c) => c.healthy) ? 0 : 1;
+    }
+    case 'env':
+      io.stdout(cluster.envLines());
+      return 0;
+    default:
+      throw new CliError(`unknown simcluster command "${sub}"; expected up, down, status or env`);
+  }
 }

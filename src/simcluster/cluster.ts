@@ -1,0 +1,229 @@
+// `simcluster up | down | status | env`: starts the control plane from the cached binaries, keeps pid
+// files and logs under .simcluster/, and makes the GPU nodes and NVMe storage exist.
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { missingBuildOutputs, runBuild } from './binaries.js';
+import { components, type Component } from './components.js';
+import { isNotFound } from './errors.js';
+import { portFree, probe, type ClientCert } from './health.js';
+import { adminKubeconfig } from './kubeconfig.js';
+import { layoutFor, type Layout } from './layout.js';
+import { withLock } from './lock.js';
+import { addNodes, isNodeReady, loadNodePools, scalePools, type NodePool } from './nodes.js';
+import { ensurePki } from './pki.js';
+import { isOurProcess, readPid, startDetached, stopProcess } from './process.js';
+import { ensureStorage, recycleReleasedPvs } from './storage.js';
+
+export interface ClusterInfo {
+  kubeconfigPath: string;
+  binDir: string;
+}
+
+export interface UpOptions {
+  nodesFile?: string;
+  /** pool name → node count, applied over the nodes file. */
+  scale?: Record<string, number>;
+  log?: (line: string) => void;
+}
+
+export interface ComponentStatus {
+  name: string;
+  pid?: number;
+  running: boolean;
+  healthy: boolean;
+}
+
+const silent = (): void => undefined;
+
+function pidFile(l: Layout, c: Component): string {
+  return join(l.runDir, `${c.name}.pid`);
+}
+
+function runningPid(l: Layout, c: Component): number | undefined {
+  const pid = readPid(pidFile(l, c));
+  return pid !== undefined && isOurProcess(pid, c.binary) ? pid : undefined;
+}
+
+function clientCert(l: Layout): ClientCert {
+  return { caFile: join(l.pkiDir, 'ca.crt'), certFile: join(l.pkiDir, 'admin.crt'), keyFile: join(l.pkiDir, 'admin.key') };
+}
+
+function healthy(l: Layout, c: Component): Promise<boolean> {
+  return probe(c.healthUrl, c.healthWithClientCert ? clientCert(l) : undefined);
+}
+
+export function adminKubeConfig(l: Layout = layoutFor()): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(l.kubeconfigPath);
+  return kc;
+}
+
+/** Polls `check` every `intervalMs` until it returns true; throws `what` after `timeoutMs`; a throwing check ends the wait. */
+async function until(what: string, timeoutMs: number, check: () => Promise<boolean>, intervalMs = 250): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${Math.round(timeoutMs / 1000)}s waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}
+
+function elapsed(since: number): string {
+  return `${((Date.now() - since) / 1000).toFixed(1)}s`;
+}
+
+async function startComponent(l: Layout, c: Component, log: (line: string) => void): Promise<void> {
+  const logFile = join(l.logDir, `${c.name}.log`);
+  if (runningPid(l, c) === undefined) {
+    const t0 = Date.now();
+    for (const port of c.ports) {
+      if (!(await portFree(port))) throw new Error(`cannot start ${c.name}: 127.0.0.1:${port} is taken by a process that is not this cluster's (see: ss -ltnp)`);
+    }
+    const pid = startDetached(c.binary, c.args, logFile, pidFile(l, c));
+    await until(`${c.name} (pid ${pid}) to serve ${c.healthUrl}; see ${logFile}`, 120_000, async () => {
+      if (!isOurProcess(pid, c.binary)) throw new Error(`${c.name} exited at start-up; see ${logFile}`);
+      return healthy(l, c);
+    });
+    log(`${c.name} ready (pid ${pid}, ${elapsed(t0)})`);
+  }
+}
+
+function writeConfigFiles(l: Layout): void {
+  for (const dir of [l.runDir, l.logDir, l.etcdDir, l.certDir]) mkdirSync(dir, { recursive: true });
+  const cert = clientCert(l);
+  writeFileSync(
+    l.kubeconfigPath,
+    adminKubeconfig({ server: `https://127.0.0.1:${l.ports.apiserver}`, caFile: cert.caFile, certFile: cert.certFile, keyFile: cert.keyFile }),
+  );
+}
+
+async function waitForNodesReady(kc: KubeConfig, names: string[], timeoutMs: number): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const wanted = new Set(names);
+  await until(`${names.length} nodes Ready`, timeoutMs, async () => {
+    const nodes = await core.listNode().catch(() => undefined);
+    return nodes?.items.filter((n) => wanted.has(n.metadata?.name ?? '') && isNodeReady(n)).length === wanted.size;
+  });
+}
+
+async function waitForDefaultServiceAccount(kc: KubeConfig): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  await until('the default ServiceAccount', 60_000, async () => {
+    try {
+      await core.readNamespacedServiceAccount({ name: 'default', namespace: 'default' });
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  });
+}
+
+export function selectedPools(l: Layout, opts: UpOptions): NodePool[] {
+  return scalePools(loadNodePools(opts.nodesFile ?? l.defaultNodesFile), opts.scale ?? {});
+}
+
+/**
+ * Builds what is missing, starts whatever component is not running, then makes the nodes and the
+ * storage exist and recycles Released NVMe volumes. Cheap when everything already runs.
+ */
+export async function up(opts: UpOptions = {}): Promise<ClusterInfo> {
+  const log = opts.log ?? silent;
+  const l = layoutFor();
+  const pools = selectedPools(l, opts);
+  return withLock(l.lockPath, () => log('waiting for another simcluster up/down to finish'), async () => {
+    const t0 = Date.now();
+    if (missingBuildOutputs(l.binDir).length > 0) {
+      log(`building missing binaries into ${l.binDir} (the first build takes a while; progress follows)`);
+      await runBuild(l, log);
+      const still = missingBuildOutputs(l.binDir);
+      if (still.length > 0) throw new Error(`build finished but ${still.join(', ')} missing in ${l.binDir}`);
+      log(`build done (${elapsed(t0)})`);
+    }
+    await ensurePki(l.pkiDir);
+    writeConfigFiles(l);
+    const [etcd, apiserver, ...rest] = components(l);
+    if (!etcd || !apiserver) throw new Error('component list is incomplete');
+    await startComponent(l, etcd, log);
+    await startComponent(l, apiserver, log);
+    await Promise.all(rest.map((c) => startComponent(l, c, log)));
+
+    const kc = adminKubeConfig(l);
+    await waitForDefaultServiceAccount(kc);
+    const names = await addNodes(kc, pools, l.versions.k8s);
+    await ensureStorage(kc, pools);
+    await waitForNodesReady(kc, names, 120_000);
+    const recycled = await recycleReleasedPvs(kc);
+    if (recycled.length > 0) log(`recycled ${recycled.length} Released NVMe volume(s)`);
+    log(`cluster ready: ${names.length} GPU nodes (${elapsed(t0)})`);
+    return { kubeconfigPath: l.kubeconfigPath, binDir: l.binDir };
+  });
+}
+
+/** Every component's pid alive and healthy, without touching the API objects. */
+export async function isRunning(l: Layout = layoutFor()): Promise<boolean> {
+  if (!existsSync(l.kubeconfigPath)) return false;
+  const all = components(l);
+  if (all.some((c) => runningPid(l, c) === undefined)) return false;
+  const apiserver = all.find((c) => c.name === 'kube-apiserver');
+  return apiserver !== undefined && healthy(l, apiserver);
+}
+
+/**
+ * For tests: reuse a running cluster as is (no lock, no API writes: a parallel test may have removed
+ * the storage class on purpose), otherwise start it. Throws when it cannot start, so tests fail.
+ */
+export async function ensureCluster(opts: UpOptions = {}): Promise<ClusterInfo> {
+  const l = layoutFor();
+  if (await isRunning(l)) return { kubeconfigPath: l.kubeconfigPath, binDir: l.binDir };
+  return up(opts);
+}
+
+/** Stops every component by pid (reverse start order) and removes the state folder. */
+export async function down(log: (line: string) => void = silent): Promise<{ stopped: string[] }> {
+  const l = layoutFor();
+  if (!existsSync(l.stateDir)) return { stopped: [] };
+  const stopped: string[] = [];
+  await withLock(l.lockPath, () => log('waiting for another simcluster up/down to finish'), async () => {
+    for (const c of components(l).reverse()) {
+      const pid = readPid(pidFile(l, c));
+      if (pid === undefined) continue;
+      const result = await stopProcess(pid, c.binary);
+      if (result !== 'absent') {
+        stopped.push(c.name);
+        log(`${c.name} (pid ${pid}) ${result}`);
+      }
+    }
+    // Keep the lock until the end; withLock removes it.
+    for (const entry of readdirSync(l.stateDir)) {
+      if (join(l.stateDir, entry) !== l.lockPath) rmSync(join(l.stateDir, entry), { recursive: true, force: true });
+    }
+  });
+  rmSync(l.stateDir, { recursive: true, force: true });
+  return { stopped };
+}
+
+export async function status(): Promise<{ components: ComponentStatus[]; kubeconfigPath: string; binDir: string; nodes?: { name: string; ready: boolean }[] }> {
+  const l = layoutFor();
+  const list = await Promise.all(
+    components(l).map(async (c): Promise<ComponentStatus> => {
+      const pid = runningPid(l, c);
+      return { name: c.name, ...(pid !== undefined ? { pid } : {}), running: pid !== undefined, healthy: pid !== undefined && (await healthy(l, c)) };
+    }),
+  );
+  const apiserverUp = list.find((c) => c.name === 'kube-apiserver')?.healthy === true;
+  let nodes: { name: string; ready: boolean }[] | undefined;
+  if (apiserverUp) {
+    const core = adminKubeConfig(l).makeApiClient(CoreV1Api);
+    nodes = (await core.listNode()).items.map((n) => ({ name: n.metadata?.name ?? '', ready: isNodeReady(n) }));
+  }
+  return { components: list, kubeconfigPath: l.kubeconfigPath, binDir: l.binDir, ...(nodes ? { nodes } : {}) };
+}
+
+/** Shell lines for `eval "$(kaito-ts simcluster env)"`. */
+export function envLines(l: Layout = layoutFor()): string {
+  const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+  return `export KUBECONFIG=${q(l.kubeconfigPath)}\nexport PATH=${q(l.binDir)}:"$PATH"\n`;
+}

@@ -1,0 +1,113 @@
+// The command lines of the five control-plane processes. Pure: a Layout in, argv lists out.
+import { join } from 'node:path';
+import { kwokStagesPath } from './binaries.js';
+import type { Layout } from './layout.js';
+
+export type ComponentName = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok';
+
+export interface Component {
+  name: ComponentName;
+  binary: string;
+  args: string[];
+  /** Ports it binds on 127.0.0.1 (checked free before start, for a clear message). */
+  ports: number[];
+  /** HTTPS (or HTTP) endpoint that answers 200 once the process serves. */
+  healthUrl: string;
+  /** The apiserver's health needs the admin client certificate; the others allow anonymous /healthz. */
+  healthWithClientCert: boolean;
+}
+
+const HEALTH_PATHS = '/healthz,/readyz,/livez,/metrics';
+
+/** Start order; `down` stops them in reverse. */
+export function components(l: Layout): Component[] {
+  const p = l.ports;
+  const pki = (f: string): string => join(l.pkiDir, f);
+  const bin = (b: string): string => join(l.binDir, b);
+  const etcdUrl = `http://127.0.0.1:${p.etcd}`;
+  const peerUrl = `http://127.0.0.1:${p.etcdPeer}`;
+  return [
+    {
+      name: 'etcd',
+      ports: [p.etcd, p.etcdPeer],
+      binary: bin('etcd'),
+      args: [
+        '--name=sim', `--data-dir=${l.etcdDir}`,
+        `--listen-client-urls=${etcdUrl}`, `--advertise-client-urls=${etcdUrl}`,
+        `--listen-peer-urls=${peerUrl}`, `--initial-advertise-peer-urls=${peerUrl}`,
+        `--initial-cluster=sim=${peerUrl}`,
+        '--auto-compaction-retention=1', '--quota-backend-bytes=4294967296',
+        // A throw-away test store: fsync only costs time on a shared 2-core box.
+        '--unsafe-no-fsync=true', '--log-level=warn',
+      ],
+      healthUrl: `${etcdUrl}/health`,
+      healthWithClientCert: false,
+    },
+    {
+      name: 'kube-apiserver',
+      ports: [p.apiserver],
+      binary: bin('kube-apiserver'),
+      args: [
+        `--etcd-servers=${etcdUrl}`,
+        '--bind-address=127.0.0.1', `--secure-port=${p.apiserver}`,
+        // No default route on CI hosts: advertise loopback and skip the endpoints reconciler that rejects it.
+        '--advertise-address=127.0.0.1', '--endpoint-reconciler-type=none',
+        `--cert-dir=${join(l.certDir, 'kube-apiserver')}`,
+        `--tls-cert-file=${pki('apiserver.crt')}`, `--tls-private-key-file=${pki('apiserver.key')}`,
+        `--client-ca-file=${pki('ca.crt')}`,
+        '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+        `--service-account-key-file=${pki('sa.pub')}`, `--service-account-signing-key-file=${pki('sa.key')}`,
+        '--service-cluster-ip-range=10.96.0.0/16',
+        '--authorization-mode=Node,RBAC', '--allow-privileged=true', '--profiling=false',
+      ],
+      healthUrl: `https://127.0.0.1:${p.apiserver}/readyz`,
+      healthWithClientCert: true,
+    },
+    {
+      name: 'kube-controller-manager',
+      ports: [p.controllerManager],
+      binary: bin('kube-controller-manager'),
+      args: [
+        `--kubeconfig=${l.kubeconfigPath}`,
+        '--bind-address=127.0.0.1', `--secure-port=${p.controllerManager}`,
+        `--cert-dir=${join(l.certDir, 'kube-controller-manager')}`,
+        `--authorization-always-allow-paths=${HEALTH_PATHS}`,
+        `--root-ca-file=${pki('ca.crt')}`, `--service-account-private-key-file=${pki('sa.key')}`,
+        '--leader-elect=false', '--profiling=false',
+      ],
+      healthUrl: `https://127.0.0.1:${p.controllerManager}/healthz`,
+      healthWithClientCert: false,
+    },
+    {
+      name: 'kube-scheduler',
+      ports: [p.scheduler],
+      binary: bin('kube-scheduler'),
+      args: [
+        `--kubeconfig=${l.kubeconfigPath}`,
+        '--bind-address=127.0.0.1', `--secure-port=${p.scheduler}`,
+        `--cert-dir=${join(l.certDir, 'kube-scheduler')}`,
+        `--authorization-always-allow-paths=${HEALTH_PATHS}`,
+        '--leader-elect=false', '--profiling=false',
+      ],
+      healthUrl: `https://127.0.0.1:${p.scheduler}/healthz`,
+      healthWithClientCert: false,
+    },
+    {
+      name: 'kwok',
+      ports: [p.kwok],
+      binary: bin('kwok'),
+      args: [
+        `--kubeconfig=${l.kubeconfigPath}`, `--config=${kwokStagesPath(l.binDir)}`,
+        // Every node in this cluster is simulated.
+        '--manage-all-nodes=true',
+        // One global pod IP pool (no per-node podCIDRs): keep it large.
+        '--cidr=10.244.0.0/16', '--node-ip=10.0.0.1',
+        // Liveness through Leases, paired with the node-heartbeat-with-lease stage.
+        '--node-lease-duration-seconds=40',
+        `--server-address=127.0.0.1:${p.kwok}`,
+      ],
+      healthUrl: `http://127.0.0.1:${p.kwok}/healthz`,
+      healthWithClientCert: false,
+    },
+  ];
+}

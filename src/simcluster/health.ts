@@ -1,0 +1,44 @@
+// One-shot health probes of the control-plane endpoints, with a short timeout.
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+export interface ClientCert {
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+}
+
+/** True when `url` answers 200 within `timeoutMs`. HTTPS uses the client cert if given, else skips verification (self-signed component certs). */
+export function probe(url: string, cert?: ClientCert, timeoutMs = 2_000): Promise<boolean> {
+  const u = new URL(url);
+  const opts: RequestOptions = { method: 'GET', timeout: timeoutMs };
+  if (u.protocol === 'https:') {
+    Object.assign(
+      opts,
+      cert
+        ? { ca: readFileSync(cert.caFile), cert: readFileSync(cert.certFile), key: readFileSync(cert.keyFile) }
+        : { rejectUnauthorized: false },
+    );
+  }
+  const request = u.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    const req = request(u, opts, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
+/** True when nothing listens on 127.0.0.1:`port` (we could bind it). */
+export function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}

@@ -1,0 +1,104 @@
+// Where the local control plane lives: pinned versions, the binary cache, the project's state folder
+// and the ports. Pure apart from `layoutFor`, which reads the environment and the versions file.
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface Versions {
+  k8s: string;
+  etcd: string;
+  kwok: string;
+}
+
+/**
+ * Uncommon ports, so the bed never collides with a real cluster, a stray etcd, or the 16443/23791
+ * that ad-hoc test apiservers on this host like to use.
+ */
+export interface Ports {
+  etcd: number;
+  etcdPeer: number;
+  apiserver: number;
+  controllerManager: number;
+  scheduler: number;
+  kwok: number;
+}
+
+export const DEFAULT_PORTS: Ports = {
+  etcd: 27379,
+  etcdPeer: 27380,
+  apiserver: 27443,
+  controllerManager: 27257,
+  scheduler: 27259,
+  kwok: 27247,
+};
+
+export interface Layout {
+  projectRoot: string;
+  versions: Versions;
+  /** Built binaries, shared by every checkout on the machine (keyed on the versions). */
+  binDir: string;
+  buildScript: string;
+  defaultNodesFile: string;
+  /** Everything below is per project and disposable (`simcluster down` removes it). */
+  stateDir: string;
+  pkiDir: string;
+  runDir: string;
+  logDir: string;
+  etcdDir: string;
+  certDir: string;
+  kubeconfigPath: string;
+  lockPath: string;
+  ports: Ports;
+}
+
+/** Parses `simcluster/versions.env` (KEY=value lines, `#` comments). */
+export function parseVersions(text: string): Versions {
+  const values = new Map<string, string>();
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const eq = line.indexOf('=');
+    if (eq > 0) values.set(line.slice(0, eq).trim(), line.slice(eq + 1).trim().replace(/^["']|["']$/g, ''));
+  }
+  const need = (key: string): string => {
+    const v = values.get(key);
+    if (!v) throw new Error(`versions.env: ${key} is missing`);
+    return v;
+  };
+  return { k8s: need('K8S_VERSION'), etcd: need('ETCD_VERSION'), kwok: need('KWOK_VERSION') };
+}
+
+/** Same key as simcluster/build.sh: changing a version selects another cache folder. */
+export function binDirFor(versions: Versions, cacheRoot: string): string {
+  return join(cacheRoot, 'simcluster', `k8s-${versions.k8s}-etcd-${versions.etcd}-kwok-${versions.kwok}`, 'bin');
+}
+
+/** dist/src/simcluster/layout.js and src/simcluster/layout.ts are both three levels below the root. */
+const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '');
+
+export function layoutFor(env: NodeJS.ProcessEnv = process.env): Layout {
+  const projectRoot = env.KAITO_TS_PROJECT_ROOT ?? PROJECT_ROOT;
+  const simDir = join(projectRoot, 'simcluster');
+  const versions = parseVersions(readFileSync(join(simDir, 'versions.env'), 'utf8'));
+  const cacheRoot = env.KAITO_TS_CACHE ?? join(homedir(), '.cache', 'kaito-ts');
+  const stateDir = env.KAITO_TS_SIMCLUSTER_DIR ?? join(projectRoot, '.simcluster');
+  return {
+    projectRoot,
+    versions,
+    binDir: binDirFor(versions, cacheRoot),
+    buildScript: join(simDir, 'build.sh'),
+    defaultNodesFile: join(simDir, 'nodes.yaml'),
+    stateDir,
+    pkiDir: join(stateDir, 'pki'),
+    runDir: join(stateDir, 'run'),
+    logDir: join(stateDir, 'logs'),
+    etcdDir: join(stateDir, 'etcd'),
+    certDir: join(stateDir, 'certs'),
+    kubeconfigPath: join(stateDir, 'admin.kubeconfig'),
+    lockPath: join(stateDir, '.lock'),
+    ports: DEFAULT_PORTS,
+  };
+}
+
+export const BINARIES = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'kubectl'] as const;

@@ -1,0 +1,51 @@
+// A throw-away PKI made with openssl: one CA, the apiserver serving pair, an admin client pair in
+// system:masters (bypasses RBAC, used by the control plane and the tests' admin) and the SA signing key.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const DAYS = '3650';
+
+const SERVER_EXT = [
+  'basicConstraints=CA:FALSE',
+  'keyUsage=critical,digitalSignature,keyEncipherment',
+  'extendedKeyUsage=serverAuth',
+  'subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,' +
+    'DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local',
+].join('\n');
+const CLIENT_EXT = ['basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=clientAuth'].join('\n');
+
+async function openssl(cwd: string, ...args: string[]): Promise<void> {
+  try {
+    await run('openssl', args, { cwd });
+  } catch (err) {
+    const e = err as { code?: string; stderr?: string };
+    if (e.code === 'ENOENT') throw new Error('openssl is not installed (apt-get install openssl)');
+    throw new Error(`openssl ${args[0]} failed: ${e.stderr ?? String(err)}`);
+  }
+}
+
+async function issue(dir: string, name: string, subject: string, ext: string): Promise<void> {
+  await openssl(dir, 'genrsa', '-out', `${name}.key`, '2048');
+  await openssl(dir, 'req', '-new', '-key', `${name}.key`, '-subj', subject, '-out', `${name}.csr`);
+  writeFileSync(join(dir, `${name}.ext`), `${ext}\n`);
+  await openssl(dir, 'x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
+    '-sha256', '-days', DAYS, '-extfile', `${name}.ext`, '-out', `${name}.crt`);
+  rmSync(join(dir, `${name}.csr`));
+  rmSync(join(dir, `${name}.ext`));
+}
+
+/** Creates the PKI once; an existing one is kept (SA tokens stay valid across restarts). */
+export async function ensurePki(dir: string): Promise<void> {
+  if (existsSync(join(dir, 'sa.pub'))) return;
+  mkdirSync(dir, { recursive: true });
+  await openssl(dir, 'genrsa', '-out', 'ca.key', '2048');
+  await openssl(dir, 'req', '-x509', '-new', '-key', 'ca.key', '-sha256', '-days', DAYS, '-subj', '/CN=kaito-ts-simcluster-ca', '-out', 'ca.crt');
+  // Sequential: both signings write ca.srl.
+  await issue(dir, 'apiserver', '/CN=kube-apiserver', SERVER_EXT);
+  await issue(dir, 'admin', '/O=system:masters/CN=simcluster-admin', CLIENT_EXT);
+  await openssl(dir, 'genrsa', '-out', 'sa.key', '2048');
+  await openssl(dir, 'rsa', '-in', 'sa.key', '-pubout', '-out', 'sa.pub');
+}

@@ -1,0 +1,70 @@
+// Detached child processes tracked by pid files: start, check, stop. Linux only (reads /proc).
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Starts `binary args…` in its own session, output appended to `logFile`; returns the pid. */
+export function startDetached(binary: string, args: string[], logFile: string, pidFile: string): number {
+  const out = openSync(logFile, 'a');
+  try {
+    const child = spawn(binary, args, { detached: true, stdio: ['ignore', out, out] });
+    if (child.pid === undefined) throw new Error(`could not start ${binary}`);
+    child.unref();
+    writeFileSync(pidFile, `${child.pid}\n`);
+    return child.pid;
+  } finally {
+    closeSync(out);
+  }
+}
+
+export function readPid(pidFile: string): number | undefined {
+  if (!existsSync(pidFile)) return undefined;
+  const pid = Number.parseInt(readFileSync(pidFile, 'utf8').trim(), 10);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/**
+ * True when `pid` runs and is the expected binary. A zombie counts as dead, and a reused pid that
+ * now belongs to another program is never reported (so never killed) as ours.
+ */
+export function isOurProcess(pid: number, binary: string): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    if (state === 'Z' || state === 'X') return false;
+    const argv0 = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '';
+    return argv0 === binary;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM the process (and its group), wait up to `graceMs`, then SIGKILL and wait for it to vanish. */
+export async function stopProcess(pid: number, binary: string, graceMs = 10_000): Promise<'stopped' | 'killed' | 'absent'> {
+  if (!isOurProcess(pid, binary)) return 'absent';
+  signal(pid, 'SIGTERM');
+  if (await waitGone(pid, binary, graceMs)) return 'stopped';
+  signal(pid, 'SIGKILL');
+  if (await waitGone(pid, binary, 5_000)) return 'killed';
+  throw new Error(`process ${pid} (${binary}) survived SIGKILL`);
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  // Started with detached: true, so the pid is also its process group id.
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, sig);
+    } catch {
+      // already gone, or no group
+    }
+  }
+}
+
+async function waitGone(pid: number, binary: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!isOurProcess(pid, binary)) return true;
+    await sleep(100);
+  }
+  return !isOurProcess(pid, binary);
+}

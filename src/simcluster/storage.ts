@@ -1,0 +1,96 @@
+// Local "NVMe" storage for the simulated nodes: the StorageClass KAITO looks for and static local
+// PersistentVolumes pinned to NVMe nodes. Nothing is mounted (there is no kubelet); the scheduler and
+// the controller-manager's PV binder only match API objects, which is all a claim needs to bind.
+import {
+  CoreV1Api, PatchStrategy, StorageV1Api, setHeaderOptions,
+  type KubeConfig, type V1PersistentVolume, type V1StorageClass,
+} from '@kubernetes/client-node';
+import { isConflict, isNotFound } from './errors.js';
+import { nodeNames, type NodePool } from './nodes.js';
+
+export const NVME_STORAGE_CLASS = 'kaito-local-nvme-disk';
+export const PV_NODE_LABEL = 'kaito.sh/sim-node';
+
+export function storageClassManifest(): V1StorageClass {
+  return {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: { name: NVME_STORAGE_CLASS },
+    provisioner: 'kubernetes.io/no-provisioner',
+    // Binding waits for the scheduler to pick a node, so the claim follows the pod to an NVMe node.
+    volumeBindingMode: 'WaitForFirstConsumer',
+    reclaimPolicy: 'Retain',
+  };
+}
+
+/** `volumes` PVs per node of every NVMe pool, named nvme-<node>-<i>. */
+export function localPvManifests(pools: NodePool[]): V1PersistentVolume[] {
+  return pools.flatMap((pool) => {
+    const nvme = pool.nvme;
+    if (!nvme) return [];
+    return nodeNames(pool).flatMap((node) =>
+      Array.from({ length: nvme.volumes }, (_, i): V1PersistentVolume => ({
+        apiVersion: 'v1',
+        kind: 'PersistentVolume',
+        metadata: { name: `nvme-${node}-${i}`, labels: { [PV_NODE_LABEL]: node } },
+        spec: {
+          capacity: { storage: nvme.size },
+          accessModes: ['ReadWriteOnce'],
+          volumeMode: 'Filesystem',
+          // Delete would end in Failed: no deleter exists for local volumes. Released ones are recycled instead.
+          persistentVolumeReclaimPolicy: 'Retain',
+          storageClassName: NVME_STORAGE_CLASS,
+          local: { path: `/mnt/nvme/${i}` },
+          nodeAffinity: {
+            required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] },
+          },
+        },
+      })),
+    );
+  });
+}
+
+async function createIfMissing(create: () => Promise<unknown>): Promise<void> {
+  try {
+    await create();
+  } catch (err) {
+    if (!isConflict(err)) throw err;
+  }
+}
+
+export async function createStorageClass(kc: KubeConfig): Promise<void> {
+  const storage = kc.makeApiClient(StorageV1Api);
+  await createIfMissing(() => storage.createStorageClass({ body: storageClassManifest() }));
+}
+
+/** Deletes the class (tests of the emptyDir path); a class has no finalizers, so it is gone at once. */
+export async function deleteStorageClass(kc: KubeConfig): Promise<void> {
+  const storage = kc.makeApiClient(StorageV1Api);
+  try {
+    await storage.deleteStorageClass({ name: NVME_STORAGE_CLASS });
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}
+
+/** The class plus the PVs of every NVMe node in `pools`; existing objects are kept. */
+export async function ensureStorage(kc: KubeConfig, pools: NodePool[]): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  await createStorageClass(kc);
+  await Promise.all(localPvManifests(pools).map((body) => createIfMissing(() => core.createPersistentVolume({ body }))));
+}
+
+/**
+ * Makes Released NVMe PVs Available again by dropping their claimRef (what an admin does by hand
+ * with Retain volumes), so repeated test runs never run out of volumes. Returns the recycled names.
+ */
+export async function recycleReleasedPvs(kc: KubeConfig): Promise<string[]> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const list = await core.listPersistentVolume();
+  const released = list.items.filter((pv) => pv.spec?.storageClassName === NVME_STORAGE_CLASS && pv.status?.phase === 'Released');
+  const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+  await Promise.all(
+    released.map((pv) => core.patchPersistentVolume({ name: pv.metadata?.name ?? '', body: { spec: { claimRef: null } } }, mergePatch)),
+  );
+  return released.map((pv) => pv.metadata?.name ?? '');
+}
