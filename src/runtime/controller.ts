@@ -102,7 +102,7 @@ export class Controller {
     const unsynced = pending.filter((n): n is string => n !== undefined);
     if (unsynced.length) throw new Error(`controller ${this.o.name}: caches not synced within ${timeout} ms: ${unsynced.join(', ')}`);
     this.workers = Array.from({ length: this.maxConcurrentReconciles }, () => this.worker());
-    this.log.info('controller started', { controller: this.o.name, workers: this.maxConcurrentReconciles });
+    this.log.info({ controller: this.o.name, workers: this.maxConcurrentReconciles }, 'controller started');
   }
 
   /** Stops taking work, lets in-flight reconciles finish within the deadline, stops the sources. */
@@ -150,12 +150,12 @@ export class Controller {
     const message = err instanceof Error ? err.message : String(err);
     if (err instanceof TerminalError) {
       this.queue.forget(key);
-      this.log.error('reconcile failed (terminal)', { controller: this.o.name, key, reconcileID: ctx.reconcileID, error: message });
+      this.log.error({ controller: this.o.name, key, reconcileID: ctx.reconcileID, error: message }, 'reconcile failed (terminal)');
       return 'terminal_error';
     }
     // A throttling server says when to come back (Retry-After); do not come back sooner.
     const delayMs = this.queue.addRateLimited(key, toKubeError(err).retryAfterMs ?? 0);
-    this.log.error('reconcile failed', { controller: this.o.name, key, reconcileID: ctx.reconcileID, error: message, requeueInMs: delayMs });
+    this.log.error({ controller: this.o.name, key, reconcileID: ctx.reconcileID, error: message, requeueInMs: delayMs }, 'reconcile failed');
     return 'error';
   }
 }

@@ -132,7 +132,7 @@ export class EventRecorder {
     entry.chain = entry.chain.then(write).catch((err: unknown) => {
       // The event was garbage-collected (1 h TTL): start a new series next time.
       if (isNotFound(err)) for (const [k, v] of this.entries) if (v === entry) this.entries.delete(k);
-      this.o.log.error('event write failed', { event: entry.name, error: err instanceof Error ? err.message : String(err) });
+      this.o.log.error({ event: entry.name, error: err instanceof Error ? err.message : String(err) }, 'event write failed');
     });
     return entry.chain;
   }

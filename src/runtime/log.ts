@@ -1,17 +1,11 @@
-// The smallest structured logger the runtime needs: one JSON line per message on stderr.
-// Callers (the manager, tests) inject their own; nothing in the runtime logs through a global.
+// The logging surface the runtime needs, shaped like pino's `logger.info(fields, msg)` so the
+// manager can pass its pino logger straight in. Nothing in the runtime logs through a global.
 
 export type LogFields = Record<string, unknown>;
 
 export interface Logger {
-  info(msg: string, fields?: LogFields): void;
-  error(msg: string, fields?: LogFields): void;
-}
-
-export function jsonLogger(write: (line: string) => void = (l) => process.stderr.write(l), base: LogFields = {}): Logger {
-  const emit = (level: string) => (msg: string, fields?: LogFields) =>
-    write(`${JSON.stringify({ ts: new Date().toISOString(), level, msg, ...base, ...fields })}\n`);
-  return { info: emit('info'), error: emit('error') };
+  info(fields: LogFields, msg: string): void;
+  error(fields: LogFields, msg: string): void;
 }
 
 export const silentLogger: Logger = { info: () => {}, error: () => {} };

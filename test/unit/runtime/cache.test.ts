@@ -1,0 +1,123 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubernetesObject, V1LabelSelector } from '@kubernetes/client-node';
+import { ObjectCache } from '../../../src/runtime/cache.js';
+import { matchesSelector, selectorToString } from '../../../src/runtime/label-selector.js';
+
+function obj(ns: string | undefined, name: string, rv: string, extra: Partial<NonNullable<KubernetesObject['metadata']>> = {}): KubernetesObject {
+  return { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { namespace: ns, name, resourceVersion: rv, uid: `uid-${name}`, ...extra } };
+}
+const owned = (ns: string, name: string, ownerUid: string, ownerName: string, controller = true) =>
+  obj(ns, name, '1', { ownerReferences: [{ apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', name: ownerName, uid: ownerUid, controller }] });
+
+describe('ObjectCache', () => {
+  it('gets by namespace/name and cluster-scoped name', () => {
+    const c = new ObjectCache();
+    c.upsert(obj('a', 'x', '1'));
+    c.upsert(obj(undefined, 'node-1', '1'));
+    assert.equal(c.get('a', 'x')?.metadata?.name, 'x');
+    assert.equal(c.get(undefined, 'node-1')?.metadata?.name, 'node-1');
+    assert.equal(c.get('b', 'x'), undefined);
+    assert.equal(c.getByKey('a/x')?.metadata?.uid, 'uid-x');
+  });
+
+  it('emits add, update (with the old object), nothing for the same resourceVersion, delete', () => {
+    const c = new ObjectCache();
+    assert.equal(c.upsert(obj('a', 'x', '1'))?.type, 'add');
+    assert.equal(c.upsert(obj('a', 'x', '1')), undefined);
+    const u = c.upsert(obj('a', 'x', '2'));
+    assert.equal(u?.type, 'update');
+    assert.equal(u?.type === 'update' ? u.old.metadata?.resourceVersion : '', '1');
+    assert.equal(c.remove(obj('a', 'x', '3'))?.type, 'delete');
+    assert.equal(c.remove(obj('a', 'x', '3')), undefined, 'second delete is a no-op');
+    assert.equal(c.size, 0);
+  });
+
+  it('strips managedFields on store', () => {
+    const c = new ObjectCache();
+    c.upsert(obj('a', 'x', '1', { managedFields: [{ manager: 'kubectl', operation: 'Apply' }] }));
+    assert.equal(c.get('a', 'x')?.metadata?.managedFields, undefined);
+  });
+
+  it('lists by namespace and label selector', () => {
+    const c = new ObjectCache();
+    c.upsert(obj('a', 'x', '1', { labels: { app: 'llm', tier: 'gpu' } }));
+    c.upsert(obj('a', 'y', '1', { labels: { app: 'web' } }));
+    c.upsert(obj('b', 'z', '1', { labels: { app: 'llm' } }));
+    const names = (ns?: string, selector?: V1LabelSelector) => c.list({ namespace: ns, selector }).map((o) => o.metadata?.name).sort();
+    assert.deepEqual(names(), ['x', 'y', 'z']);
+    assert.deepEqual(names('a'), ['x', 'y']);
+    assert.deepEqual(names(undefined, { matchLabels: { app: 'llm' } }), ['x', 'z']);
+    assert.deepEqual(names('a', { matchLabels: { app: 'llm' } }), ['x']);
+    assert.deepEqual(names(undefined, { matchExpressions: [{ key: 'tier', operator: 'Exists' }] }), ['x']);
+  });
+
+  it('indexes by controller-owner UID and follows owner changes and deletes', () => {
+    const c = new ObjectCache();
+    c.upsert(owned('a', 's1', 'w-uid', 'w'));
+    c.upsert(owned('a', 's2', 'w-uid', 'w'));
+    c.upsert(owned('a', 's3', 'other', 'v'));
+    c.upsert(owned('a', 's4', 'w-uid', 'w', false)); // not the controller
+    assert.deepEqual(c.listByOwnerUid('w-uid').map((o) => o.metadata?.name).sort(), ['s1', 's2']);
+    assert.deepEqual(c.listByOwner('Workspace', 'a', 'w').map((o) => o.metadata?.name).sort(), ['s1', 's2']);
+    assert.deepEqual(c.listByOwner('Workspace', 'b', 'w'), []);
+    // s2 re-owned by another workspace
+    c.upsert({ ...owned('a', 's2', 'other', 'v'), metadata: { ...owned('a', 's2', 'other', 'v').metadata, resourceVersion: '2' } });
+    assert.deepEqual(c.listByOwnerUid('w-uid').map((o) => o.metadata?.name), ['s1']);
+    c.remove(owned('a', 's1', 'w-uid', 'w'));
+    assert.deepEqual(c.listByOwnerUid('w-uid'), []);
+    assert.deepEqual(c.listByOwnerUid('other').map((o) => o.metadata?.name).sort(), ['s2', 's3']);
+  });
+
+  it('replace() diffs a relist into add/update/delete events', () => {
+    const c = new ObjectCache();
+    c.upsert(obj('a', 'keep', '1'));
+    c.upsert(obj('a', 'change', '1'));
+    c.upsert(obj('a', 'gone', '1'));
+    const events = c.replace([obj('a', 'keep', '1'), obj('a', 'change', '2'), obj('a', 'new', '1')]);
+    assert.deepEqual(events.map((e) => `${e.type}:${e.obj.metadata?.name}`).sort(), ['add:new', 'delete:gone', 'update:change']);
+    assert.deepEqual(c.keys().sort(), ['a/change', 'a/keep', 'a/new']);
+  });
+});
+
+describe('label selectors', () => {
+  const labels = { app: 'llm', 'kubernetes.io/os': 'linux', gpu: 'a100' };
+  const cases: [string, V1LabelSelector | undefined, boolean][] = [
+    ['undefined selects nothing', undefined, false],
+    ['empty selects everything', {}, true],
+    ['matchLabels hit', { matchLabels: { app: 'llm' } }, true],
+    ['matchLabels miss', { matchLabels: { app: 'web' } }, false],
+    ['matchLabels missing key', { matchLabels: { zone: 'a' } }, false],
+    ['In hit', { matchExpressions: [{ key: 'gpu', operator: 'In', values: ['a100', 'h100'] }] }, true],
+    ['In miss', { matchExpressions: [{ key: 'gpu', operator: 'In', values: ['t4'] }] }, false],
+    ['In on a missing key', { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }, false],
+    ['NotIn hit', { matchExpressions: [{ key: 'gpu', operator: 'NotIn', values: ['t4'] }] }, true],
+    ['NotIn on a missing key matches', { matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['a'] }] }, true],
+    ['NotIn miss', { matchExpressions: [{ key: 'gpu', operator: 'NotIn', values: ['a100'] }] }, false],
+    ['Exists', { matchExpressions: [{ key: 'gpu', operator: 'Exists' }] }, true],
+    ['DoesNotExist', { matchExpressions: [{ key: 'gpu', operator: 'DoesNotExist' }] }, false],
+    ['labels AND expressions', { matchLabels: { app: 'llm' }, matchExpressions: [{ key: 'zone', operator: 'Exists' }] }, false],
+  ];
+  for (const [name, selector, want] of cases) {
+    it(name, () => assert.equal(matchesSelector(selector, labels), want));
+  }
+
+  it('unknown operators are an error, not a silent match', () => {
+    assert.throws(() => matchesSelector({ matchExpressions: [{ key: 'a', operator: 'Gt' }] }, labels), /unknown label selector operator Gt/);
+  });
+
+  it('renders the query-string form', () => {
+    assert.equal(
+      selectorToString({
+        matchLabels: { app: 'llm' },
+        matchExpressions: [
+          { key: 'gpu', operator: 'In', values: ['h100', 'a100'] },
+          { key: 'spot', operator: 'DoesNotExist' },
+          { key: 'zone', operator: 'Exists' },
+          { key: 'os', operator: 'NotIn', values: ['windows'] },
+        ],
+      }),
+      'app=llm,gpu in (a100,h100),!spot,zone,os notin (windows)',
+    );
+  });
+});

@@ -1,0 +1,86 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ApiException } from '@kubernetes/client-node';
+import { fromStatus, isConflict, isNotFound, isRetryable, KubeApiError, toKubeError, type KubeErrorKind } from '../../../src/runtime/errors.js';
+
+const status = (code: number, reason: string, message = `${reason} happened`, extra: object = {}) =>
+  JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message, ...extra });
+
+describe('error classification', () => {
+  const table: [string, number, string, KubeErrorKind, boolean][] = [
+    ['not found', 404, 'NotFound', 'NotFound', false],
+    ['already exists', 409, 'AlreadyExists', 'AlreadyExists', false],
+    ['optimistic-lock conflict', 409, 'Conflict', 'Conflict', false],
+    ['gone (expired rv)', 410, 'Expired', 'Gone', false],
+    ['forbidden', 403, 'Forbidden', 'Forbidden', false],
+    ['unauthorized', 401, 'Unauthorized', 'Unauthorized', false],
+    ['invalid', 422, 'Invalid', 'Invalid', false],
+    ['bad request', 400, 'BadRequest', 'BadRequest', false],
+    ['unsupported media type', 415, 'UnsupportedMediaType', 'BadRequest', false],
+    ['too many requests', 429, 'TooManyRequests', 'TooManyRequests', true],
+    ['server timeout (500)', 500, 'ServerTimeout', 'ServerTimeout', true],
+    ['gateway timeout', 504, 'Timeout', 'ServerTimeout', true],
+    ['internal error', 500, 'InternalError', 'ServerError', true],
+    ['service unavailable', 503, 'ServiceUnavailable', 'ServerError', true],
+  ];
+  for (const [name, code, reason, kind, retryable] of table) {
+    it(`${name}: ${code}/${reason} → ${kind}${retryable ? ' (retryable)' : ''}`, () => {
+      const e = fromStatus(code, status(code, reason));
+      assert.equal(e.kind, kind);
+      assert.equal(e.retryable, retryable);
+      assert.equal(e.status, code);
+      assert.equal(e.reason, reason);
+      assert.equal(e.message, `${reason} happened`);
+    });
+  }
+
+  it("422 keeps the server's message and field causes", () => {
+    const body = status(422, 'Invalid', 'Workspace.kaito.sh "w" is invalid: resource.instanceType: Required value', {
+      details: { name: 'w', kind: 'Workspace', causes: [{ reason: 'FieldValueRequired', field: 'resource.instanceType', message: 'Required value' }] },
+    });
+    const e = toKubeError(new ApiException(422, 'Unprocessable', body, {}));
+    assert.equal(e.kind, 'Invalid');
+    assert.match(e.message, /resource\.instanceType: Required value/);
+    assert.equal(e.details?.causes?.[0]?.field, 'resource.instanceType');
+  });
+
+  it('reads ApiException from client-node generated APIs, including Retry-After', () => {
+    const e = toKubeError(new ApiException(429, 'x', status(429, 'TooManyRequests'), { 'retry-after': '3' }));
+    assert.equal(e.kind, 'TooManyRequests');
+    assert.equal(e.retryAfterMs, 3000);
+    const d = fromStatus(500, status(500, 'ServerTimeout', 'slow', { details: { retryAfterSeconds: 2 } }));
+    assert.equal(d.retryAfterMs, 2000);
+  });
+
+  it('classifies watch errors that carry statusCode only', () => {
+    assert.equal(toKubeError(Object.assign(new Error('Gone'), { statusCode: 410 })).kind, 'Gone');
+  });
+
+  it('classifies transport failures as retryable Network errors', () => {
+    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']) {
+      const e = toKubeError(Object.assign(new Error(`connect ${code}`), { code }));
+      assert.equal(e.kind, 'Network', code);
+      assert.equal(e.retryable, true);
+    }
+    const abort = new Error('aborted');
+    abort.name = 'AbortError';
+    assert.equal(toKubeError(abort).kind, 'Network');
+  });
+
+  it('anything else is Unknown and not retryable; non-JSON bodies still give a message', () => {
+    const e = toKubeError(new TypeError('x is undefined'));
+    assert.equal(e.kind, 'Unknown');
+    assert.equal(e.retryable, false);
+    assert.equal(fromStatus(502, 'Bad Gateway').message, 'Bad Gateway');
+    assert.equal(fromStatus(502, 'Bad Gateway').kind, 'ServerError');
+  });
+
+  it('is idempotent and offers predicates', () => {
+    const e = new KubeApiError('NotFound', 'nope', 404);
+    assert.equal(toKubeError(e), e);
+    assert.equal(isNotFound(e), true);
+    assert.equal(isConflict(fromStatus(409, status(409, 'Conflict'))), true);
+    assert.equal(isConflict(fromStatus(409, status(409, 'AlreadyExists'))), false);
+    assert.equal(isRetryable(fromStatus(503, '')), true);
+  });
+});
