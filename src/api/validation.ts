@@ -1,0 +1,288 @@
+// The Workspace rules the API server cannot enforce from the CRD alone, because they depend on the
+// operator's feature gates, the SKU and preset catalogs, or cluster objects (nodes, the inference
+// ConfigMap). Pure: the caller looks those up and passes them in `ctx`. Messages are KAITO's (§3);
+// field paths name the real field (KAITO sometimes reports e.g. `resource.presetName`).
+// Everything the CRD's CEL rules already refuse at `kubectl apply` is not repeated here.
+import { parse as parseYaml } from 'yaml';
+import { isLenientAzureSku, lookupSku, supportedSkus } from '../catalog/gpu-skus.js';
+import { gpuConfigFromNodeLabels, type NodeLabelsSource } from '../catalog/node-gpu.js';
+import { closestPresetNames, getPreset, isDeprecatedPreset } from '../catalog/presets.js';
+import { formatBinaryQuantity, GIB, tryParseQuantity } from '../catalog/quantity.js';
+import type { CloudProvider, GpuConfig, Preset } from '../catalog/types.js';
+import { applyDefaults, checkSchema } from './schema-check.js';
+import { workspaceSchema } from './crd.js';
+import type { FeatureGates } from './feature-gates.js';
+import { ANNOTATION_BYPASS_RESOURCE_CHECKS, INFERENCE_CONFIG_KEY } from './labels.js';
+import { Msg } from './messages.js';
+import { workspaceRuntime } from './runtime.js';
+import { ALPHA_VERSION, API_VERSION, GROUP, KIND, type InferenceSpec, type TuningSpec, type Workspace } from './types.js';
+
+export interface ValidationIssue {
+  field: string;
+  message: string;
+  /** `warning`: reported but not blocking (GPU shortfalls under `kaito.sh/bypass-resource-checks`). */
+  severity: 'error' | 'warning';
+}
+
+/** The inference ConfigMap the operator will actually mount (see W37), as looked up by the caller. */
+export interface InferenceConfigLookup {
+  name: string;
+  namespace: string;
+  found: boolean;
+  data?: Record<string, string>;
+}
+
+export interface ValidationContext {
+  gates: Pick<FeatureGates, 'vLLM' | 'disableNodeAutoProvisioning'>;
+  cloud: CloudProvider;
+  operation: 'create' | 'update';
+  /** The stored object, on update. */
+  old?: Workspace;
+  /** BYO: nodes matching the label selector (any readiness). Omit to skip node checks (e.g. offline render). */
+  nodes?: readonly NodeLabelsSource[];
+  /** BYO: the error from listing nodes, if listing failed. */
+  nodeListError?: string;
+  /** Omit to skip the inference-config checks. */
+  inferenceConfig?: InferenceConfigLookup;
+}
+
+const error = (field: string, message: string): ValidationIssue => ({ field, message, severity: 'error' });
+
+/** All issues; callers usually block on `errorsOf(...)` and log the warnings. */
+export function validateWorkspace(ws: Workspace, ctx: ValidationContext): ValidationIssue[] {
+  const issues = [...validateInstanceType(ws, ctx)];
+  if (ctx.operation === 'update') return issues; // everything else that applies on update lives in the CRD
+  if (ws.inference) issues.push(...validateInferenceCreate(ws, ws.inference, ctx));
+  if (ws.tuning) issues.push(...validateTuningCreate(ws.tuning));
+  return issues;
+}
+
+export function errorsOf(issues: readonly ValidationIssue[]): ValidationIssue[] {
+  return issues.filter((i) => i.severity === 'error');
+}
+
+/** One line per issue, for status messages, events and CLI output. */
+export function formatIssues(issues: readonly ValidationIssue[]): string {
+  return issues.map((i) => `${i.field}: ${i.message}`).join('; ');
+}
+
+// --- §3.2: instanceType vs node auto-provisioning ---
+
+function validateInstanceType(ws: Workspace, ctx: ValidationContext): ValidationIssue[] {
+  const instanceType = ws.resource.instanceType ?? '';
+  if (ctx.gates.disableNodeAutoProvisioning) {
+    // On update an instanceType already stored (workspaces created before BYO was switched on) may stay.
+    const unchanged = ctx.operation === 'update' && instanceType === (ctx.old?.resource.instanceType ?? '');
+    return instanceType !== '' && !unchanged ? [error('resource.instanceType', Msg.instanceTypeMustBeEmpty)] : [];
+  }
+  return instanceType === '' ? [error('resource.instanceType', Msg.instanceTypeRequired)] : [];
+}
+
+// --- §3.3 inference on create ---
+
+function validateInferenceCreate(ws: Workspace, inference: InferenceSpec, ctx: ValidationContext): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const runtime = workspaceRuntime(ws, ctx.gates);
+  let preset: Preset | undefined;
+  if (inference.preset) {
+    const name = inference.preset.name;
+    if (isDeprecatedPreset(name.toLowerCase())) {
+      return [error('inference.preset.name', Msg.deprecatedPreset(name.toLowerCase()))];
+    }
+    preset = getPreset(name);
+    if (!preset) {
+      const hint = closestPresetNames(name);
+      const suffix = hint.length > 0 ? ` (closest: ${hint.join(', ')})` : '';
+      return [error('inference.preset.name', `${Msg.unsupportedInferencePreset(name)}${suffix}`)];
+    }
+  }
+  issues.push(...validateResourcesForInference(ws, preset, runtime, ctx));
+  if (preset) {
+    issues.push(...validateRuntime(inference, preset, runtime));
+    issues.push(...validateModelAccessSecret(inference, preset));
+  }
+  if (runtime === 'vllm' && ctx.inferenceConfig) issues.push(...validateInferenceConfig(ctx.inferenceConfig, preset));
+  return issues;
+}
+
+function byoGpuConfig(ctx: ValidationContext): { gpu?: GpuConfig; machines: number; issues: ValidationIssue[] } {
+  const field = 'resource.labelSelector';
+  if (ctx.nodeListError !== undefined) return { machines: 0, issues: [error(field, Msg.listNodesFailed(ctx.nodeListError))] };
+  const nodes = ctx.nodes ?? [];
+  if (nodes.length === 0) return { machines: 0, issues: [error(field, Msg.noMatchingNodes)] };
+  let first: GpuConfig | undefined;
+  for (const node of nodes) {
+    const name = node.metadata?.name ?? '';
+    const result = gpuConfigFromNodeLabels(node, ctx.cloud);
+    if (!result.ok) return { machines: 0, issues: [error(field, Msg.nodeGpuLabels(name, result.message))] };
+    const gpu = result.gpuConfig;
+    if (!first) {
+      first = gpu;
+      continue;
+    }
+    const mismatch =
+      gpu.gpuModel !== first.gpuModel
+        ? Msg.nonUniformProduct(name, gpu.gpuModel, first.gpuModel)
+        : gpu.gpuCount !== first.gpuCount
+          ? Msg.nonUniformCount(name, gpu.gpuCount, first.gpuCount)
+          : gpu.gpuMemGiB !== first.gpuMemGiB
+            ? Msg.nonUniformMemory(name, gpu.gpuMemGiB, first.gpuMemGiB)
+            : undefined;
+    if (mismatch) return { machines: 0, issues: [error(field, mismatch)] };
+  }
+  return { gpu: first, machines: nodes.length, issues: [] };
+}
+
+function validateResourcesForInference(
+  ws: Workspace,
+  preset: Preset | undefined,
+  runtime: string,
+  ctx: ValidationContext,
+): ValidationIssue[] {
+  const byo = ctx.gates.disableNodeAutoProvisioning;
+  const instanceType = ws.resource.instanceType ?? '';
+  let gpu: GpuConfig | undefined;
+  let machines: number;
+  if (byo) {
+    // Template workspaces have no known GPU need, and without a node lookup there is nothing to check.
+    if (!preset || (ctx.nodes === undefined && ctx.nodeListError === undefined)) return [];
+    const found = byoGpuConfig(ctx);
+    if (found.issues.length > 0) return found.issues;
+    gpu = found.gpu;
+    machines = found.machines;
+  } else {
+    if (instanceType === '') return []; // already reported by validateInstanceType
+    machines = ws.resource.count ?? 1;
+    gpu = lookupSku(ctx.cloud, instanceType);
+    if (!gpu && !isLenientAzureSku(ctx.cloud, instanceType)) {
+      return [error('resource.instanceType', Msg.unsupportedInstanceType(instanceType, supportedSkus(ctx.cloud)))];
+    }
+  }
+  // NAP + vLLM: the node estimator sizes the workspace, so no sufficiency check (KAITO behaviour).
+  if (!preset || !gpu || (!byo && runtime === 'vllm')) return [];
+  const bypass = ws.metadata.annotations?.[ANNOTATION_BYPASS_RESOURCE_CHECKS] !== undefined;
+  const severity = bypass ? 'warning' : 'error';
+  const label = byo ? 'of the selected nodes' : instanceType;
+  const issues: ValidationIssue[] = [];
+  const totalGpus = machines * gpu.gpuCount;
+  if (totalGpus < preset.gpuCountRequirement) {
+    issues.push({
+      field: 'resource.instanceType',
+      message: Msg.insufficientGpuCount(label, String(totalGpus), preset.name, preset.gpuCountRequirement),
+      severity,
+    });
+  }
+  const modelBytes = tryParseQuantity(preset.totalSafeTensorFileSize);
+  if (modelBytes !== undefined) {
+    const totalBytes = machines * gpu.gpuMemGiB * GIB;
+    if (totalBytes < modelBytes) {
+      issues.push({
+        field: 'resource.instanceType',
+        message: Msg.insufficientGpuMemory(label, formatBinaryQuantity(totalBytes), preset.name, preset.totalSafeTensorFileSize),
+        severity,
+      });
+    }
+    if (preset.supportDistributedInference && modelBytes > gpu.gpuMemGiB * GIB && runtime === 'transformers') {
+      issues.push(error('metadata.annotations[kaito.sh/runtime]', Msg.transformersMultiNode));
+    }
+  }
+  return issues;
+}
+
+function validateRuntime(inference: InferenceSpec, preset: Preset, runtime: string): ValidationIssue[] {
+  if (runtime !== 'vllm') return [];
+  const adapters = inference.adapters ?? [];
+  const problems: string[] = [];
+  if (adapters.length > 0 && preset.vllm.disallowLoRA) problems.push(Msg.vllmNoLoRA(preset.vllm.servedModelName));
+  if (adapters.some((a) => a.strength !== undefined)) problems.push(Msg.vllmNoStrength);
+  return problems.length > 0 ? [error('inference.adapters', Msg.runtimeValidation(problems))] : [];
+}
+
+function validateModelAccessSecret(inference: InferenceSpec, preset: Preset): ValidationIssue[] {
+  const secret = inference.preset?.presetOptions?.modelAccessSecret ?? '';
+  const field = 'inference.preset.presetOptions.modelAccessSecret';
+  if (preset.downloadAtRuntime && preset.downloadAuthRequired && secret === '') return [error(field, Msg.secretRequired)];
+  if (!preset.downloadAtRuntime && secret !== '') return [error(field, Msg.secretNotAllowed)];
+  return [];
+}
+
+function validateInferenceConfig(cm: InferenceConfigLookup, preset: Preset | undefined): ValidationIssue[] {
+  const field = 'inference.config';
+  if (!cm.found) return [error(field, Msg.configMapNotFound(cm.name, cm.namespace))];
+  const text = cm.data?.[INFERENCE_CONFIG_KEY];
+  if (text === undefined) return [error(field, Msg.configKeyMissing)];
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    return [error(field, Msg.configParse(err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err)))];
+  }
+  const vllm = isRecord(doc) ? doc.vllm : undefined;
+  const raw = isRecord(vllm) ? vllm['max-model-len'] : undefined;
+  if (raw === undefined || raw === null || String(raw).trim() === '' || !preset || preset.modelTokenLimit <= 0) return [];
+  const text2 = String(raw).trim();
+  const field2 = 'inference.config[max-model-len]';
+  if (!/^[+-]?\d+$/.test(text2)) return [error(field2, Msg.maxModelLenNotInt(`invalid syntax: ${JSON.stringify(text2)}`))];
+  const value = Number(text2);
+  return value > preset.modelTokenLimit ? [error(field2, Msg.maxModelLenTooBig(value, preset.modelTokenLimit))] : [];
+}
+
+// --- tuning on create (the parts needing the preset catalog) ---
+
+function validateTuningCreate(tuning: TuningSpec): ValidationIssue[] {
+  const name = tuning.preset?.name ?? '';
+  const preset = getPreset(name);
+  if (!preset) {
+    const hint = closestPresetNames(name).filter((n) => getPreset(n)?.supportTuning);
+    const suffix = hint.length > 0 ? ` (closest tunable: ${hint.join(', ')})` : '';
+    return [error('tuning.preset.name', `${Msg.unsupportedTuningPreset(name)}${suffix}`)];
+  }
+  // KAITO accepts any registered preset here and fails later; refuse what cannot be tuned up front.
+  if (!preset.supportTuning) return [error('tuning.preset.name', `Preset ${name} does not support tuning`)];
+  return [];
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+// --- shape check for files and watch events ---
+
+export class WorkspaceParseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WorkspaceParseError';
+  }
+}
+
+const API_VERSIONS = [API_VERSION, `${GROUP}/${ALPHA_VERSION}`];
+
+/**
+ * Checks that `value` is a Workspace (apiVersion, kind, metadata.name, resource.labelSelector, then the
+ * CRD's structural schema) and returns it with the CRD defaults applied. Throws WorkspaceParseError with
+ * one line naming the first offending field. CEL rules are not evaluated here.
+ */
+export function parseWorkspace(value: unknown): Workspace {
+  if (!isRecord(value)) throw new WorkspaceParseError(`a Workspace must be an object, got ${value === null ? 'null' : typeof value}`);
+  const { apiVersion, kind, metadata, resource } = value;
+  if (typeof apiVersion !== 'string' || !API_VERSIONS.includes(apiVersion)) {
+    throw new WorkspaceParseError(`apiVersion must be one of ${API_VERSIONS.join(', ')}, got ${JSON.stringify(apiVersion ?? null)}`);
+  }
+  if (kind !== KIND) throw new WorkspaceParseError(`kind must be ${KIND}, got ${JSON.stringify(kind ?? null)}`);
+  if (!isRecord(metadata) || typeof metadata.name !== 'string' || metadata.name === '') {
+    throw new WorkspaceParseError('metadata.name is required');
+  }
+  if (!isRecord(resource)) throw new WorkspaceParseError(`workspace ${metadata.name}: resource is required`);
+  if (!isRecord(resource.labelSelector)) {
+    throw new WorkspaceParseError(`workspace ${metadata.name}: resource.labelSelector is required`);
+  }
+  if ('spec' in value) {
+    throw new WorkspaceParseError(
+      `workspace ${metadata.name}: unexpected field spec (KAITO Workspaces have resource/inference/tuning at the top level)`,
+    );
+  }
+  const schema = workspaceSchema(apiVersion.slice(GROUP.length + 1));
+  const [first] = checkSchema(value, schema);
+  if (first) throw new WorkspaceParseError(`workspace ${metadata.name}: ${first.field}: ${first.message}`);
+  return applyDefaults(value, schema) as unknown as Workspace;
+}
