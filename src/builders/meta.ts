@@ -25,9 +25,14 @@ export function controllerOwnerRef(ws: Workspace): V1OwnerReference {
   };
 }
 
-/** name, namespace and owner reference of a generated object. */
+/**
+ * name, namespace and owner reference of a generated object. A workspace read from a file has no uid yet;
+ * its objects then carry no owner reference (one with an empty uid would be refused by the API server).
+ */
 export function ownedMeta(ws: Workspace, name: string): V1ObjectMeta {
-  return { name, namespace: workspaceNamespace(ws), ownerReferences: [controllerOwnerRef(ws)] };
+  const meta: V1ObjectMeta = { name, namespace: workspaceNamespace(ws) };
+  if (ws.metadata.uid) meta.ownerReferences = [controllerOwnerRef(ws)];
+  return meta;
 }
 
 /** `kaito.sh/workspace: <name>` plus the InferenceSet label when the workspace carries it (spec §5.2). */

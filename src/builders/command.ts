@@ -1,0 +1,77 @@
+// The inference container's shell command (spec §5.4). Flags are rendered in a fixed order (KAITO
+// iterates Go maps, so its order is random — W31): the flags KAITO inserts, in its table order, then the
+// preset's own flags in catalog order.
+import type { Preset, Runtime } from '../catalog/types.js';
+import { GPU_MEMORY_UTILIZATION } from './max-model-len.js';
+import { CONFIG_MOUNT_PATH, MODEL_WEIGHTS_PATH } from './volumes.js';
+import { INFERENCE_CONFIG_KEY } from '../api/labels.js';
+
+export type Flags = ReadonlyArray<readonly [flag: string, value: string]>;
+
+/** KAITO's BuildCmdStr: ` --key` for a bare flag, ` --key=value` otherwise, appended to the base. */
+export function renderFlags(base: string, flags: Flags): string {
+  return flags.reduce((cmd, [k, v]) => (v === '' ? `${cmd} --${k}` : `${cmd} --${k}=${v}`), base);
+}
+
+/** Inserted flags first; a preset flag with the same name is dropped (KAITO's insertion overwrites it). */
+function merge(inserted: Flags, presetParams: Record<string, string>): Flags {
+  const seen = new Set(inserted.map(([k]) => k));
+  return [...inserted, ...Object.entries(presetParams).filter(([k]) => !seen.has(k))];
+}
+
+export interface CommandContext {
+  preset: Preset;
+  runtime: Runtime;
+  /** GPUs per node (tensor parallel size). */
+  gpusPerNode: number;
+  numNodes: number;
+  /** `--max-model-len`; 0 omits the flag. */
+  maxModelLen: number;
+  adaptersEnabled: boolean;
+  /** True when the pods run one vLLM server across several nodes (spec §5.1 item 3). */
+  distributed: boolean;
+}
+
+export const KAITO_CONFIG_FILE = `${CONFIG_MOUNT_PATH}/${INFERENCE_CONFIG_KEY}`;
+
+/** The flags of the vLLM API server (leader pod only when distributed). */
+export function vllmServerFlags(ctx: CommandContext): Flags {
+  const { preset } = ctx;
+  const inserted: [string, string][] = [];
+  if (preset.vllm.servedModelName) inserted.push(['served-model-name', preset.vllm.servedModelName]);
+  if (ctx.maxModelLen > 0) inserted.push(['max-model-len', String(ctx.maxModelLen)]);
+  inserted.push(['gpu-memory-utilization', String(GPU_MEMORY_UTILIZATION)]);
+  if (!preset.disableTensorParallelism) inserted.push(['tensor-parallel-size', String(ctx.gpusPerNode)]);
+  if (ctx.distributed) {
+    inserted.push(['pipeline-parallel-size', String(ctx.numNodes)], ['distributed-executor-backend', 'ray']);
+  }
+  if (!preset.vllm.disallowLoRA && ctx.adaptersEnabled) inserted.push(['enable-lora', '']);
+  if (preset.downloadAtRuntime) {
+    inserted.push(['model', preset.hfRepo]);
+    if (preset.hfRevision) {
+      // KAITO passes only --code-revision, which pins remote code but not the weights (W29);
+      // --revision pins the weights to the catalog commit as well.
+      inserted.push(['code-revision', preset.hfRevision], ['revision', preset.hfRevision]);
+    }
+    inserted.push(['download-dir', MODEL_WEIGHTS_PATH]);
+  }
+  inserted.push(['kaito-config-file', KAITO_CONFIG_FILE]);
+  return merge(inserted, preset.vllm.modelRunParams);
+}
+
+export function transformersCommand(preset: Preset): string {
+  const tf = preset.transformers;
+  const modelFlags: [string, string][] = Object.entries(tf.modelRunParams);
+  if (preset.downloadAtRuntime) {
+    modelFlags.push(['pretrained_model_name_or_path', preset.hfRepo]);
+    if (preset.hfRevision) modelFlags.push(['revision', preset.hfRevision]);
+  }
+  return `${renderFlags(tf.baseCommand, Object.entries(tf.accelerateParams))} ${renderFlags(tf.inferenceMainFile, modelFlags)}`;
+}
+
+/** The shell string run by `/bin/sh -c` in the inference container. */
+export function inferenceCommand(ctx: CommandContext, multiNode: (server: string) => string): string {
+  if (ctx.runtime === 'transformers') return transformersCommand(ctx.preset);
+  const server = renderFlags(ctx.preset.vllm.baseCommand, vllmServerFlags(ctx));
+  return ctx.distributed ? multiNode(server) : server;
+}

@@ -1,0 +1,74 @@
+// What the builders know about the cluster: everything the operator observed (from its caches) or
+// `kaito-ts render --state` read from a file. Plain data, so the builders stay pure.
+import type { V1ConfigMap, V1ControllerRevision, V1Node } from '@kubernetes/client-node';
+import { DEFAULT_FEATURE_GATES, type FeatureGates } from '../api/feature-gates.js';
+import { DEFAULT_CLOUD_PROVIDER } from '../catalog/gpu-skus.js';
+import { DEFAULT_PRESET_REGISTRY } from '../catalog/presets.js';
+import type { CloudProvider } from '../catalog/types.js';
+import type { Workspace } from '../api/types.js';
+
+export type WeightsVolumeKind = 'nvme' | 'emptyDir';
+
+export interface ClusterFacts {
+  /** Names of the StorageClasses that exist (cluster-scoped). */
+  storageClassNames: string[];
+  /** Nodes of the cluster (the builders pick those matching the workspace's labelSelector). */
+  nodes: V1Node[];
+  /** ConfigMaps that may be the inference config: in the workspace namespace and the release namespace. */
+  configMaps: V1ConfigMap[];
+  /** Secret names in the workspace namespace, when known (undefined = not observed, nothing is checked). */
+  secretNames?: string[];
+  featureGates: FeatureGates;
+  cloudProvider: CloudProvider;
+  /** Registry of the base image and weight artifacts (`PRESET_REGISTRY_NAME`). */
+  presetRegistry: string;
+  /** Namespace holding the default `inference-params-template`. */
+  releaseNamespace: string;
+  /** `status.targetNodeCount` when already set (set-once); otherwise the estimator decides. */
+  targetNodeCount?: number;
+  /**
+   * Shape of the StatefulSet that already exists: its claim templates are immutable, so a later revision
+   * must keep the same weights volume kind even if the StorageClass appeared or vanished meanwhile (W17).
+   */
+  volumeKindOverride?: WeightsVolumeKind;
+  /** The workspace's existing ControllerRevisions, for the revision number. */
+  controllerRevisions?: V1ControllerRevision[];
+}
+
+export const DEFAULT_RELEASE_NAMESPACE = 'kaito-workspace';
+
+/** An empty cluster with KAITO's defaults; override any field. */
+export function defaultFacts(overrides: Partial<ClusterFacts> = {}): ClusterFacts {
+  return {
+    storageClassNames: [],
+    nodes: [],
+    configMaps: [],
+    featureGates: DEFAULT_FEATURE_GATES,
+    cloudProvider: DEFAULT_CLOUD_PROVIDER,
+    presetRegistry: DEFAULT_PRESET_REGISTRY,
+    releaseNamespace: DEFAULT_RELEASE_NAMESPACE,
+    ...overrides,
+  };
+}
+
+function isReady(node: V1Node): boolean {
+  if (node.metadata?.deletionTimestamp) return false;
+  return (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+/** Nodes whose labels include every `matchLabels` entry, sorted by name (KAITO: list order). */
+export function matchingNodes(ws: Workspace, nodes: readonly V1Node[]): V1Node[] {
+  const want = Object.entries(ws.resource?.labelSelector?.matchLabels ?? {});
+  return nodes
+    .filter((n) => want.every(([k, v]) => n.metadata?.labels?.[k] === v))
+    .sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+}
+
+/** Matching nodes that are Ready and not being deleted. */
+export function readyMatchingNodes(ws: Workspace, nodes: readonly V1Node[]): V1Node[] {
+  return matchingNodes(ws, nodes).filter(isReady);
+}
+
+export function findConfigMap(facts: ClusterFacts, namespace: string, name: string): V1ConfigMap | undefined {
+  return facts.configMaps.find((cm) => cm.metadata?.name === name && (cm.metadata?.namespace ?? 'default') === namespace);
+}

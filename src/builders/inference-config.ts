@@ -1,0 +1,85 @@
+// Which ConfigMap the inference pod mounts at /mnt/config (spec §5.12): the user's `inference.config`,
+// else `inference-params-template` in the workspace namespace, copied from the release namespace when
+// missing there. kaito-ts difference: without a template in the release namespace, it copies a built-in
+// default with the chart's content instead of failing, so `render` on an empty cluster still works.
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, INFERENCE_CONFIG_KEY } from '../api/labels.js';
+import type { Decision, Workspace } from '../api/types.js';
+import { findConfigMap, type ClusterFacts } from './facts.js';
+import { workspaceNamespace } from './meta.js';
+import { problem, type Problem } from './problems.js';
+
+/** The chart's default `inference_config.yaml` (KAITO-only keys, then the `vllm:` flags the server appends). */
+export const BUILTIN_INFERENCE_CONFIG = [
+  'max_probe_steps: 6',
+  'kv_cache_cpu_memory_utilization: 0.5',
+  'vllm:',
+  '  cpu-offload-gb: 0',
+  '  swap-space: 4',
+  '',
+].join('\n');
+
+export interface InferenceConfig {
+  /** ConfigMap name mounted as `config-volume`. */
+  name: string;
+  /** Its `inference_config.yaml` (undefined when the key is missing). */
+  content?: string;
+  /** A copy to create in the workspace namespace, when the default is not there yet. */
+  copy?: V1ConfigMap;
+  decision: Decision;
+}
+
+export type InferenceConfigResult = ({ ok: true } & InferenceConfig) | { ok: false; problem: Problem };
+
+export function resolveInferenceConfig(ws: Workspace, facts: ClusterFacts): InferenceConfigResult {
+  const ns = workspaceNamespace(ws);
+  const userConfig = ws.inference?.config;
+  if (userConfig) {
+    const cm = findConfigMap(facts, ns, userConfig);
+    if (!cm) {
+      return {
+        ok: false,
+        problem: problem('inference.config', 'ConfigMapNotFound', `user specified ConfigMap ${userConfig} not found in namespace ${ns}`),
+      };
+    }
+    return {
+      ok: true,
+      name: userConfig,
+      content: cm.data?.[INFERENCE_CONFIG_KEY],
+      decision: { topic: 'inferenceConfig', choice: userConfig, reason: 'inference.config names it' },
+    };
+  }
+  const name = DEFAULT_INFERENCE_CONFIG_TEMPLATE;
+  const local = findConfigMap(facts, ns, name);
+  if (local) {
+    return {
+      ok: true,
+      name,
+      content: local.data?.[INFERENCE_CONFIG_KEY],
+      decision: { topic: 'inferenceConfig', choice: name, reason: `default, already present in namespace ${ns}` },
+    };
+  }
+  const template = findConfigMap(facts, facts.releaseNamespace, name);
+  const data = template?.data ?? { [INFERENCE_CONFIG_KEY]: BUILTIN_INFERENCE_CONFIG };
+  // KAITO copies the template's metadata as-is minus resourceVersion/uid; server-set fields go too.
+  const { labels, annotations } = template?.metadata ?? {};
+  const copy: V1ConfigMap = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: ns, ...(labels ? { labels } : {}), ...(annotations ? { annotations } : {}) },
+    data: { ...data },
+  };
+  return {
+    ok: true,
+    name,
+    content: data[INFERENCE_CONFIG_KEY],
+    copy,
+    decision: {
+      topic: 'inferenceConfig',
+      choice: name,
+      reason: template
+        ? `default, copied from namespace ${facts.releaseNamespace}`
+        : `default, not found in namespace ${facts.releaseNamespace}: created from kaito-ts's built-in copy of the chart template`,
+    },
+  };
+}

@@ -1,0 +1,101 @@
+// The pod of a preset inference workspace (spec §5.3, §5.8, §5.9): one inference container on the base
+// image, the weights downloader (OCI presets) and adapter pullers as init containers, and the volumes.
+import type { V1Container, V1EnvVar, V1PodSpec, V1Volume } from '@kubernetes/client-node';
+import { HF_TOKEN_KEY, RESOURCE_NVIDIA_GPU } from '../api/labels.js';
+import type { Workspace } from '../api/types.js';
+import { baseImage, modelWeightsImage } from '../catalog/presets.js';
+import type { GpuConfig, Preset } from '../catalog/types.js';
+import {
+  ADAPTER_MOUNT_PATH,
+  ADAPTER_VOLUME,
+  adapterImagePullSecrets,
+  adapterPullerContainers,
+  adapterStrengthEnv,
+  adapterVolumes,
+  type UsableAdapter,
+} from './adapters.js';
+import { inferenceCommand, type CommandContext } from './command.js';
+import {
+  distributedLivenessProbe,
+  distributedReadinessProbe,
+  multiNodeCommand,
+  podIndexEnv,
+  VLLM_PORT,
+} from './distributed.js';
+import type { WeightsVolumeKind } from './facts.js';
+import { leaderAddress, workspaceName } from './meta.js';
+import { livenessProbe, readinessProbe } from './probes.js';
+import { gpuTolerations, requiredNodeAffinity } from './scheduling.js';
+import { baseVolumeMounts, configVolume, dshmVolume, MODEL_WEIGHTS_PATH, modelWeightsEmptyDir, modelWeightsMount } from './volumes.js';
+
+export const ORAS_IMAGE = 'mcr.microsoft.com/oss/v2/oras-project/oras:v1.2.3';
+export const WEIGHTS_DOWNLOADER = 'model-weights-downloader';
+
+export interface PresetPodInput {
+  ws: Workspace;
+  preset: Preset;
+  gpu: GpuConfig;
+  command: CommandContext;
+  adapters: readonly UsableAdapter[];
+  configMapName: string;
+  weightsVolume: WeightsVolumeKind;
+  registry: string;
+}
+
+/** Pulls the OCI weights artifact into the weights volume (presets that do not download at runtime). */
+export function weightsDownloader(preset: Preset, registry: string): V1Container {
+  return {
+    name: WEIGHTS_DOWNLOADER,
+    image: ORAS_IMAGE,
+    command: ['oras', 'pull', modelWeightsImage(preset, registry), '-o', MODEL_WEIGHTS_PATH],
+    volumeMounts: [{ ...modelWeightsMount }],
+  };
+}
+
+function mainEnv(input: PresetPodInput): V1EnvVar[] {
+  const env: V1EnvVar[] = [];
+  const secret = input.ws.inference?.preset?.presetOptions?.modelAccessSecret;
+  if (input.preset.downloadAtRuntime && secret) {
+    env.push({ name: HF_TOKEN_KEY, valueFrom: { secretKeyRef: { name: secret, key: HF_TOKEN_KEY } } });
+  }
+  env.push(...adapterStrengthEnv(input.adapters));
+  if (input.command.distributed) env.push(podIndexEnv());
+  return env;
+}
+
+export function presetPodSpec(input: PresetPodInput): V1PodSpec {
+  const { ws, preset, adapters, command } = input;
+  const name = workspaceName(ws);
+  const leader = leaderAddress(ws);
+  const gpus = String(input.gpu.gpuCount);
+  const volumeMounts = baseVolumeMounts();
+  if (adapters.length > 0) volumeMounts.push({ name: ADAPTER_VOLUME, mountPath: ADAPTER_MOUNT_PATH });
+  const env = mainEnv(input);
+
+  const container: V1Container = {
+    name,
+    image: baseImage(input.registry),
+    command: ['/bin/sh', '-c', inferenceCommand(command, (server) => multiNodeCommand(preset, command.numNodes, leader, server))],
+    resources: { requests: { [RESOURCE_NVIDIA_GPU]: gpus }, limits: { [RESOURCE_NVIDIA_GPU]: gpus } },
+    ports: [{ containerPort: VLLM_PORT }],
+    livenessProbe: command.distributed ? distributedLivenessProbe(leader) : livenessProbe(),
+    readinessProbe: command.distributed ? distributedReadinessProbe(leader) : readinessProbe(),
+    volumeMounts,
+    ...(env.length > 0 ? { env } : {}),
+  };
+
+  const initContainers = [...(preset.downloadAtRuntime ? [] : [weightsDownloader(preset, input.registry)]), ...adapterPullerContainers(adapters)];
+  const volumes: V1Volume[] = [configVolume(input.configMapName), dshmVolume(), ...adapterVolumes(adapters)];
+  if (input.weightsVolume === 'emptyDir') volumes.push(modelWeightsEmptyDir(preset.diskStorageRequirement));
+  const affinity = requiredNodeAffinity(ws);
+  const pullSecrets = adapterImagePullSecrets(adapters);
+
+  return {
+    ...(affinity ? { affinity } : {}),
+    tolerations: gpuTolerations(),
+    ...(initContainers.length > 0 ? { initContainers } : {}),
+    containers: [container],
+    ...(pullSecrets.length > 0 ? { imagePullSecrets: pullSecrets } : {}),
+    volumes,
+  };
+}

@@ -1,0 +1,31 @@
+// Where inference pods may run (spec §5.3, §5.10): required node affinity from the workspace's label
+// selector and the tolerations for GPU node taints. Shared by the preset and template paths.
+import type { V1Affinity, V1NodeSelectorRequirement, V1Toleration } from '@kubernetes/client-node';
+import { RESOURCE_NVIDIA_GPU } from '../api/labels.js';
+import type { Workspace } from '../api/types.js';
+
+export const GPU_TOLERATIONS: readonly V1Toleration[] = Object.freeze([
+  { key: RESOURCE_NVIDIA_GPU, operator: 'Exists', effect: 'NoSchedule' },
+  { key: 'sku', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' },
+]);
+
+export function gpuTolerations(): V1Toleration[] {
+  return GPU_TOLERATIONS.map((t) => ({ ...t }));
+}
+
+/**
+ * One required node-selector term: every `matchLabels` entry as `In [value]` (sorted by key; KAITO's
+ * order is random — W31), then the selector's `In` expressions, which KAITO accepts but ignores (W25).
+ * No expressions at all → no affinity (KAITO's empty term matches no node, leaving the pods Pending).
+ */
+export function requiredNodeAffinity(ws: Workspace): V1Affinity | undefined {
+  const selector = ws.resource?.labelSelector ?? {};
+  const expressions: V1NodeSelectorRequirement[] = Object.entries(selector.matchLabels ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, value]) => ({ key, operator: 'In', values: [value] }));
+  for (const e of selector.matchExpressions ?? []) {
+    if (e.operator === 'In') expressions.push({ key: e.key, operator: 'In', values: [...(e.values ?? [])] });
+  }
+  if (expressions.length === 0) return undefined;
+  return { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: expressions }] } } };
+}

@@ -1,0 +1,201 @@
+// buildWorkspace: Workspace + observed facts → every object the operator applies for it, the spec hash,
+// the decisions that explain the result, or the problems that prevent it. The one entry point shared by
+// the controller and `kaito-ts render`. Pure: no client, no clock, no globals.
+import type { V1ConfigMap, V1ControllerRevision, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import { ANNOTATION_HASH, ANNOTATION_REVISION } from '../api/labels.js';
+import { runtimeDecision } from '../api/runtime.js';
+import type { Decision, Workspace } from '../api/types.js';
+import { Msg } from '../api/messages.js';
+import { closestPresetNames, getPreset, isDeprecatedPreset } from '../catalog/presets.js';
+import type { Preset, Runtime } from '../catalog/types.js';
+import { usableAdapters } from './adapters.js';
+import type { CommandContext } from './command.js';
+import { weightsSourceDecision } from './decisions.js';
+import { isDistributed } from './distributed.js';
+import { estimateNodeCount, targetNodeCount } from './estimator.js';
+import type { ClusterFacts } from './facts.js';
+import { resolveGpuConfig } from './gpu.js';
+import { resolveInferenceConfig } from './inference-config.js';
+import { chooseMaxModelLen, DEFAULT_MAX_MODEL_LEN, parseExplicitMaxModelLen } from './max-model-len.js';
+import { presetPodSpec } from './pod-spec.js';
+import { problem, type Problem } from './problems.js';
+import { buildControllerRevision, computeSpecHash, revisionNumberFor } from './revision.js';
+import { headlessService, mainService, serviceTypeDecision } from './services.js';
+import { presetStatefulSet } from './statefulset.js';
+import { templateStatefulSet } from './template.js';
+import { chooseWeightsVolume, modelWeightsClaimTemplate } from './volumes.js';
+
+export interface WorkspaceObjects {
+  statefulSet: V1StatefulSet;
+  mainService: V1Service;
+  headlessService: V1Service;
+  controllerRevision: V1ControllerRevision;
+  /** The default inference ConfigMap to create in the workspace namespace, when it is not there yet. */
+  configMap?: V1ConfigMap;
+}
+
+interface Common {
+  /** Full SHA-256 spec hash (annotation `workspace.kaito.io/hash`). */
+  revisionHash: string;
+  /** Revision number (annotation `workspace.kaito.io/revision`). */
+  revision: number;
+  decisions: Decision[];
+}
+
+export type BuildResult =
+  | (Common & { ok: true; objects: WorkspaceObjects; targetNodeCount: number; problems: [] })
+  | (Common & { ok: false; problems: Problem[] });
+
+/** Objects in the order the operator applies them (revision, config, services, workload). */
+export function objectList(objects: WorkspaceObjects): object[] {
+  const { controllerRevision, configMap, mainService: main, headlessService: headless, statefulSet } = objects;
+  return [controllerRevision, ...(configMap ? [configMap] : []), main, headless, statefulSet];
+}
+
+/** The workspace's own annotation when it already describes this hash, else from the existing revisions. */
+function chooseRevision(ws: Workspace, hash: string, facts: ClusterFacts): number {
+  const annotated = ws.metadata.annotations;
+  const current = Number(annotated?.[ANNOTATION_REVISION]);
+  if (annotated?.[ANNOTATION_HASH] === hash && Number.isInteger(current) && current > 0) return current;
+  return revisionNumberFor(hash, facts.controllerRevisions ?? []);
+}
+
+function unknownPreset(name: string): Problem {
+  if (isDeprecatedPreset(name)) return problem('inference.preset.name', 'DeprecatedPreset', Msg.deprecatedPreset(name));
+  return problem(
+    'inference.preset.name',
+    'UnknownPreset',
+    `${Msg.unsupportedInferencePreset(name)}; closest names: ${closestPresetNames(name).join(', ')}`,
+  );
+}
+
+function nodeCountFor(ws: Workspace, facts: ClusterFacts, runtime: Runtime, estimate: Parameters<typeof targetNodeCount>[0]['estimate']) {
+  return targetNodeCount({
+    current: facts.targetNodeCount,
+    hasTuning: ws.tuning !== undefined,
+    hasInference: ws.inference !== undefined,
+    runtime,
+    count: ws.resource?.count,
+    estimate,
+  });
+}
+
+export function buildWorkspace(ws: Workspace, facts: ClusterFacts): BuildResult {
+  const revisionHash = computeSpecHash(ws);
+  const revision = chooseRevision(ws, revisionHash, facts);
+  const decisions: Decision[] = [];
+  const fail = (...problems: Problem[]): BuildResult => ({ ok: false, revisionHash, revision, decisions, problems });
+
+  if (!ws.inference) {
+    return fail(problem('tuning', 'TuningNotSupported', 'only inference workspaces are built; tuning is not supported by kaito-ts yet'));
+  }
+  const runtime = runtimeDecision(ws, facts.featureGates);
+  decisions.push(runtime);
+  const controllerRevision = buildControllerRevision(ws, revisionHash, revision);
+  const services = { mainService: mainService(ws), headlessService: headlessService(ws) };
+
+  if (ws.inference.template && !ws.inference.preset) {
+    const nodes = nodeCountFor(ws, facts, runtime.choice, () => estimateNodeCount({ count: ws.resource?.count, maxModelLen: DEFAULT_MAX_MODEL_LEN }));
+    if (!nodes.ok) return fail(problem('resource.count', 'TargetNodeCount', nodes.message));
+    decisions.push({ topic: 'targetNodeCount', choice: String(nodes.nodes), reason: nodes.reason }, serviceTypeDecision(ws));
+    return {
+      ok: true,
+      revisionHash,
+      revision,
+      decisions,
+      problems: [],
+      targetNodeCount: nodes.nodes,
+      objects: { statefulSet: templateStatefulSet(ws, nodes.nodes), controllerRevision, ...services },
+    };
+  }
+
+  const presetName = ws.inference.preset?.name ?? '';
+  const preset = getPreset(presetName);
+  if (!preset) return fail(unknownPreset(presetName));
+  return buildPreset(ws, facts, preset, runtime.choice, { revisionHash, revision, decisions }, controllerRevision, services, fail);
+}
+
+function buildPreset(
+  ws: Workspace,
+  facts: ClusterFacts,
+  preset: Preset,
+  runtime: Runtime,
+  common: Common,
+  controllerRevision: V1ControllerRevision,
+  services: Pick<WorkspaceObjects, 'mainService' | 'headlessService'>,
+  fail: (...p: Problem[]) => BuildResult,
+): BuildResult {
+  const { decisions } = common;
+  const secret = ws.inference?.preset?.presetOptions?.modelAccessSecret;
+  if (preset.downloadAtRuntime && preset.downloadAuthRequired && !secret) {
+    return fail(problem('inference.preset.presetOptions.modelAccessSecret', 'ModelAccessSecretRequired', Msg.secretRequired));
+  }
+
+  const gpu = resolveGpuConfig(ws, facts);
+  if (!gpu.ok) return fail(gpu.problem);
+  decisions.push(gpu.decision);
+
+  const config = resolveInferenceConfig(ws, facts);
+  if (!config.ok) return fail(config.problem);
+  decisions.push(config.decision);
+
+  // KAITO's estimator reads an explicit max-model-len only from a user-named ConfigMap.
+  const explicit = ws.inference?.config && config.content ? parseExplicitMaxModelLen(config.content) : undefined;
+  const nodes = nodeCountFor(ws, facts, runtime, () =>
+    estimateNodeCount({ preset, gpuConfig: gpu.gpuConfig, count: ws.resource?.count, maxModelLen: explicit ?? DEFAULT_MAX_MODEL_LEN }),
+  );
+  if (!nodes.ok) return fail(problem('resource', 'TargetNodeCount', nodes.message));
+  decisions.push({ topic: 'targetNodeCount', choice: String(nodes.nodes), reason: nodes.reason });
+
+  const distributed = isDistributed(preset, runtime, nodes.nodes);
+  if (nodes.nodes > 1) {
+    decisions.push({
+      topic: 'distributed',
+      choice: distributed ? 'ray' : 'replicas',
+      reason: distributed
+        ? `one vLLM server over ${nodes.nodes} nodes: pipeline parallel ${nodes.nodes} × tensor parallel ${gpu.gpuConfig.gpuCount}, Ray head on pod 0`
+        : `${nodes.nodes} independent single-node replicas (${runtime}${preset.supportDistributedInference ? '' : ', preset not distributed-capable'}); the Service routes to pod 0 only`,
+    });
+  }
+
+  const maxModelLen = chooseMaxModelLen({ runtime, inferenceConfigYaml: config.content, preset, gpuConfig: gpu.gpuConfig, numNodes: nodes.nodes });
+  if (runtime === 'vllm') decisions.push({ topic: 'maxModelLen', choice: String(maxModelLen.value), reason: maxModelLen.reason });
+
+  const volume = chooseWeightsVolume(gpu.gpuConfig, preset.diskStorageRequirement, facts);
+  decisions.push(volume.decision, weightsSourceDecision(preset, facts.presetRegistry, secret, facts.secretNames), serviceTypeDecision(ws));
+
+  const adapters = usableAdapters(ws.inference?.adapters);
+  const command: CommandContext = {
+    preset,
+    runtime,
+    gpusPerNode: gpu.gpuConfig.gpuCount,
+    numNodes: nodes.nodes,
+    maxModelLen: maxModelLen.value,
+    adaptersEnabled: adapters.length > 0,
+    distributed,
+  };
+  const podSpec = presetPodSpec({
+    ws,
+    preset,
+    gpu: gpu.gpuConfig,
+    command,
+    adapters,
+    configMapName: config.name,
+    weightsVolume: volume.kind,
+    registry: facts.presetRegistry,
+  });
+  const statefulSet = presetStatefulSet({
+    ws,
+    revision: common.revision,
+    replicas: nodes.nodes,
+    podSpec,
+    ...(volume.kind === 'nvme' ? { weightsClaim: modelWeightsClaimTemplate(ws, preset.diskStorageRequirement) } : {}),
+  });
+  return {
+    ok: true,
+    ...common,
+    problems: [],
+    targetNodeCount: nodes.nodes,
+    objects: { statefulSet, controllerRevision, ...services, ...(config.copy ? { configMap: config.copy } : {}) },
+  };
+}
