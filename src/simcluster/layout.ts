@@ -33,6 +33,11 @@ export const DEFAULT_PORTS: Ports = {
   kwok: 27247,
 };
 
+/** KAITO_TS_SIM_PORT_OFFSET moves every port, so a second cluster (another state dir) can run beside the first. */
+export function shiftPorts(ports: Ports, offset: number): Ports {
+  return Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, v + offset])) as unknown as Ports;
+}
+
 export interface Layout {
   projectRoot: string;
   versions: Versions;
@@ -97,7 +102,7 @@ export function layoutFor(env: NodeJS.ProcessEnv = process.env): Layout {
     certDir: join(stateDir, 'certs'),
     kubeconfigPath: join(stateDir, 'admin.kubeconfig'),
     lockPath: join(stateDir, '.lock'),
-    ports: DEFAULT_PORTS,
+    ports: shiftPorts(DEFAULT_PORTS, Number.parseInt(env.KAITO_TS_SIM_PORT_OFFSET ?? '0', 10) || 0),
   };
 }
 
