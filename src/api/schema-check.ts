@@ -118,6 +118,7 @@ function walk(value: unknown, schema: OpenApiSchema, path: string, isRoot: boole
   }
   const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
   for (const [key, child] of Object.entries(value)) {
+    if (child === undefined) continue; // absent in JSON
     const childPath = join(path, key);
     const childSchema = props[key];
     if (childSchema) {

@@ -1,0 +1,135 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { collectCelRules, workspaceCrd, workspaceSchema } from '../../../src/api/crd.js';
+import { ConditionType } from '../../../src/api/labels.js';
+import { Msg } from '../../../src/api/messages.js';
+import { renderCrdYaml } from '../../../src/cli/commands/crd.js';
+import { main } from '../../../src/cli/main.js';
+
+const committedPath = fileURLToPath(new URL('../../../../config/crd/kaito.sh_workspaces.yaml', import.meta.url));
+
+test('committed config/crd/kaito.sh_workspaces.yaml equals `kaito-ts crd` output', () => {
+  const committed = readFileSync(committedPath, 'utf8');
+  assert.ok(
+    committed === renderCrdYaml(),
+    'config/crd/kaito.sh_workspaces.yaml is stale: run `node bin/kaito-ts.js crd > config/crd/kaito.sh_workspaces.yaml`',
+  );
+});
+
+test('`kaito-ts crd` prints the YAML and exits 0; a stray flag exits 2 with one line', async () => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io = { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t) };
+  assert.equal(await main(['crd'], io), 0);
+  assert.equal(out.join(''), renderCrdYaml());
+  out.length = 0;
+  assert.equal(await main(['crd', '--bogus'], io), 2);
+  assert.deepEqual(out, []);
+  assert.equal(err.join('').trim().split('\n').length, 1);
+});
+
+test('names, scope, versions and status subresource match KAITO', () => {
+  const crd = workspaceCrd();
+  assert.equal(crd.metadata.name, 'workspaces.kaito.sh');
+  assert.equal(crd.spec.group, 'kaito.sh');
+  assert.deepEqual(crd.spec.names, {
+    kind: 'Workspace', listKind: 'WorkspaceList', plural: 'workspaces', singular: 'workspace',
+    shortNames: ['wk', 'wks'], categories: ['workspace'],
+  });
+  assert.equal(crd.spec.scope, 'Namespaced');
+  assert.deepEqual(crd.spec.versions.map((v) => [v.name, v.served, v.storage]), [['v1alpha1', true, false], ['v1beta1', true, true]]);
+  for (const v of crd.spec.versions) assert.deepEqual(v.subresources, { status: {} });
+});
+
+test('printer columns of §2.2 on both versions', () => {
+  for (const v of workspaceCrd().spec.versions) {
+    assert.deepEqual(v.additionalPrinterColumns, [
+      { name: 'Instance', type: 'string', jsonPath: '.resource.instanceType' },
+      { name: 'ResourceReady', type: 'string', jsonPath: '.status.conditions[?(@.type=="ResourceReady")].status' },
+      { name: 'InferenceReady', type: 'string', jsonPath: '.status.conditions[?(@.type=="InferenceReady")].status' },
+      { name: 'JobStarted', type: 'string', jsonPath: '.status.conditions[?(@.type=="JobStarted")].status' },
+      { name: 'WorkspaceSucceeded', type: 'string', jsonPath: '.status.conditions[?(@.type=="WorkspaceSucceeded")].status' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ]);
+  }
+  assert.ok(Object.values(ConditionType).includes('WorkspaceSucceeded'));
+});
+
+test('top level is resource/inference/tuning/status with no spec wrapper', () => {
+  for (const version of ['v1alpha1', 'v1beta1']) {
+    const props = Object.keys(workspaceSchema(version).properties ?? {});
+    assert.deepEqual(props.sort(), ['apiVersion', 'inference', 'kind', 'metadata', 'resource', 'status', 'tuning']);
+  }
+});
+
+test('defaults and version differences (§2.9)', () => {
+  const beta = workspaceSchema('v1beta1');
+  const alpha = workspaceSchema('v1alpha1');
+  assert.equal(beta.properties?.resource?.properties?.count?.default, 1);
+  assert.equal(beta.properties?.resource?.properties?.instanceType?.default, undefined);
+  assert.equal(alpha.properties?.resource?.properties?.instanceType?.default, 'Standard_NC24ads_A100_v4');
+  assert.equal(beta.properties?.inference?.properties?.preset?.properties?.accessMode?.default, 'public');
+  assert.equal(beta.properties?.tuning?.properties?.preset?.properties?.accessMode?.default, 'public');
+  assert.ok(beta.properties?.inference?.properties?.preset?.properties?.presetOptions?.properties?.modelAccessSecret);
+  assert.equal(alpha.properties?.inference?.properties?.preset?.properties?.presetOptions?.properties?.modelAccessSecret, undefined);
+  assert.ok(beta.properties?.status?.properties?.targetNodeCount);
+  assert.equal(alpha.properties?.status?.properties?.targetNodeCount, undefined);
+  assert.equal(beta.properties?.inference?.properties?.adapters?.maxItems, 10);
+  assert.equal(beta.properties?.inference?.properties?.template?.['x-kubernetes-preserve-unknown-fields'], true);
+  assert.deepEqual(beta.properties?.resource?.required, ['labelSelector']);
+});
+
+test('every CEL rule is non-empty and carries a message', () => {
+  for (const version of ['v1alpha1', 'v1beta1']) {
+    const rules = collectCelRules(workspaceSchema(version));
+    assert.ok(rules.length >= 25, `expected many CEL rules, got ${rules.length}`);
+    for (const { path, rule } of rules) {
+      assert.ok(rule.rule.trim().length > 0, `empty rule at ${path}`);
+      assert.ok((rule.message ?? '').trim().length > 0, `rule at ${path} has no message: ${rule.rule}`);
+      // Transition rules must sit on a node that exists on both sides (root or a field), never inside list items.
+      if (rule.rule.includes('oldSelf')) assert.ok(!path.includes('[*]'), `transition rule inside a list at ${path}`);
+    }
+  }
+});
+
+test('the rules of §3 that need no cluster state are CEL rules with KAITO messages', () => {
+  const messages = collectCelRules(workspaceSchema('v1beta1')).map((r) => r.rule.message);
+  for (const expected of [
+    Msg.labelFormat,
+    Msg.neitherInferenceNorTuning,
+    Msg.bothInferenceAndTuning,
+    Msg.inferenceToggled,
+    Msg.tuningToggled,
+    Msg.tuningMultiNode,
+    Msg.immutable,
+    Msg.labelSelectorFlat,
+    Msg.presetOrTemplate,
+    Msg.presetAndTemplate,
+    Msg.templateToggled,
+    Msg.adapterNameRequired,
+    Msg.subdomainFormat,
+    Msg.adapterImageRequired,
+    Msg.exactlyOneSource,
+    Msg.exactlyOneDestination,
+    Msg.pushSecretRequired,
+    Msg.tuningMethodChanged,
+    Msg.tuningPresetChanged,
+    Msg.tuningInputNameChanged,
+  ]) {
+    assert.ok(messages.includes(expected), `no CEL rule says: ${expected}`);
+  }
+});
+
+test('every string or list a CEL rule walks is bounded (keeps the API server cost estimate low)', () => {
+  // Strings the rules call matches()/size()/lowerAscii() on, and lists they iterate.
+  const beta = workspaceSchema('v1beta1');
+  const adapter = beta.properties?.inference?.properties?.adapters?.items;
+  assert.ok(adapter?.properties?.source?.properties?.name?.maxLength);
+  assert.ok(adapter?.properties?.strength?.maxLength);
+  assert.ok(beta.properties?.metadata?.properties?.name?.maxLength);
+  assert.ok(beta.properties?.tuning?.properties?.method?.maxLength);
+  assert.ok(beta.properties?.resource?.properties?.labelSelector?.properties?.matchLabels?.maxProperties);
+  assert.ok(beta.properties?.resource?.properties?.labelSelector?.properties?.matchExpressions?.maxItems);
+});
