@@ -72,3 +72,44 @@ export function readyMatchingNodes(ws: Workspace, nodes: readonly V1Node[]): V1N
 export function findConfigMap(facts: ClusterFacts, namespace: string, name: string): V1ConfigMap | undefined {
   return facts.configMaps.find((cm) => cm.metadata?.name === name && (cm.metadata?.namespace ?? 'default') === namespace);
 }
+
+/** Kinds `factsFromObjects` understands (what `kaito-ts render --state` accepts). */
+export const STATE_KINDS = ['StorageClass', 'Node', 'ConfigMap', 'Secret', 'ControllerRevision'] as const;
+
+interface KubeObject {
+  kind?: string;
+  metadata?: { name?: string; namespace?: string };
+}
+
+/**
+ * Facts from a list of cluster objects (a `--state` file, or a test). Secrets only contribute their name
+ * in `namespace`; when the list holds no Secret at all, secrets are "not observed" (nothing is checked).
+ * Throws on a kind it does not know, naming it.
+ */
+export function factsFromObjects(objects: readonly unknown[], namespace: string, base: ClusterFacts): ClusterFacts {
+  const facts: ClusterFacts = { ...base, storageClassNames: [...base.storageClassNames], nodes: [...base.nodes], configMaps: [...base.configMaps] };
+  for (const obj of objects as readonly KubeObject[]) {
+    const name = obj.metadata?.name ?? '';
+    switch (obj.kind) {
+      case 'StorageClass':
+        facts.storageClassNames.push(name);
+        break;
+      case 'Node':
+        facts.nodes.push(obj as V1Node);
+        break;
+      case 'ConfigMap':
+        facts.configMaps.push({ ...(obj as V1ConfigMap), metadata: { ...obj.metadata, namespace: obj.metadata?.namespace ?? 'default' } });
+        break;
+      case 'Secret':
+        facts.secretNames ??= [];
+        if ((obj.metadata?.namespace ?? 'default') === namespace) facts.secretNames.push(name);
+        break;
+      case 'ControllerRevision':
+        facts.controllerRevisions = [...(facts.controllerRevisions ?? []), obj as V1ControllerRevision];
+        break;
+      default:
+        throw new Error(`unsupported kind ${JSON.stringify(obj.kind ?? null)} (object ${JSON.stringify(name)}); expected one of ${STATE_KINDS.join(', ')}`);
+    }
+  }
+  return facts;
+}

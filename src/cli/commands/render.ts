@@ -1,6 +1,168 @@
+// `kaito-ts render`: print exactly what the operator would apply for a workspace, offline.
+// The cluster is empty unless `--state` gives a multi-document YAML of StorageClasses, Nodes, ConfigMaps,
+// Secrets (and ControllerRevisions). `--explain` adds the decisions: as YAML comments at the top with
+// `-o yaml`, on stderr with `-o json` (stdout stays valid JSON either way).
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parseAllDocuments, stringify } from 'yaml';
+import { parseFeatureGates } from '../../api/feature-gates.js';
+import type { Workspace } from '../../api/types.js';
+import { errorsOf, parseWorkspace, validateWorkspace, type InferenceConfigLookup } from '../../api/validation.js';
+import { resolveCloudProvider } from '../../catalog/gpu-skus.js';
+import { presetRegistry } from '../../catalog/presets.js';
+import { formatDecisions } from '../../builders/decisions.js';
+import { DEFAULT_RELEASE_NAMESPACE, defaultFacts, factsFromObjects, matchingNodes, type ClusterFacts } from '../../builders/facts.js';
+import { resolveInferenceConfig } from '../../builders/inference-config.js';
+import { workspaceNamespace } from '../../builders/meta.js';
+import { buildWorkspace, objectList } from '../../builders/workspace.js';
+import { INFERENCE_CONFIG_KEY } from '../../api/labels.js';
 import { CliError, type CliIO } from '../errors.js';
 
-// Placeholder until the owning component lands.
-export async function render(_args: string[], _io: CliIO): Promise<number> {
-  throw new CliError('"render" is not available yet', 1);
+const USAGE = `Usage: kaito-ts render -f <workspace.yaml> [--state <cluster.yaml>] [-o yaml|json]
+                       [--feature-gates k=v,...] [--cloud-provider azure|aws|arc] [--explain]
+
+Prints the objects the operator would apply for the workspace (ControllerRevision, ConfigMap copy,
+Services, StatefulSet). Without --state the cluster is empty. A workspace without a namespace renders
+into "default". --explain adds why (NVMe or emptyDir, node count, runtime...): YAML comments on top
+with -o yaml, stderr with -o json. Environment: CLOUD_PROVIDER, PRESET_REGISTRY_NAME, RELEASE_NAMESPACE.
+`;
+
+function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new CliError(`cannot read ${what} ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (err as Error).message}`);
+  }
+}
+
+/** Every non-empty document of a multi-document YAML; `kind: List` documents are flattened. */
+export function parseYamlDocuments(text: string, path: string): unknown[] {
+  const docs = parseAllDocuments(text);
+  const out: unknown[] = [];
+  for (const doc of Array.isArray(docs) ? docs : [docs]) {
+    const [first] = doc.errors;
+    if (first) throw new CliError(`${path}: invalid YAML: ${first.message.split('\n')[0]}`);
+    const value: unknown = doc.toJS();
+    if (value === null || value === undefined) continue;
+    const list = value as { kind?: string; items?: unknown[] };
+    if (list.kind === 'List' && Array.isArray(list.items)) out.push(...list.items);
+    else out.push(value);
+  }
+  return out;
+}
+
+function loadWorkspaces(path: string): Workspace[] {
+  const docs = parseYamlDocuments(readText(path, 'workspace file'), path);
+  if (docs.length === 0) throw new CliError(`${path}: no Workspace found`);
+  return docs.map((doc) => {
+    try {
+      const ws = parseWorkspace(doc);
+      return { ...ws, metadata: { ...ws.metadata, namespace: workspaceNamespace(ws) } };
+    } catch (err) {
+      throw new CliError(`${path}: ${(err as Error).message}`);
+    }
+  });
+}
+
+function inferenceConfigLookup(ws: Workspace, facts: ClusterFacts): InferenceConfigLookup {
+  const resolved = resolveInferenceConfig(ws, facts);
+  const namespace = workspaceNamespace(ws);
+  if (!resolved.ok) return { name: ws.inference?.config ?? '', namespace, found: false };
+  return { name: resolved.name, namespace, found: true, data: resolved.content === undefined ? {} : { [INFERENCE_CONFIG_KEY]: resolved.content } };
+}
+
+interface Rendered {
+  ws: Workspace;
+  objects: object[];
+  header: string[];
+}
+
+function renderOne(ws: Workspace, facts: ClusterFacts, warn: (line: string) => void): Rendered {
+  const name = `${workspaceNamespace(ws)}/${ws.metadata.name}`;
+  const issues = validateWorkspace(ws, {
+    gates: facts.featureGates,
+    cloud: facts.cloudProvider,
+    operation: 'create',
+    ...(facts.featureGates.disableNodeAutoProvisioning ? { nodes: matchingNodes(ws, facts.nodes) } : {}),
+    ...(ws.inference ? { inferenceConfig: inferenceConfigLookup(ws, facts) } : {}),
+  });
+  const [firstError] = errorsOf(issues);
+  if (firstError) throw new CliError(`workspace ${name}: ${firstError.field}: ${firstError.message}`);
+  for (const w of issues) warn(`warning: workspace ${name}: ${w.field}: ${w.message}`);
+
+  const result = buildWorkspace(ws, facts);
+  if (!result.ok) {
+    const [p] = result.problems;
+    throw new CliError(`workspace ${name}: ${p?.field}: ${p?.message}`);
+  }
+  const header = [`workspace ${name}: revision ${result.revision}, hash ${result.revisionHash}`, ...formatDecisions(result.decisions)];
+  return { ws, objects: objectList(result.objects), header };
+}
+
+export async function render(args: string[], io: CliIO): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        filename: { type: 'string', short: 'f' },
+        state: { type: 'string' },
+        output: { type: 'string', short: 'o', default: 'yaml' },
+        'feature-gates': { type: 'string' },
+        'cloud-provider': { type: 'string' },
+        explain: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+  if (values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  if (!values.filename) throw new CliError('render needs -f <workspace.yaml>');
+  const output = values.output;
+  if (output !== 'yaml' && output !== 'json') throw new CliError(`-o must be yaml or json, got ${JSON.stringify(output)}`);
+
+  let base: ClusterFacts;
+  try {
+    base = defaultFacts({
+      featureGates: parseFeatureGates(values['feature-gates']),
+      cloudProvider: resolveCloudProvider(values['cloud-provider']),
+      presetRegistry: presetRegistry(),
+      releaseNamespace: process.env.RELEASE_NAMESPACE?.trim() || DEFAULT_RELEASE_NAMESPACE,
+    });
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+  const workspaces = loadWorkspaces(values.filename);
+  const stateObjects = values.state ? parseYamlDocuments(readText(values.state, '--state file'), values.state) : [];
+
+  const warnings: string[] = [];
+  const rendered = workspaces.map((ws) => {
+    let facts: ClusterFacts;
+    try {
+      facts = factsFromObjects(stateObjects, workspaceNamespace(ws), base);
+    } catch (err) {
+      throw new CliError(`${values.state}: ${(err as Error).message}`);
+    }
+    return renderOne(ws, facts, (line) => warnings.push(line));
+  });
+
+  // Only now that everything succeeded: nothing reaches stdout on bad input.
+  for (const w of warnings) io.stderr(`kaito-ts: ${w}\n`);
+  const explanation = values.explain ? rendered.flatMap((r) => r.header) : [];
+  const items = rendered.flatMap((r) => r.objects);
+  if (output === 'json') {
+    for (const line of explanation) io.stderr(`${line}\n`);
+    io.stdout(`${JSON.stringify({ apiVersion: 'v1', kind: 'List', items }, null, 2)}\n`);
+  } else {
+    const comments = explanation.map((line) => `# ${line}\n`).join('');
+    io.stdout(comments + items.map((o) => `---\n${stringify(o, { lineWidth: 0 })}`).join(''));
+  }
+  return 0;
 }
