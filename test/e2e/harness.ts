@@ -11,9 +11,11 @@ import { ensureCluster, type ClusterInfo } from '../../src/simcluster/cluster.js
 import { isConflict, isNotFound } from '../../src/simcluster/errors.js';
 import { tokenKubeconfig } from '../../src/simcluster/kubeconfig.js';
 import { layoutFor } from '../../src/simcluster/layout.js';
+import { recycleReleasedPvs } from '../../src/simcluster/storage.js';
 
 export { addNodes, removeNodes, nodeNames, POOL_LABEL, NVME_LABEL, GPU_RESOURCE, type NodePool } from '../../src/simcluster/nodes.js';
-export { NVME_STORAGE_CLASS, createStorageClass, deleteStorageClass, recycleReleasedPvs } from '../../src/simcluster/storage.js';
+export { recycleReleasedPvs };
+export { NVME_STORAGE_CLASS, createStorageClass, deleteStorageClass } from '../../src/simcluster/storage.js';
 export { isConflict, isForbidden, isNotFound } from '../../src/simcluster/errors.js';
 
 export interface Bed extends ClusterInfo {
@@ -23,13 +25,18 @@ export interface Bed extends ClusterInfo {
 
 let bedPromise: Promise<Bed> | undefined;
 
-/** Starts the cluster once per test process (or reuses the running one). */
+/**
+ * Starts the cluster once per test process (or reuses the running one) and makes Released NVMe
+ * volumes (claims of earlier tests, deleted with their namespace) Available again.
+ */
 export function bed(): Promise<Bed> {
-  bedPromise ??= ensureCluster({ log: (line) => process.stderr.write(`[simcluster] ${line}\n`) }).then((info) => {
+  bedPromise ??= (async () => {
+    const info = await ensureCluster({ log: (line) => process.stderr.write(`[simcluster] ${line}\n`) });
     const kc = new KubeConfig();
     kc.loadFromFile(info.kubeconfigPath);
+    await recycleReleasedPvs(kc);
     return { ...info, kc };
-  });
+  })();
   return bedPromise;
 }
 
