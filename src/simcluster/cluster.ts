@@ -187,15 +187,19 @@ export async function down(log: (line: string) => void = silent): Promise<{ stop
   if (!existsSync(l.stateDir)) return { stopped: [] };
   const stopped: string[] = [];
   await withLock(l.lockPath, () => log('waiting for another simcluster up/down to finish'), async () => {
-    for (const c of components(l).reverse()) {
+    const stop = async (c: Component): Promise<void> => {
       const pid = readPid(pidFile(l, c));
-      if (pid === undefined) continue;
-      const result = await stopProcess(pid, c.binary);
+      if (pid === undefined) return;
+      const result = await stopProcess(pid, c.binary, c.stopGraceMs);
       if (result !== 'absent') {
         stopped.push(c.name);
         log(`${c.name} (pid ${pid}) ${result}`);
       }
-    }
+    };
+    // Clients first (in parallel), then the apiserver, then etcd: the reverse of the start order.
+    const [etcd, apiserver, ...clients] = components(l);
+    await Promise.all(clients.map(stop));
+    for (const c of [apiserver, etcd]) if (c) await stop(c);
     // Keep the lock until the end; withLock removes it.
     for (const entry of readdirSync(l.stateDir)) {
       if (join(l.stateDir, entry) !== l.lockPath) rmSync(join(l.stateDir, entry), { recursive: true, force: true });

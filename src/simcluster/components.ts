@@ -15,6 +15,8 @@ export interface Component {
   healthUrl: string;
   /** The apiserver's health needs the admin client certificate; the others allow anonymous /healthz. */
   healthWithClientCert: boolean;
+  /** How long `down` waits after SIGTERM before SIGKILL. */
+  stopGraceMs: number;
 }
 
 const HEALTH_PATHS = '/healthz,/readyz,/livez,/metrics';
@@ -42,6 +44,7 @@ export function components(l: Layout): Component[] {
       ],
       healthUrl: `${etcdUrl}/health`,
       healthWithClientCert: false,
+      stopGraceMs: 10_000,
     },
     {
       name: 'kube-apiserver',
@@ -62,6 +65,9 @@ export function components(l: Layout): Component[] {
       ],
       healthUrl: `https://127.0.0.1:${p.apiserver}/readyz`,
       healthWithClientCert: true,
+      // Its graceful shutdown waits up to --request-timeout (60s) for its own loopback watches to
+      // close; it keeps no state of its own (etcd does), so a short grace is enough.
+      stopGraceMs: 3_000,
     },
     {
       name: 'kube-controller-manager',
@@ -77,6 +83,7 @@ export function components(l: Layout): Component[] {
       ],
       healthUrl: `https://127.0.0.1:${p.controllerManager}/healthz`,
       healthWithClientCert: false,
+      stopGraceMs: 10_000,
     },
     {
       name: 'kube-scheduler',
@@ -91,6 +98,7 @@ export function components(l: Layout): Component[] {
       ],
       healthUrl: `https://127.0.0.1:${p.scheduler}/healthz`,
       healthWithClientCert: false,
+      stopGraceMs: 10_000,
     },
     {
       name: 'kwok',
@@ -108,6 +116,7 @@ export function components(l: Layout): Component[] {
       ],
       healthUrl: `http://127.0.0.1:${p.kwok}/healthz`,
       healthWithClientCert: false,
+      stopGraceMs: 10_000,
     },
   ];
 }
