@@ -1,0 +1,140 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { workspaceSchema } from '../../src/api/crd.js';
+import { checkSchema } from '../../src/api/schema-check.js';
+import { main } from '../../src/cli/main.js';
+
+const EXAMPLES = 'examples';
+
+async function run(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(['render', ...args], { stdout: (t) => out.push(t), stderr: (t) => err.push(t) });
+  return { code, stdout: out.join(''), stderr: err.join('') };
+}
+
+function exampleFiles(): string[] {
+  return readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml')).map((f) => join(EXAMPLES, f));
+}
+
+/** BYO examples need the BYO gate and nodes; the rest render against the NVMe cluster state. */
+function argsFor(file: string): string[] {
+  return file.includes('byo-')
+    ? ['-f', file, '--feature-gates', 'disableNodeAutoProvisioning=true', '--state', join(EXAMPLES, 'state', 'byo-nodes.yaml')]
+    : ['-f', file, '--state', join(EXAMPLES, 'state', 'nvme.yaml')];
+}
+
+function docs(text: string): { kind?: string; metadata?: { name?: string } }[] {
+  return parseAllDocuments(text).map((d) => {
+    assert.deepEqual(d.errors, []);
+    return d.toJS() as { kind?: string };
+  });
+}
+
+test('examples cover every preset family, a template, adapters, multi-node, BYO and LoadBalancer', () => {
+  const all = exampleFiles().map((f) => readFileSync(f, 'utf8')).join('\n');
+  for (const family of ['deepseek', 'falcon', 'gemma-3', 'gpt-oss', 'llama-3', 'mistral', 'phi-3', 'phi-4', 'qwen']) {
+    assert.match(all, new RegExp(`name: ${family}`), family);
+  }
+  assert.match(all, /template:/);
+  assert.match(all, /adapters:/);
+  assert.match(all, /llama-3\.3-70b-instruct/);
+  assert.match(all, /kaito\.sh\/enablelb: "True"/);
+  assert.ok(exampleFiles().some((f) => f.includes('byo-')));
+});
+
+test('every example is a valid Workspace per the generated CRD schema', () => {
+  for (const file of exampleFiles()) {
+    for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
+      assert.deepEqual(checkSchema(doc.toJS(), workspaceSchema()), [], file);
+    }
+  }
+});
+
+test('every example renders: YAML and JSON, the objects of the workspace, nothing on stderr', async () => {
+  for (const file of exampleFiles()) {
+    const yaml = await run(argsFor(file));
+    assert.equal(yaml.code, 0, `${file}: ${yaml.stderr}`);
+    assert.equal(yaml.stderr, '', file);
+    const objects = docs(yaml.stdout);
+    const kinds = objects.map((o) => o.kind);
+    assert.deepEqual(kinds.filter((k) => k !== 'ConfigMap'), ['ControllerRevision', 'Service', 'Service', 'StatefulSet'], file);
+    const name = (docs(readFileSync(file, 'utf8'))[0]?.metadata?.name) ?? '';
+    assert.equal(objects.at(-1)?.metadata?.name, name, file);
+
+    const json = await run([...argsFor(file), '-o', 'json']);
+    assert.equal(json.code, 0, file);
+    const list = JSON.parse(json.stdout) as { apiVersion: string; kind: string; items: unknown[] };
+    assert.equal(list.apiVersion, 'v1');
+    assert.equal(list.kind, 'List');
+    assert.deepEqual(list.items, objects, file);
+  }
+});
+
+test('--explain: YAML comments on top (stdout still parses), stderr with -o json', async () => {
+  const file = join(EXAMPLES, 'phi-4-mini-instruct.yaml');
+  const yaml = await run([...argsFor(file), '--explain']);
+  assert.match(yaml.stdout, /^# workspace default\/phi-4-mini: revision 1, hash [0-9a-f]{64}\n/);
+  assert.match(yaml.stdout, /^# modelWeightsVolume: nvme — .*kaito-local-nvme-disk exists/m);
+  assert.equal(docs(yaml.stdout).length, 5);
+  const json = await run([...argsFor(file), '--explain', '-o', 'json']);
+  assert.doesNotThrow(() => JSON.parse(json.stdout));
+  assert.match(json.stderr, /modelWeightsVolume: nvme/);
+});
+
+test('cluster state decides NVMe vs emptyDir; no --state is an empty cluster', async () => {
+  const file = join(EXAMPLES, 'phi-4-mini-instruct.yaml');
+  const cases: [string[], boolean][] = [
+    [['--state', join(EXAMPLES, 'state', 'nvme.yaml')], true],
+    [['--state', join(EXAMPLES, 'state', 'no-nvme.yaml')], false],
+    [[], false],
+  ];
+  for (const [state, nvme] of cases) {
+    const r = await run(['-f', file, ...state]);
+    assert.equal(r.code, 0, r.stderr);
+    const sts = docs(r.stdout).at(-1) as { spec: { volumeClaimTemplates?: unknown[]; template: { spec: { volumes: { name: string; emptyDir?: { sizeLimit?: string } }[] } } } };
+    assert.equal(sts.spec.volumeClaimTemplates !== undefined, nvme, state.join(' '));
+    const weights = sts.spec.template.spec.volumes.find((v) => v.name === 'model-weights-volume');
+    assert.deepEqual(weights, nvme ? undefined : { name: 'model-weights-volume', emptyDir: { sizeLimit: '70Gi' } });
+  }
+});
+
+test('bad input: exit 2, one line on stderr naming the problem, nothing on stdout', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'render-'));
+  const write = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const ws = (preset: string, instanceType: string) =>
+    `apiVersion: kaito.sh/v1beta1\nkind: Workspace\nmetadata:\n  name: w\nresource:\n  instanceType: ${instanceType}\n  labelSelector:\n    matchLabels: {a: b}\ninference:\n  preset:\n    name: ${preset}\n`;
+  const cases: { name: string; args: string[]; message: RegExp }[] = [
+    { name: 'unknown preset', args: ['-f', write('p.yaml', ws('phi-4-mini-instrukt', 'Standard_NC24ads_A100_v4'))], message: /phi-4-mini-instrukt.*closest.*phi-4-mini-instruct/ },
+    { name: 'unknown SKU', args: ['-f', write('s.yaml', ws('phi-4', 'p9.huge'))], message: /p9\.huge/ },
+    { name: 'SKU of another cloud', args: ['-f', write('c.yaml', ws('phi-4', 'Standard_NC24ads_A100_v4')), '--cloud-provider', 'aws'], message: /Standard_NC24ads_A100_v4/ },
+    { name: 'too little GPU memory', args: ['-f', write('m.yaml', ws('falcon-7b', 'Standard_NC6s_v3'))], message: /too small/ },
+    { name: 'invalid YAML', args: ['-f', write('y.yaml', 'kind: Workspace\n  bad: [\n')], message: /invalid YAML/ },
+    { name: 'missing required field', args: ['-f', write('r.yaml', 'apiVersion: kaito.sh/v1beta1\nkind: Workspace\nmetadata:\n  name: w\nresource: {}\n')], message: /labelSelector is required/ },
+    { name: 'missing file', args: ['-f', join(dir, 'nope.yaml')], message: /cannot read workspace file .*nope\.yaml: no such file/ },
+    { name: 'missing -f', args: [], message: /-f/ },
+    { name: 'bad -o', args: ['-f', join(EXAMPLES, 'phi-4-mini-instruct.yaml'), '-o', 'xml'], message: /-o must be yaml or json/ },
+    { name: 'bad feature gate', args: ['-f', join(EXAMPLES, 'phi-4-mini-instruct.yaml'), '--feature-gates', 'nope=true'], message: /unknown feature gate "nope"/ },
+    { name: 'bad cloud', args: ['-f', join(EXAMPLES, 'phi-4-mini-instruct.yaml'), '--cloud-provider', 'gcp'], message: /gcp/ },
+    { name: 'unknown kind in state', args: ['-f', join(EXAMPLES, 'phi-4-mini-instruct.yaml'), '--state', write('st.yaml', 'kind: Pod\nmetadata: {name: p}\n')], message: /unsupported kind "Pod"/ },
+    { name: 'missing user ConfigMap', args: ['-f', write('cm.yaml', `${ws('phi-4', 'Standard_NC24ads_A100_v4')}  config: mine\n`)], message: /ConfigMap 'mine'/ },
+    { name: 'BYO without nodes', args: ['-f', join(EXAMPLES, 'byo-phi-3-mini-4k-instruct-a10.yaml'), '--feature-gates', 'disableNodeAutoProvisioning=true'], message: /No nodes found/ },
+  ];
+  for (const c of cases) {
+    const r = await run(c.args);
+    assert.equal(r.code, 2, `${c.name}: ${r.stderr}`);
+    assert.equal(r.stdout, '', c.name);
+    assert.equal(r.stderr.trimEnd().split('\n').length, 1, `${c.name}: ${r.stderr}`);
+    assert.match(r.stderr, /^kaito-ts: /, c.name);
+    assert.match(r.stderr, c.message, c.name);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, c.name);
+  }
+});
