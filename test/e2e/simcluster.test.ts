@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { AppsV1Api, CoreV1Api, RbacAuthorizationV1Api, type V1Pod } from '@kubernetes/client-node';
 import {
   GPU_RESOURCE, NVME_LABEL, NVME_STORAGE_CLASS, POOL_LABEL,
-  bed, freshNamespace, isForbidden, isNotFound, recycleReleasedPvs, serviceAccountKubeConfig, waitFor,
+  bed, freshNamespace, isForbidden, isNotFound, kubectl, recycleReleasedPvs, serviceAccountKubeConfig, waitFor,
 } from './harness.js';
 
 const PAUSE = 'registry.k8s.io/pause:3.10';
@@ -101,6 +101,9 @@ describe('simcluster bed', () => {
     const pod = await core.readNamespacedPod({ name: 'huge', namespace: ns });
     assert.equal(pod.status?.phase, 'Pending');
     assert.equal(pod.spec?.nodeName, undefined);
+    // The same through the harness's kubectl (the built one, not whatever is on PATH).
+    assert.equal(await kubectl(['get', 'pod', 'huge', '-o', 'jsonpath={.status.phase}'], { namespace: ns }), 'Pending');
+    assert.match(await kubectl(['version', '-o', 'json']), /"gitVersion": "v1\.36\.3"/);
   });
 
   it('garbage-collects dependents when their owner is deleted', async (t) => {
