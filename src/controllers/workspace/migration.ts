@@ -3,7 +3,8 @@
 // touches only a Deployment this workspace controls, creates the StatefulSet first, and deletes
 // the Deployment once pod 0 serves; it falls back to delete-first only when the old pods hold the
 // GPUs the new pod needs.
-import type { V1Deployment, V1OwnerReference, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import { controllerOf } from '../../runtime/cache.js';
 import { isPodReady } from './readiness.js';
 
 export type MigrationPlan =
@@ -16,10 +17,6 @@ export type MigrationPlan =
   | { kind: 'deleteDeployment'; uid: string; message: string }
   /** Pod 0 cannot schedule because the old pods hold the GPUs: announce downtime, then delete. */
   | { kind: 'deleteDeploymentFirst'; uid: string; message: string };
-
-export function controllerOf(refs: readonly V1OwnerReference[] | undefined): V1OwnerReference | undefined {
-  return refs?.find((r) => r.controller === true);
-}
 
 /** True when the unschedulable message says the cluster lacks GPUs (what the old pods hold). */
 export function blockedOnGpus(pod: V1Pod | undefined): boolean {
@@ -35,7 +32,7 @@ export function planMigration(
 ): MigrationPlan {
   if (!deployment || deployment.metadata?.deletionTimestamp) return { kind: 'none' };
   const ref = `Deployment ${deployment.metadata?.namespace}/${deployment.metadata?.name}`;
-  const owner = controllerOf(deployment.metadata?.ownerReferences);
+  const owner = controllerOf(deployment);
   if (!owner || owner.kind !== 'Workspace' || owner.uid !== workspaceUid) {
     return { kind: 'foreign', message: `${ref} is not controlled by this workspace; kaito-ts leaves it untouched. Delete or rename it to let the workspace own the name.` };
   }

@@ -1,0 +1,42 @@
+// Everything the workspace reconciler depends on, injected (no module-level clients or loggers).
+import type { KubernetesObject, V1ConfigMap, V1ControllerRevision, V1Deployment, V1Node, V1Pod, V1Service, V1StatefulSet, V1StorageClass } from '@kubernetes/client-node';
+import type { FeatureGates } from '../../api/feature-gates.js';
+import type { Workspace } from '../../api/types.js';
+import type { CloudProvider } from '../../catalog/types.js';
+import type { ObjectCache } from '../../runtime/cache.js';
+import type { KubeClient } from '../../runtime/client.js';
+import type { EventRecorder } from '../../runtime/events.js';
+import type { Logger } from '../../runtime/log.js';
+
+export interface OperatorConfig {
+  featureGates: FeatureGates;
+  cloudProvider: CloudProvider;
+  presetRegistry: string;
+  /** Namespace of the default `inference-params-template` ConfigMap. */
+  releaseNamespace: string;
+}
+
+export type WorkspaceObject = Workspace & KubernetesObject;
+
+export interface WorkspaceCaches {
+  workspaces: ObjectCache<WorkspaceObject>;
+  statefulSets: ObjectCache<V1StatefulSet>;
+  deployments: ObjectCache<V1Deployment>;
+  services: ObjectCache<V1Service>;
+  controllerRevisions: ObjectCache<V1ControllerRevision>;
+  pods: ObjectCache<V1Pod>;
+  nodes: ObjectCache<V1Node>;
+  storageClasses: ObjectCache<V1StorageClass>;
+  configMaps: ObjectCache<V1ConfigMap>;
+}
+
+export interface WorkspaceDeps {
+  client: KubeClient;
+  caches: WorkspaceCaches;
+  recorder: EventRecorder;
+  log: Logger;
+  config: OperatorConfig;
+  now: () => Date;
+  /** Node auto-provisioning only: is the karpenter.sh NodeClaim CRD served? undefined = not known yet. */
+  nodeClaimCrdInstalled: () => boolean | undefined;
+}

@@ -1,0 +1,30 @@
+// Builds the builders' ClusterFacts for one workspace from the informer caches (no API calls).
+import type { V1StatefulSet } from '@kubernetes/client-node';
+import { LABEL_REVISION_WORKSPACE_NAME } from '../../api/labels.js';
+import type { ClusterFacts, WeightsVolumeKind } from '../../builders/facts.js';
+import { MODEL_WEIGHTS_VOLUME } from '../../builders/volumes.js';
+import type { WorkspaceDeps, WorkspaceObject } from './context.js';
+
+/** The weights volume shape of a StatefulSet that already exists (claim templates are immutable). */
+export function volumeKindOf(sts: V1StatefulSet | undefined): WeightsVolumeKind | undefined {
+  if (!sts) return undefined;
+  return sts.spec?.volumeClaimTemplates?.some((t) => t.metadata?.name === MODEL_WEIGHTS_VOLUME) ? 'nvme' : 'emptyDir';
+}
+
+export function gatherFacts(ws: WorkspaceObject, deps: WorkspaceDeps, existing: V1StatefulSet | undefined): ClusterFacts {
+  const { caches, config } = deps;
+  const ns = ws.metadata.namespace ?? 'default';
+  const override = volumeKindOf(existing);
+  return {
+    storageClassNames: caches.storageClasses.keys(),
+    nodes: caches.nodes.list(),
+    configMaps: [...caches.configMaps.list({ namespace: ns }), ...(config.releaseNamespace !== ns ? caches.configMaps.list({ namespace: config.releaseNamespace }) : [])],
+    featureGates: config.featureGates,
+    cloudProvider: config.cloudProvider,
+    presetRegistry: config.presetRegistry,
+    releaseNamespace: config.releaseNamespace,
+    ...(ws.status?.targetNodeCount ? { targetNodeCount: ws.status.targetNodeCount } : {}),
+    ...(override ? { volumeKindOverride: override } : {}),
+    controllerRevisions: caches.controllerRevisions.list({ namespace: ns, selector: { matchLabels: { [LABEL_REVISION_WORKSPACE_NAME]: ws.metadata.name ?? '' } } }),
+  };
+}

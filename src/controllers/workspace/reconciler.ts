@@ -1,0 +1,269 @@
+// The Workspace reconciler: sequences read (caches) → build (pure) → apply (SSA) → observe → status.
+// Level-triggered and idempotent: it gets only a key and re-reads everything; a pass with nothing
+// to change sends no request. It never waits for readiness: it returns and is woken by events
+// (or by a timer for the readiness timeout).
+import type { KubernetesObject, V1Pod, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import { findCondition } from '../../api/conditions.js';
+import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, LABEL_WORKSPACE_NAME, WORKSPACE_FINALIZER } from '../../api/labels.js';
+import { errorsOf, formatIssues, validateWorkspace } from '../../api/validation.js';
+import { buildWorkspace, type BuildResult, type WorkspaceObjects } from '../../builders/workspace.js';
+import { matchingNodes, readyMatchingNodes } from '../../builders/facts.js';
+import { getPreset } from '../../catalog/presets.js';
+import { controllerOf } from '../../runtime/cache.js';
+import { MERGE_PATCH } from '../../runtime/client.js';
+import type { Result } from '../../runtime/controller.js';
+import { needsApply } from '../../runtime/drift.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../../runtime/errors.js';
+import { Resources } from '../../runtime/resources.js';
+import { writeStatusIfChanged } from '../../runtime/status.js';
+import type { WorkspaceDeps, WorkspaceObject } from './context.js';
+import { finalizeWorkspace, MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
+import { gatherFacts, volumeKindOf } from './facts.js';
+import { planMigration, type MigrationPlan } from './migration.js';
+import { statefulSetReadiness, withReadinessTimeout, type Readiness } from './readiness.js';
+import { pruneRevisions } from './revisions.js';
+import { selectiveUpdate } from './selective-update.js';
+import { computeStatus, type StatusInput } from './status.js';
+
+/** kaito-ts condition reasons beyond KAITO's (documented in docs/controller.md). */
+export const Reason = {
+  InvalidSpec: 'InvalidSpec',
+  SecretNotFound: 'ModelAccessSecretNotFound',
+  NotOwned: 'ObjectNotOwned',
+  WorkloadMigration: 'WorkloadMigration',
+  NodeClaimCrdMissing: 'NodeClaimCRDNotInstalled',
+} as const;
+
+/** A reconcile-level failure reported in status (and as a Warning event), optionally retried with backoff. */
+class Reported extends Error {
+  constructor(readonly reason: string, message: string, readonly retry: boolean) {
+    super(message);
+  }
+}
+
+export class WorkspaceReconciler {
+  constructor(private readonly deps: WorkspaceDeps) {}
+
+  reconcile = async (key: string): Promise<Result> => {
+    const ws = this.deps.caches.workspaces.getByKey(key);
+    if (!ws) return {};
+    if (ws.metadata.deletionTimestamp) return finalizeWorkspace(ws, this.deps);
+    await this.ensureFinalizer(ws);
+    try {
+      return await this.reconcileLive(ws);
+    } catch (err) {
+      if (!(err instanceof Reported)) throw err;
+      await this.report(ws, { failure: { reason: err.reason, message: err.message } });
+      if (err.retry) throw err; // rate-limited backoff (5 ms … 1000 s), never a hot loop
+      return {};
+    }
+  };
+
+  private async reconcileLive(ws: WorkspaceObject): Promise<Result> {
+    const { caches } = this.deps;
+    const ns = ws.metadata.namespace ?? 'default';
+    const name = ws.metadata.name ?? '';
+    const sts = caches.statefulSets.get(ns, name);
+    if (sts && !ownedBy(sts, ws)) throw new Reported(Reason.NotOwned, `StatefulSet ${ns}/${name} exists and is not controlled by this workspace; kaito-ts leaves it untouched`, false);
+
+    const facts = gatherFacts(ws, this.deps, sts);
+    this.validate(ws, facts.nodes);
+    const built = buildWorkspace(ws, facts);
+    if (!built.ok) {
+      const p = built.problems[0]!;
+      throw new Reported(p.reason, built.problems.map((x) => `${x.field}: ${x.message}`).join('; '), false);
+    }
+    await this.checkSecret(ws);
+
+    await this.syncRevision(ws, built);
+    const copy = built.objects.configMap;
+    if (copy) await this.createIfMissing({ ...copy, metadata: { ...copy.metadata, labels: { ...copy.metadata?.labels, [MANAGED_BY_LABEL]: MANAGED_BY } } });
+
+    const pods = caches.pods.list({ namespace: ns, selector: { matchLabels: { [LABEL_WORKSPACE_NAME]: name } } });
+    const pod0 = pods.find((p) => p.metadata?.name === `${name}-0`);
+    const plan = planMigration(ws.metadata.uid ?? '', caches.deployments.get(ns, name), !!sts, pod0);
+
+    await this.ensureService(ws, built.objects.headlessService);
+    // The main Service keeps pointing at the legacy pods until pod 0 serves (no-downtime migration).
+    if (plan.kind !== 'waitForPod0' || !caches.services.get(ns, name)) await this.ensureService(ws, built.objects.mainService);
+
+    const shapeChanged = await this.ensureStatefulSet(ws, built, sts, facts.storageClassNames);
+    if (shapeChanged) return {}; // the delete event brings us back to create the new shape
+    await this.migrate(ws, plan);
+
+    const readiness = this.inferenceReadiness(ws, sts, pods, plan);
+    const nodeFacts = this.nodeFacts(ws, built.targetNodeCount);
+    await this.report(ws, { ...nodeFacts, targetNodeCount: built.targetNodeCount, inference: readiness.readiness, decisions: built.decisions });
+    return readiness.recheckAfterMs ? { requeueAfterMs: readiness.recheckAfterMs } : {};
+  }
+
+  // --- steps -------------------------------------------------------------------------------
+
+  private async ensureFinalizer(ws: WorkspaceObject): Promise<void> {
+    const finalizers = ws.metadata.finalizers ?? [];
+    if (finalizers.includes(WORKSPACE_FINALIZER)) return;
+    // resourceVersion makes the merge patch conditional: a concurrent edit yields 409 and a retry.
+    await this.deps.client.patch(Resources.workspaces, ref(ws), { metadata: { finalizers: [...finalizers, WORKSPACE_FINALIZER], resourceVersion: ws.metadata.resourceVersion } }, MERGE_PATCH);
+  }
+
+  /** Rules the CRD cannot express (catalogs, gates, nodes); there is no webhook, so they are checked here. */
+  private validate(ws: WorkspaceObject, nodes: ReturnType<typeof gatherFacts>['nodes']): void {
+    const { config } = this.deps;
+    const issues = errorsOf(
+      validateWorkspace(ws, {
+        gates: config.featureGates,
+        cloud: config.cloudProvider,
+        operation: 'create',
+        ...(config.featureGates.disableNodeAutoProvisioning ? { nodes: matchingNodes(ws, nodes) } : {}),
+      }),
+    );
+    if (issues.length) throw new Reported(Reason.InvalidSpec, formatIssues(issues), false);
+  }
+
+  /** Secrets are never cached (nothing secret in memory): one GET, only for presets that need a token. */
+  private async checkSecret(ws: WorkspaceObject): Promise<void> {
+    const secret = ws.inference?.preset?.presetOptions?.modelAccessSecret;
+    const preset = getPreset(ws.inference?.preset?.name ?? '');
+    if (!secret || !preset?.downloadAtRuntime) return;
+    try {
+      await this.deps.client.get(Resources.secrets, ws.metadata.namespace, secret);
+    } catch (err) {
+      if (isNotFound(err)) throw new Reported(Reason.SecretNotFound, `Secret ${ws.metadata.namespace}/${secret} named in inference.preset.presetOptions.modelAccessSecret does not exist`, true);
+      throw err;
+    }
+  }
+
+  private async syncRevision(ws: WorkspaceObject, built: Extract<BuildResult, { ok: true }>): Promise<void> {
+    const { caches, client } = this.deps;
+    const cr = built.objects.controllerRevision;
+    const existing = caches.controllerRevisions.get(cr.metadata?.namespace, cr.metadata?.name ?? '');
+    if (existing && existing.metadata?.annotations?.[ANNOTATION_HASH] !== built.revisionHash) {
+      throw new Reported('RevisionConflict', `revision name conflicts, the hash values are different (${cr.metadata?.name})`, false);
+    }
+    if (!existing) await client.apply(Resources.controllerRevisions, cr);
+    await pruneRevisions(ws, this.deps);
+    const annotations = ws.metadata.annotations ?? {};
+    const revision = String(built.revision);
+    if (annotations[ANNOTATION_HASH] !== built.revisionHash || annotations[ANNOTATION_REVISION] !== revision) {
+      // Only our two keys: other annotations are never rewritten (KAITO replaces the whole map: W23).
+      await client.patch(Resources.workspaces, ref(ws), { metadata: { annotations: { [ANNOTATION_HASH]: built.revisionHash, [ANNOTATION_REVISION]: revision } } }, MERGE_PATCH);
+    }
+  }
+
+  private async createIfMissing(obj: KubernetesObject): Promise<void> {
+    if (this.deps.caches.configMaps.get(obj.metadata?.namespace, obj.metadata?.name ?? '')) return;
+    try {
+      await this.deps.client.create(Resources.configMaps, obj);
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+  }
+
+  /** Created when missing, repaired when a field we own drifted; a Service we do not control is never touched. */
+  private async ensureService(ws: WorkspaceObject, desired: V1Service): Promise<void> {
+    const live = this.deps.caches.services.get(desired.metadata?.namespace, desired.metadata?.name ?? '');
+    if (live && !ownedBy(live, ws)) throw new Reported(Reason.NotOwned, `Service ${live.metadata?.namespace}/${live.metadata?.name} exists and is not controlled by this workspace; kaito-ts leaves it untouched`, false);
+    if (needsApply(desired, live)) await this.deps.client.apply(Resources.services, desired);
+  }
+
+  /** Returns true when the StatefulSet was deleted to change its immutable weights-volume shape. */
+  private async ensureStatefulSet(ws: WorkspaceObject, built: Extract<BuildResult, { ok: true }>, live: V1StatefulSet | undefined, storageClassNames: string[]): Promise<boolean> {
+    const desired = built.objects.statefulSet;
+    const { client, recorder } = this.deps;
+    if (!live) {
+      await client.apply(Resources.statefulSets, desired);
+      return false;
+    }
+    if (live.metadata?.annotations?.[ANNOTATION_REVISION] === String(built.revision)) return false;
+    // A new revision: re-decide the weights volume as if creating. Claim templates are immutable,
+    // so a different shape means recreating the StatefulSet, announced as a restart.
+    const fresh = buildWorkspace(ws, { ...gatherFacts(ws, this.deps, undefined), storageClassNames });
+    const freshKind = fresh.ok ? volumeKindOf(fresh.objects.statefulSet) : undefined;
+    const liveKind = volumeKindOf(live);
+    if (freshKind && freshKind !== liveKind) {
+      await recorder.event(ws, 'Warning', 'WeightsVolumeChange', `Recreating StatefulSet ${live.metadata?.name}: model weights volume changes from ${liveKind} to ${freshKind} (volume claim templates are immutable); inference restarts`);
+      await client.delete(Resources.statefulSets, ref(live), { uid: live.metadata?.uid ?? '' }).catch(ignoreNotFound);
+      return true;
+    }
+    await client.apply(Resources.statefulSets, selectiveUpdate(desired, live));
+    return false;
+  }
+
+  private async migrate(ws: WorkspaceObject, plan: MigrationPlan): Promise<void> {
+    const { client, recorder } = this.deps;
+    if (plan.kind === 'deleteDeployment' || plan.kind === 'deleteDeploymentFirst') {
+      if (plan.kind === 'deleteDeploymentFirst') {
+        // Say it before doing it: the workspace is about to stop serving.
+        await this.report(ws, { failure: undefined, inference: { ready: false, reason: Reason.WorkloadMigration, message: plan.message } });
+        await recorder.event(ws, 'Warning', Reason.WorkloadMigration, plan.message);
+      } else {
+        await recorder.event(ws, 'Normal', Reason.WorkloadMigration, plan.message);
+      }
+      await client.delete(Resources.deployments, { namespace: ws.metadata.namespace, name: ws.metadata.name ?? '' }, { uid: plan.uid }).catch(ignoreGone);
+    }
+  }
+
+  private inferenceReadiness(ws: WorkspaceObject, sts: V1StatefulSet | undefined, pods: V1Pod[], plan: MigrationPlan): { readiness: Readiness; recheckAfterMs?: number } {
+    if (plan.kind === 'waitForPod0') return { readiness: { ready: false, reason: Reason.WorkloadMigration, message: plan.message } };
+    if (plan.kind === 'foreign') return { readiness: { ready: false, reason: Reason.NotOwned, message: plan.message } };
+    const base = statefulSetReadiness(sts, pods);
+    const current = findCondition(ws.status?.conditions, ConditionType.InferenceReady);
+    const since = current?.status === 'False' ? new Date(current.lastTransitionTime) : this.deps.now();
+    const timeout = getPreset(ws.inference?.preset?.name ?? '')?.readinessTimeoutSeconds ?? TEMPLATE_READINESS_TIMEOUT_SECONDS;
+    return withReadinessTimeout(base, since, timeout, this.deps.now());
+  }
+
+  private nodeFacts(ws: WorkspaceObject, target: number): Pick<StatusInput, 'nodes' | 'nodeClaims'> {
+    const nodes = this.deps.caches.nodes.list();
+    const matching = matchingNodes(ws, nodes);
+    const ready = readyMatchingNodes(ws, nodes);
+    const out: Pick<StatusInput, 'nodes' | 'nodeClaims'> = {
+      nodes: { target, ready: ready.length, selected: matching.length, workerNodes: matching.map((n) => n.metadata?.name ?? '').sort() },
+    };
+    if (!this.deps.config.featureGates.disableNodeAutoProvisioning && this.deps.nodeClaimCrdInstalled() === false) {
+      out.nodeClaims = {
+        ready: false,
+        reason: Reason.NodeClaimCrdMissing,
+        message: 'node auto-provisioning is enabled but the karpenter.sh/v1 NodeClaim CRD is not installed; install it, or run with --feature-gates=disableNodeAutoProvisioning=true to use existing nodes',
+      };
+    }
+    return out;
+  }
+
+  /** Computes the status from this pass's facts and writes it only when it changed. */
+  private async report(ws: WorkspaceObject, input: Partial<StatusInput>): Promise<void> {
+    const { status, changed } = computeStatus(ws, { targetNodeCount: ws.status?.targetNodeCount ?? 0, ...input }, this.deps.now());
+    if (!changed) return;
+    const fresh = this.deps.caches.workspaces.get(ws.metadata.namespace, ws.metadata.name ?? '') ?? ws;
+    if (input.failure) await this.deps.recorder.event(ws, 'Warning', input.failure.reason, input.failure.message);
+    try {
+      await writeStatusIfChanged(this.deps.client, Resources.workspaces, fresh, status as Record<string, unknown>, { mode: 'merge' });
+    } catch (err) {
+      if (!isNotFound(err) && !isConflict(err)) throw err;
+    }
+    ws.status = status; // later steps of this pass see what was written
+  }
+}
+
+/** KAITO's fixed readiness timeout for template workspaces. */
+export const TEMPLATE_READINESS_TIMEOUT_SECONDS = 600;
+
+export function ownedBy(obj: KubernetesObject, ws: WorkspaceObject): boolean {
+  const owner = controllerOf(obj);
+  return owner?.kind === 'Workspace' && owner.uid === ws.metadata.uid;
+}
+
+function ref(obj: KubernetesObject): { namespace?: string; name: string } {
+  return { namespace: obj.metadata?.namespace, name: obj.metadata?.name ?? '' };
+}
+
+function ignoreNotFound(err: unknown): void {
+  if (!isNotFound(err)) throw err;
+}
+
+/** A delete whose object is gone, or whose UID precondition no longer matches, has nothing left to do. */
+function ignoreGone(err: unknown): void {
+  if (!isNotFound(err) && !isConflict(err)) throw err;
+}
+
+export type { WorkspaceObjects };

@@ -1,0 +1,50 @@
+// What a revision change may modify on an existing StatefulSet. KAITO updates only the main
+// container's env and volume mounts, the init containers and the volumes, and leaves the rest "in
+// case the user customised it". kaito-ts keeps that rule, expressed for server-side apply: the
+// object we apply is the desired one, with every other field we own taken back from the live
+// object, so applying it changes exactly the four updatable parts. Fields other managers own (a
+// user's label, annotation or sidecar) are not in what we apply, so SSA leaves them alone.
+import type { V1Container, V1PodSpec, V1StatefulSet } from '@kubernetes/client-node';
+
+const UPDATABLE_POD_FIELDS = new Set<keyof V1PodSpec>(['initContainers', 'volumes', 'containers']);
+const UPDATABLE_CONTAINER_FIELDS = new Set<keyof V1Container>(['env', 'volumeMounts']);
+
+function keepLive<T extends object>(desired: T, live: T | undefined, updatable: Set<keyof T>): T {
+  const out = { ...desired };
+  for (const key of Object.keys(desired) as (keyof T)[]) {
+    if (updatable.has(key)) continue;
+    const liveValue = live?.[key];
+    if (liveValue !== undefined) out[key] = liveValue;
+  }
+  return out;
+}
+
+export function selectiveUpdate(desired: V1StatefulSet, live: V1StatefulSet): V1StatefulSet {
+  const dSpec = desired.spec!;
+  const lSpec = live.spec!;
+  const dPod = dSpec.template.spec!;
+  const lPod = lSpec.template.spec;
+  const [main, ...others] = dPod.containers;
+  const liveMain = lPod?.containers.find((c) => c.name === main?.name);
+  const containers = main ? [keepLive(main, liveMain, UPDATABLE_CONTAINER_FIELDS), ...others.map((c) => lPod?.containers.find((l) => l.name === c.name) ?? c)] : dPod.containers;
+  return {
+    ...desired,
+    spec: {
+      ...dSpec,
+      replicas: lSpec.replicas ?? dSpec.replicas,
+      // Immutable after creation: always what the live object has.
+      selector: lSpec.selector,
+      serviceName: lSpec.serviceName,
+      ...(lSpec.volumeClaimTemplates ? { volumeClaimTemplates: lSpec.volumeClaimTemplates.map(stripClaimStatus) } : {}),
+      template: {
+        ...dSpec.template,
+        spec: { ...keepLive(dPod, lPod, UPDATABLE_POD_FIELDS), containers },
+      },
+    },
+  };
+}
+
+function stripClaimStatus<T extends { status?: unknown; apiVersion?: string; kind?: string }>(claim: T): T {
+  const { status: _s, apiVersion: _a, kind: _k, ...rest } = claim;
+  return rest as T;
+}

@@ -1,0 +1,121 @@
+// Wires the workspace controller (controller-runtime's SetupWithManager): one reflector per kind
+// the reconciler reads, and the mappers that turn a change of any of them into workspace keys.
+import type { KubernetesObject, V1Node, V1Pod } from '@kubernetes/client-node';
+import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_WORKSPACE_NAME } from '../../api/labels.js';
+import { matchesSelector } from '../../runtime/label-selector.js';
+import { keyOf, type ObjectCache, type ObjectEvent } from '../../runtime/cache.js';
+import type { KubeClient } from '../../runtime/client.js';
+import { Controller } from '../../runtime/controller.js';
+import { isNotFound } from '../../runtime/errors.js';
+import type { EventRecorder } from '../../runtime/events.js';
+import type { Logger } from '../../runtime/log.js';
+import { enqueueOwner, enqueueSelf, generationOrLabelsChanged, when, type Mapper } from '../../runtime/mappers.js';
+import { Reflector } from '../../runtime/reflector.js';
+import { objectKey, Resources, type ResourceType } from '../../runtime/resources.js';
+import type { OperatorConfig, WorkspaceCaches, WorkspaceObject } from './context.js';
+import { WorkspaceReconciler } from './reconciler.js';
+
+export interface WorkspaceControllerOptions {
+  client: KubeClient;
+  recorder: EventRecorder;
+  log: Logger;
+  config: OperatorConfig;
+  maxConcurrentReconciles?: number;
+  now?: () => Date;
+}
+
+export interface WorkspaceController {
+  controller: Controller;
+  caches: WorkspaceCaches;
+  reflectors: Reflector<KubernetesObject>[];
+  reconciler: WorkspaceReconciler;
+}
+
+export function setupWorkspaceController(o: WorkspaceControllerOptions): WorkspaceController {
+  const reflectors: Reflector<KubernetesObject>[] = [];
+  const reflect = <T extends KubernetesObject>(type: ResourceType, extra: { labelSelector?: string } = {}): Reflector<T> => {
+    const r = new Reflector<T>({ client: o.client, type, ...extra, onError: (err) => o.log.error({ resource: type.plural, error: err.message }, 'watch failed; retrying') });
+    reflectors.push(r as unknown as Reflector<KubernetesObject>);
+    return r;
+  };
+  const r = {
+    workspaces: reflect<WorkspaceObject>(Resources.workspaces),
+    statefulSets: reflect(Resources.statefulSets),
+    deployments: reflect(Resources.deployments),
+    services: reflect(Resources.services),
+    controllerRevisions: reflect(Resources.controllerRevisions),
+    // Only pods of workspaces: a cluster's other pods are none of our business (and memory).
+    pods: reflect<V1Pod>(Resources.pods, { labelSelector: LABEL_WORKSPACE_NAME }),
+    nodes: reflect<V1Node>(Resources.nodes),
+    storageClasses: reflect(Resources.storageClasses),
+    configMaps: reflect(Resources.configMaps),
+  };
+  // Only to learn whether the NodeClaim CRD is served (node auto-provisioning mode); never required.
+  const nodeClaims = o.config.featureGates.disableNodeAutoProvisioning ? undefined : reflect(Resources.nodeClaims);
+
+  const caches = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v.cache])) as unknown as WorkspaceCaches;
+  const reconciler = new WorkspaceReconciler({
+    client: o.client,
+    caches,
+    recorder: o.recorder,
+    log: o.log,
+    config: o.config,
+    now: o.now ?? (() => new Date()),
+    nodeClaimCrdInstalled: () => (nodeClaims ? (nodeClaims.hasSynced ? true : nodeClaims.lastError && isNotFound(nodeClaims.lastError) ? false : undefined) : undefined),
+  });
+  const controller = new Controller({ name: 'workspace', reconcile: (key) => reconciler.reconcile(key), maxConcurrentReconciles: o.maxConcurrentReconciles, log: o.log });
+
+  const all = caches.workspaces as unknown as ObjectCache<KubernetesObject>;
+  controller
+    .watch(r.workspaces, enqueueSelf)
+    .watch(r.statefulSets, enqueueOwner('Workspace', 'kaito.sh'))
+    .watch(r.services, enqueueOwner('Workspace', 'kaito.sh'))
+    .watch(r.controllerRevisions, enqueueOwner('Workspace', 'kaito.sh'))
+    // Any Deployment named like a workspace matters: owned ones migrate, foreign ones are reported.
+    .watch(r.deployments, sameNameWorkspace(all))
+    .watch(r.pods, podToWorkspace)
+    .watch(r.nodes, when(generationOrLabelsOrReadinessChanged, workspacesSelectingNode(caches.workspaces)))
+    // A StorageClass only matters to workspaces still deciding their volume: every one, cheaply.
+    .watch(r.storageClasses, () => all.keys())
+    .watch(r.configMaps, configMapToWorkspaces(caches.workspaces));
+  if (nodeClaims) controller.watch(nodeClaims, () => [], { required: false });
+  return { controller, caches, reflectors, reconciler };
+}
+
+const sameNameWorkspace = (workspaces: ObjectCache<KubernetesObject>): Mapper => (e) => {
+  const key = keyOf(e.obj);
+  return workspaces.getByKey(key) ? [key] : [];
+};
+
+const podToWorkspace: Mapper<V1Pod> = (e) => {
+  const name = e.obj.metadata?.labels?.[LABEL_WORKSPACE_NAME];
+  return name ? [objectKey(e.obj.metadata?.namespace, name)] : [];
+};
+
+function workspacesSelectingNode(workspaces: ObjectCache<WorkspaceObject>): Mapper<V1Node> {
+  return (e) => {
+    const labels = [e.obj.metadata?.labels, e.type === 'update' ? e.old.metadata?.labels : undefined];
+    return workspaces
+      .list()
+      .filter((ws) => labels.some((l) => l && matchesSelector({ matchLabels: ws.resource?.labelSelector?.matchLabels ?? {} }, l)))
+      .map(keyOf);
+  };
+}
+
+/** Node heartbeats change status every few seconds; only labels, spec and Ready flips matter. */
+function generationOrLabelsOrReadinessChanged(e: ObjectEvent<V1Node>): boolean {
+  if (e.type !== 'update') return true;
+  const ready = (n: V1Node) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  return generationOrLabelsChanged(e as ObjectEvent<KubernetesObject>) || ready(e.old) !== ready(e.obj) || !!e.old.spec?.unschedulable !== !!e.obj.spec?.unschedulable;
+}
+
+function configMapToWorkspaces(workspaces: ObjectCache<WorkspaceObject>): Mapper {
+  return (e) => {
+    const ns = e.obj.metadata?.namespace;
+    const name = e.obj.metadata?.name;
+    return workspaces
+      .list({ namespace: ns })
+      .filter((ws) => (ws.inference?.config || DEFAULT_INFERENCE_CONFIG_TEMPLATE) === name)
+      .map(keyOf);
+  };
+}

@@ -1,0 +1,91 @@
+// `kaito-ts run` flags, named as KAITO's workspace controller names them where they exist.
+import { parseArgs } from 'node:util';
+import { parseFeatureGates, FeatureGateError, DEFAULT_FEATURE_GATES_FLAG, type FeatureGates } from '../api/feature-gates.js';
+import { resolveCloudProvider } from '../catalog/gpu-skus.js';
+import { presetRegistry } from '../catalog/presets.js';
+import type { CloudProvider } from '../catalog/types.js';
+import { DEFAULT_RELEASE_NAMESPACE } from '../builders/facts.js';
+
+export interface ManagerOptions {
+  kubeconfig?: string;
+  featureGates: FeatureGates;
+  cloudProvider: CloudProvider;
+  presetRegistry: string;
+  releaseNamespace: string;
+  maxConcurrentReconciles: number;
+  kubeClientQps: number;
+  kubeClientBurst: number;
+  metricsBindAddress: string;
+  healthProbeBindAddress: string;
+  leaderElect: boolean;
+  leaderElectionNamespace?: string;
+  logLevel: string;
+}
+
+export const RUN_USAGE = `Usage: kaito-ts run [flags]
+
+  --kubeconfig PATH                  cluster to manage (else KUBECONFIG, else in-cluster)
+  --feature-gates k=v,...            default ${DEFAULT_FEATURE_GATES_FLAG}
+  --cloud-provider azure|aws|arc     GPU SKU catalog (else CLOUD_PROVIDER, else azure)
+  --max-concurrent-reconciles N      workers (default 5)
+  --kube-client-qps N                client-side QPS limit (default 30)
+  --kube-client-burst N              client-side burst (default 50)
+  --metrics-bind-address HOST:PORT   Prometheus /metrics (default :8080; "0" disables; port 0 picks one)
+  --health-probe-bind-address H:P    /healthz and /readyz (default :8081)
+  --leader-elect                     hold the Lease kaito-ts-leader before reconciling
+  --leader-election-namespace NS     Lease namespace (default POD_NAMESPACE, else kaito-workspace)
+  --release-namespace NS             namespace of inference-params-template (else RELEASE_NAMESPACE)
+  --log-level info|debug|error       default info
+`;
+
+function positiveInt(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${flag} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = process.env): ManagerOptions | 'help' {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      kubeconfig: { type: 'string' },
+      'feature-gates': { type: 'string' },
+      'cloud-provider': { type: 'string' },
+      'max-concurrent-reconciles': { type: 'string' },
+      'kube-client-qps': { type: 'string' },
+      'kube-client-burst': { type: 'string' },
+      'metrics-bind-address': { type: 'string' },
+      'health-probe-bind-address': { type: 'string' },
+      'leader-elect': { type: 'boolean' },
+      'leader-election-namespace': { type: 'string' },
+      'release-namespace': { type: 'string' },
+      'log-level': { type: 'string' },
+    },
+  });
+  if (values.help) return 'help';
+  let featureGates: FeatureGates;
+  try {
+    featureGates = parseFeatureGates(values['feature-gates']);
+  } catch (err) {
+    throw new Error(`--feature-gates: ${(err as FeatureGateError).message}`);
+  }
+  return {
+    kubeconfig: values.kubeconfig,
+    featureGates,
+    cloudProvider: resolveCloudProvider(values['cloud-provider'], env),
+    presetRegistry: presetRegistry(env),
+    releaseNamespace: values['release-namespace'] ?? env.RELEASE_NAMESPACE ?? DEFAULT_RELEASE_NAMESPACE,
+    maxConcurrentReconciles: positiveInt('max-concurrent-reconciles', values['max-concurrent-reconciles'], 5),
+    kubeClientQps: positiveInt('kube-client-qps', values['kube-client-qps'], 30),
+    kubeClientBurst: positiveInt('kube-client-burst', values['kube-client-burst'], 50),
+    metricsBindAddress: values['metrics-bind-address'] ?? ':8080',
+    healthProbeBindAddress: values['health-probe-bind-address'] ?? ':8081',
+    leaderElect: values['leader-elect'] ?? false,
+    leaderElectionNamespace: values['leader-election-namespace'] ?? env.POD_NAMESPACE,
+    logLevel: values['log-level'] ?? 'info',
+  };
+}

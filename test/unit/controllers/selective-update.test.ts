@@ -1,0 +1,51 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { V1StatefulSet } from '@kubernetes/client-node';
+import { selectiveUpdate } from '../../../src/controllers/workspace/selective-update.js';
+
+function sts(p: { image: string; env: string; command: string; replicas: number; initImage: string; volume: string; tolerations?: string }): V1StatefulSet {
+  return {
+    metadata: { name: 'ws', annotations: { 'workspace.kaito.io/revision': '1' } },
+    spec: {
+      replicas: p.replicas,
+      selector: { matchLabels: { 'kaito.sh/workspace': 'ws' } },
+      serviceName: 'ws-headless',
+      template: {
+        metadata: { labels: { 'kaito.sh/workspace': 'ws' } },
+        spec: {
+          initContainers: [{ name: 'puller', image: p.initImage }],
+          containers: [{ name: 'ws', image: p.image, command: ['/bin/sh', '-c', p.command], env: [{ name: 'E', value: p.env }], volumeMounts: [{ name: p.volume, mountPath: '/x' }] }],
+          volumes: [{ name: p.volume, emptyDir: {} }],
+          tolerations: [{ key: p.tolerations ?? 'gpu', operator: 'Exists' }],
+        },
+      },
+    },
+  };
+}
+
+test('only env, volume mounts, init containers and volumes follow the new revision', () => {
+  const live = sts({ image: 'user-image', env: 'old', command: 'user-cmd', replicas: 3, initImage: 'old-init', volume: 'old-vol', tolerations: 'user-taint' });
+  const desired = sts({ image: 'new-image', env: 'new', command: 'new-cmd', replicas: 2, initImage: 'new-init', volume: 'new-vol' });
+  desired.metadata!.annotations!['workspace.kaito.io/revision'] = '2';
+  const out = selectiveUpdate(desired, live);
+  const pod = out.spec!.template.spec!;
+  const main = pod.containers[0]!;
+  assert.equal(out.metadata?.annotations?.['workspace.kaito.io/revision'], '2');
+  assert.deepEqual(main.env, [{ name: 'E', value: 'new' }]);
+  assert.equal(main.volumeMounts?.[0]?.name, 'new-vol');
+  assert.equal(pod.initContainers?.[0]?.image, 'new-init');
+  assert.equal(pod.volumes?.[0]?.name, 'new-vol');
+  // kept from live
+  assert.equal(main.image, 'user-image');
+  assert.deepEqual(main.command, ['/bin/sh', '-c', 'user-cmd']);
+  assert.equal(out.spec?.replicas, 3);
+  assert.equal(pod.tolerations?.[0]?.key, 'user-taint');
+});
+
+test('a user sidecar in the live object is not claimed by our apply', () => {
+  const live = sts({ image: 'i', env: 'e', command: 'c', replicas: 1, initImage: 'p', volume: 'v' });
+  live.spec!.template.spec!.containers.push({ name: 'sidecar', image: 'user/sidecar' });
+  const desired = sts({ image: 'i', env: 'e2', command: 'c', replicas: 1, initImage: 'p', volume: 'v' });
+  const out = selectiveUpdate(desired, live);
+  assert.deepEqual(out.spec!.template.spec!.containers.map((c) => c.name), ['ws']);
+});
