@@ -29,6 +29,7 @@ export async function startManager(o: ManagerOptions, log: Pino = pino({ level: 
     recorder,
     log,
     maxConcurrentReconciles: o.maxConcurrentReconciles,
+    namespace: o.namespace,
     config: { featureGates: o.featureGates, cloudProvider: o.cloudProvider, presetRegistry: o.presetRegistry, releaseNamespace: o.releaseNamespace },
   });
 

@@ -17,6 +17,8 @@ export interface ManagerOptions {
   kubeClientBurst: number;
   metricsBindAddress: string;
   healthProbeBindAddress: string;
+  /** Only this namespace's workspaces (tests, benchmarks, multi-tenant installs); all otherwise. */
+  namespace?: string;
   leaderElect: boolean;
   leaderElectionNamespace?: string;
   logLevel: string;
@@ -32,6 +34,7 @@ export const RUN_USAGE = `Usage: kaito-ts run [flags]
   --kube-client-burst N              client-side burst (default 50)
   --metrics-bind-address HOST:PORT   Prometheus /metrics (default :8080; "0" disables; port 0 picks one)
   --health-probe-bind-address H:P    /healthz and /readyz (default :8081)
+  --namespace NS                     reconcile only the workspaces of this namespace (default: all)
   --leader-elect                     hold the Lease kaito-ts-leader before reconciling
   --leader-election-namespace NS     Lease namespace (default POD_NAMESPACE, else kaito-workspace)
   --release-namespace NS             namespace of inference-params-template (else RELEASE_NAMESPACE)
@@ -60,6 +63,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
       'kube-client-burst': { type: 'string' },
       'metrics-bind-address': { type: 'string' },
       'health-probe-bind-address': { type: 'string' },
+      namespace: { type: 'string' },
       'leader-elect': { type: 'boolean' },
       'leader-election-namespace': { type: 'string' },
       'release-namespace': { type: 'string' },
@@ -84,6 +88,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
     kubeClientBurst: positiveInt('kube-client-burst', values['kube-client-burst'], 50),
     metricsBindAddress: values['metrics-bind-address'] ?? ':8080',
     healthProbeBindAddress: values['health-probe-bind-address'] ?? ':8081',
+    namespace: values.namespace,
     leaderElect: values['leader-elect'] ?? false,
     leaderElectionNamespace: values['leader-election-namespace'] ?? env.POD_NAMESPACE,
     logLevel: values['log-level'] ?? 'info',

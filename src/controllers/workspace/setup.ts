@@ -21,6 +21,8 @@ export interface WorkspaceControllerOptions {
   log: Logger;
   config: OperatorConfig;
   maxConcurrentReconciles?: number;
+  /** Watch workspaces (and their children) in this namespace only; all namespaces otherwise. */
+  namespace?: string;
   now?: () => Date;
 }
 
@@ -34,7 +36,8 @@ export interface WorkspaceController {
 export function setupWorkspaceController(o: WorkspaceControllerOptions): WorkspaceController {
   const reflectors: Reflector<KubernetesObject>[] = [];
   const reflect = <T extends KubernetesObject>(type: ResourceType, extra: { labelSelector?: string } = {}): Reflector<T> => {
-    const r = new Reflector<T>({ client: o.client, type, ...extra, onError: (err) => o.log.error({ resource: type.plural, error: err.message }, 'watch failed; retrying') });
+    const scope = type.namespaced && o.namespace ? { namespace: o.namespace } : {};
+    const r = new Reflector<T>({ client: o.client, type, ...scope, ...extra, onError: (err) => o.log.error({ resource: type.plural, error: err.message }, 'watch failed; retrying') });
     reflectors.push(r as unknown as Reflector<KubernetesObject>);
     return r;
   };
