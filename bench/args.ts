@@ -1,0 +1,96 @@
+// `npm run bench -- --workspaces N [--json FILE] [--controllers a,b] ...`. Pure: argv in, options out.
+import { parseArgs } from 'node:util';
+import { CONTROLLER_IDS, type ControllerId } from './controllers.js';
+
+export interface BenchOptions {
+  workspaces: number;
+  json?: string;
+  controllers: ControllerId[];
+  /** The same client limits for both controllers (both default to 30 / 50). */
+  qps: number;
+  burst: number;
+  /** Length of the idle window after all-ready in which writes are counted. */
+  idleSeconds: number;
+  /** Give up waiting for all-ready after this long (the run then reports `timeout`). */
+  timeoutSeconds: number;
+  /** Remove the benchmark's GPU nodes afterwards. */
+  removeNodes: boolean;
+  /** Run on the shared project cluster instead of the benchmark's own. */
+  sharedCluster: boolean;
+  /** Extra Node.js flags for the kaito-ts process, e.g. --cpu-prof. */
+  nodeOptions?: string;
+}
+
+export class BenchArgsError extends Error {}
+
+export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
+
+  --workspaces N          workspaces to create (required)
+  --json FILE             write {"n": N, "results": [...]} to FILE
+  --controllers LIST      comma list of ${CONTROLLER_IDS.join(', ')} (default: both, in that order)
+  --qps N, --burst N      client QPS / burst given to every controller (default 30 / 50)
+  --idle-seconds S        idle window for the writes count (default 60)
+  --timeout-seconds S     give up on all-ready after S (default 3600)
+  --remove-nodes          delete the benchmark GPU nodes at the end
+  --shared-cluster        use the project's cluster (.simcluster) instead of the benchmark's own
+  --node-options OPTS     Node.js flags for kaito-ts (e.g. "--cpu-prof --cpu-prof-dir=bench/results")
+`;
+
+function integer(flag: string, value: string | undefined, fallback: number | undefined, min: number): number {
+  if (value === undefined) {
+    if (fallback === undefined) throw new BenchArgsError(`--${flag} is required`);
+    return fallback;
+  }
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min) throw new BenchArgsError(`--${flag} must be an integer >= ${min}, got "${value}"`);
+  return n;
+}
+
+export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        workspaces: { type: 'string', short: 'n' },
+        json: { type: 'string' },
+        controllers: { type: 'string' },
+        qps: { type: 'string' },
+        burst: { type: 'string' },
+        'idle-seconds': { type: 'string' },
+        'timeout-seconds': { type: 'string' },
+        'remove-nodes': { type: 'boolean' },
+        'shared-cluster': { type: 'boolean' },
+        'node-options': { type: 'string' },
+      },
+    }));
+  } catch (err) {
+    throw new BenchArgsError((err as Error).message);
+  }
+  if (values.help) return 'help';
+  const controllers = (values.controllers ?? CONTROLLER_IDS.join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  for (const c of controllers) {
+    if (!(CONTROLLER_IDS as readonly string[]).includes(c)) throw new BenchArgsError(`unknown controller "${c}" (known: ${CONTROLLER_IDS.join(', ')})`);
+  }
+  if (controllers.length === 0) throw new BenchArgsError('--controllers is empty');
+  if (new Set(controllers).size !== controllers.length) throw new BenchArgsError('--controllers names a controller twice');
+  if (values.json === '') throw new BenchArgsError('--json needs a file name');
+  return {
+    workspaces: integer('workspaces', values.workspaces, undefined, 1),
+    ...(values.json !== undefined ? { json: values.json } : {}),
+    controllers: controllers as ControllerId[],
+    qps: integer('qps', values.qps, 30, 1),
+    burst: integer('burst', values.burst, 50, 1),
+    idleSeconds: integer('idle-seconds', values['idle-seconds'], 60, 0),
+    timeoutSeconds: integer('timeout-seconds', values['timeout-seconds'], 3600, 1),
+    removeNodes: values['remove-nodes'] ?? false,
+    sharedCluster: values['shared-cluster'] ?? false,
+    ...(values['node-options'] !== undefined ? { nodeOptions: values['node-options'] } : {}),
+  };
+}

@@ -1,0 +1,220 @@
+// Cluster-side steps of a run: the benchmark's own local cluster, its GPU nodes, CRD swaps, namespaces,
+// workspaces, the volume check and the clean-up. Everything goes through the admin identity directly to the
+// API server (never through the counting proxy), so none of it is charged to a controller.
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  ApiextensionsV1Api, AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, StorageV1Api, loadAllYaml, setHeaderOptions,
+  type V1CustomResourceDefinition,
+} from '@kubernetes/client-node';
+import { stringify } from 'yaml';
+import { GROUP, PLURAL, VERSION, type Workspace } from '../src/api/types.js';
+import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, INFERENCE_CONFIG_KEY } from '../src/api/labels.js';
+import { up } from '../src/simcluster/cluster.js';
+import { isConflict, isNotFound } from '../src/simcluster/errors.js';
+import { layoutFor, type Layout } from '../src/simcluster/layout.js';
+import { POOL_LABEL, nodeNames, type NodePool } from '../src/simcluster/nodes.js';
+import { NVME_STORAGE_CLASS, PV_NODE_LABEL, recycleReleasedPvs } from '../src/simcluster/storage.js';
+import type { VolumeKind } from './controllers.js';
+import { volumeKindOf } from './results.js';
+
+/** The benchmark's cluster sits beside the project's (another state folder, every port + this offset). */
+export const BENCH_PORT_OFFSET = 1000;
+
+/**
+ * Points the simcluster layout at the benchmark's own cluster unless the caller chose one: CRD swaps and
+ * hundreds of nodes must not disturb end-to-end tests on the shared cluster, nor their load the timings.
+ */
+export function selectBenchCluster(env: NodeJS.ProcessEnv, shared: boolean, cacheRoot: string): void {
+  if (shared) return;
+  env.KAITO_TS_SIMCLUSTER_DIR ??= join(cacheRoot, 'bench-simcluster');
+  env.KAITO_TS_SIM_PORT_OFFSET ??= String(BENCH_PORT_OFFSET);
+}
+
+function adminKc(l: Layout): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(l.kubeconfigPath);
+  return kc;
+}
+
+/** Starts (or reuses) the cluster with exactly `pools` of benchmark nodes; extra nodes of those pools go. */
+export async function prepareCluster(pools: NodePool[], log: (line: string) => void): Promise<{ kc: KubeConfig; layout: Layout }> {
+  const nodesFile = join(tmpdir(), `kaito-ts-bench-nodes-${process.pid}.yaml`);
+  writeFileSync(nodesFile, stringify({ pools }));
+  await up({ nodesFile, log });
+  const layout = layoutFor();
+  const kc = adminKc(layout);
+  const core = kc.makeApiClient(CoreV1Api);
+  const wanted = new Set(pools.flatMap(nodeNames));
+  const names = new Set(pools.map((p) => p.name));
+  const nodes = await core.listNode();
+  const extra = nodes.items
+    .map((n) => n.metadata?.name ?? '')
+    .filter((name, i) => !wanted.has(name) && names.has(nodes.items[i]?.metadata?.labels?.[POOL_LABEL] ?? ''));
+  if (extra.length > 0) {
+    log(`removing ${extra.length} node(s) this run does not need`);
+    await inBatches(extra, 32, async (name) => {
+      await ignoreNotFound(() => core.deleteNode({ name }));
+      const pvs = await core.listPersistentVolume({ labelSelector: `${PV_NODE_LABEL}=${name}` });
+      await Promise.all(pvs.items.map((pv) => ignoreNotFound(() => core.deletePersistentVolume({ name: pv.metadata?.name ?? '' }))));
+    });
+  }
+  await recycleReleasedPvs(kc);
+  return { kc, layout };
+}
+
+export async function storageClassExists(kc: KubeConfig): Promise<boolean> {
+  try {
+    await kc.makeApiClient(StorageV1Api).readStorageClass({ name: NVME_STORAGE_CLASS });
+    return true;
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw err;
+  }
+}
+
+async function ignoreNotFound(f: () => Promise<unknown>): Promise<void> {
+  try {
+    await f();
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+}
+
+export async function inBatches<T>(items: T[], width: number, f: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await f(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+}
+
+/** Replaces (or creates) each CRD as given, then waits until it is Established with that schema. */
+export async function installCrds(kc: KubeConfig, crds: object[]): Promise<void> {
+  const api = kc.makeApiClient(ApiextensionsV1Api);
+  for (const raw of crds) {
+    // Through YAML into client-node's model: its serializer only knows model names (x_kubernetes_...),
+    // so a plain object would lose x-kubernetes-preserve-unknown-fields and friends on the way out.
+    const body = loadAllYaml(stringify(raw))[0] as V1CustomResourceDefinition;
+    const name = body.metadata?.name ?? '';
+    try {
+      const current = await api.readCustomResourceDefinition({ name });
+      body.metadata = { ...body.metadata, resourceVersion: current.metadata?.resourceVersion };
+      await api.replaceCustomResourceDefinition({ name, body });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      await api.createCustomResourceDefinition({ body });
+    }
+    for (let i = 0; ; i++) {
+      const crd = await api.readCustomResourceDefinition({ name });
+      if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
+      if (i > 300) throw new Error(`CRD ${name} not Established after 60s`);
+      await sleep(200);
+    }
+  }
+  // The API server swaps its handler for a changed CRD asynchronously; give it a moment.
+  await sleep(2000);
+}
+
+async function createNamespaceIfMissing(core: CoreV1Api, name: string, labels: Record<string, string>): Promise<void> {
+  try {
+    await core.createNamespace({ body: { metadata: { name, labels } } });
+  } catch (err) {
+    if (!isConflict(err)) throw err;
+  }
+}
+
+/** The release namespace with the default inference ConfigMap that both controllers copy per workspace. */
+export async function ensureReleaseNamespace(kc: KubeConfig, name: string): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  await createNamespaceIfMissing(core, name, {});
+  const body = {
+    metadata: { name: DEFAULT_INFERENCE_CONFIG_TEMPLATE, namespace: name },
+    data: { [INFERENCE_CONFIG_KEY]: 'vllm:\n  cpu-offload-gb: 0\n  swap-space: 4\n' },
+  };
+  try {
+    await core.createNamespacedConfigMap({ namespace: name, body });
+  } catch (err) {
+    if (!isConflict(err)) throw err;
+  }
+}
+
+/** A fresh namespace with its default ServiceAccount (pods are refused until it exists). */
+export async function createRunNamespace(kc: KubeConfig, name: string): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  await createNamespaceIfMissing(core, name, { 'kaito-ts.bench': 'true' });
+  for (let i = 0; ; i++) {
+    try {
+      await core.readNamespacedServiceAccount({ name: 'default', namespace: name });
+      return;
+    } catch (err) {
+      if (!isNotFound(err) || i > 300) throw err;
+      await sleep(200);
+    }
+  }
+}
+
+export async function createWorkspaces(kc: KubeConfig, workspaces: Workspace[], width = 16): Promise<void> {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  await inBatches(workspaces, width, async (ws) => {
+    await api.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ws.metadata.namespace ?? '', plural: PLURAL, body: ws });
+  });
+}
+
+/** StatefulSet name → model-weights volume kind, for every StatefulSet in the namespace. */
+export async function volumeKinds(kc: KubeConfig, namespace: string): Promise<Map<string, VolumeKind>> {
+  const list = await kc.makeApiClient(AppsV1Api).listNamespacedStatefulSet({ namespace });
+  return new Map(list.items.map((s) => [s.metadata?.name ?? '', volumeKindOf(s)]));
+}
+
+async function listWorkspaces(kc: KubeConfig, namespace: string): Promise<Workspace[]> {
+  const list = (await kc.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL })) as { items: Workspace[] };
+  return list.items;
+}
+
+/** Asks for every workspace to go while its controller still runs (it owns the finalizer), waiting up to `timeoutMs`. */
+export async function deleteWorkspaces(kc: KubeConfig, namespace: string, timeoutMs: number): Promise<number> {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  await api.deleteCollectionNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = (await listWorkspaces(kc, namespace)).length;
+    if (left === 0 || Date.now() > deadline) return left;
+    await sleep(1000);
+  }
+}
+
+/**
+ * After the controller stopped: drops finalizers it left behind, deletes the namespace, waits until it is
+ * gone, and makes the NVMe volumes its claims held Available again.
+ */
+export async function removeRunNamespace(kc: KubeConfig, namespace: string, timeoutMs = 600_000): Promise<void> {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const core = kc.makeApiClient(CoreV1Api);
+  const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+  for (const ws of await listWorkspaces(kc, namespace)) {
+    if ((ws.metadata.finalizers ?? []).length === 0) continue;
+    await ignoreNotFound(() =>
+      api.patchNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL, name: ws.metadata.name ?? '', body: { metadata: { finalizers: null } } }, merge),
+    );
+  }
+  await ignoreNotFound(() => core.deleteNamespace({ name: namespace, propagationPolicy: 'Background' }));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await core.readNamespace({ name: namespace });
+    } catch (err) {
+      if (isNotFound(err)) break;
+      throw err;
+    }
+    if (Date.now() > deadline) throw new Error(`namespace ${namespace} still exists after ${timeoutMs / 1000}s`);
+    await sleep(1000);
+  }
+  await recycleReleasedPvs(kc);
+}
+

@@ -1,0 +1,70 @@
+// What one benchmark run creates: the GPU node pools and the N workspaces that use them. Pure.
+import type { Workspace } from '../src/api/types.js';
+import { API_VERSION, KIND } from '../src/api/types.js';
+import { POOL_LABEL, type NodePool } from '../src/simcluster/nodes.js';
+
+/**
+ * Pools of the default simcluster node file used by the benchmark: two NVMe SKUs and one without NVMe.
+ * The cycle gives 40 % A100 (NVMe), 40 % A10 (no NVMe), 20 % H100 (NVMe, two GPUs per node).
+ */
+export const POOL_CYCLE = ['a100', 'a10', 'h100', 'a100', 'a10'] as const;
+/** Presets that fit one node of every pool above (the smallest GPU is an A10 with 24 GiB). */
+export const PRESET_CYCLE = ['phi-4-mini-instruct', 'mistral-7b-instruct', 'qwen2.5-coder-7b-instruct'] as const;
+export const BENCH_LABEL = 'kaito-ts.bench/run';
+
+export interface WorkspacePlan {
+  name: string;
+  pool: string;
+  preset: string;
+  instanceType: string;
+  /** The pool's nodes have local NVMe volumes. */
+  nvme: boolean;
+}
+
+export function workspaceName(i: number): string {
+  return `ws-${String(i).padStart(4, '0')}`;
+}
+
+export function planWorkspaces(n: number, pools: NodePool[]): WorkspacePlan[] {
+  const byName = new Map(pools.map((p) => [p.name, p]));
+  return Array.from({ length: n }, (_, i): WorkspacePlan => {
+    const poolName = POOL_CYCLE[i % POOL_CYCLE.length] as string;
+    const pool = byName.get(poolName);
+    if (!pool) throw new Error(`the node file has no pool "${poolName}" (needed by the benchmark)`);
+    return {
+      name: workspaceName(i),
+      pool: pool.name,
+      preset: PRESET_CYCLE[i % PRESET_CYCLE.length] as string,
+      instanceType: pool.instanceType,
+      nvme: pool.nvme !== undefined,
+    };
+  });
+}
+
+/**
+ * The pools sized for the plan: one node per workspace (each inference pod asks for all GPUs of its node),
+ * one local NVMe volume per NVMe node (one claim per workspace). Pools the plan does not use get 0 nodes.
+ */
+export function poolsForPlan(base: NodePool[], plan: WorkspacePlan[]): NodePool[] {
+  const counts = new Map<string, number>();
+  for (const w of plan) counts.set(w.pool, (counts.get(w.pool) ?? 0) + 1);
+  return base.map((p) => ({
+    ...p,
+    count: counts.get(p.name) ?? 0,
+    ...(p.nvme ? { nvme: { ...p.nvme, volumes: 1 } } : {}),
+  }));
+}
+
+/** KAITO v0.8.0 YAML: no `spec` wrapper; bring-your-own nodes selected by pool label. */
+export function workspaceManifest(w: WorkspacePlan, namespace: string, runId: string): Workspace {
+  return {
+    apiVersion: API_VERSION,
+    kind: KIND,
+    metadata: { name: w.name, namespace, labels: { [BENCH_LABEL]: runId } },
+    resource: {
+      instanceType: w.instanceType,
+      labelSelector: { matchLabels: { [POOL_LABEL]: w.pool } },
+    },
+    inference: { preset: { name: w.preset } },
+  };
+}

@@ -1,0 +1,246 @@
+// `npm run bench -- --workspaces N [--json FILE] [--controllers kaito-ts,kaito-v0.8.0]`: runs each controller
+// in turn against the same cluster and the same N workspaces and prints (and optionally writes) the figures.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Workspace } from '../src/api/types.js';
+import { GROUP, PLURAL, VERSION } from '../src/api/types.js';
+import { adminKubeconfig } from '../src/simcluster/kubeconfig.js';
+import { layoutFor, type Layout } from '../src/simcluster/layout.js';
+import { loadNodePools, removeNodes } from '../src/simcluster/nodes.js';
+import { BENCH_USAGE, BenchArgsError, parseBenchArgs, type BenchOptions } from './args.js';
+import { freePort, startController, type RunningController } from './child.js';
+import {
+  createRunNamespace, createWorkspaces, deleteWorkspaces, ensureReleaseNamespace, installCrds, prepareCluster,
+  removeRunNamespace, selectBenchCluster, storageClassExists, volumeKinds,
+} from './cluster.js';
+import { CONTROLLERS, missingPrerequisite, type ControllerId, type VolumeKind } from './controllers.js';
+import { ConvergenceTracker } from './convergence.js';
+import { planWorkspaces, poolsForPlan, workspaceManifest, type WorkspacePlan } from './plan.js';
+import { clockTicksPerSecond } from './proc.js';
+import { startCountingProxy, type CountingProxy } from './proxy.js';
+import { benchDocument, checkVolumes, formatTable, type ControllerResult } from './results.js';
+import { countWrites, diffCounts } from './verbs.js';
+import { watchForever } from './watch.js';
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+/** Namespace of the inference-params-template ConfigMap for both controllers (kaito-ts's default too). */
+const RELEASE_NAMESPACE = 'kaito-workspace';
+
+const log = (line: string): void => {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+};
+
+/** Things to stop if the run is interrupted. */
+const cleanups = new Set<() => Promise<void>>();
+
+interface RunContext {
+  opts: BenchOptions;
+  kc: KubeConfig;
+  layout: Layout;
+  plan: WorkspacePlan[];
+  storageClass: boolean;
+  runId: string;
+  logDir: string;
+}
+
+function namespaceFor(id: ControllerId, runId: string): string {
+  return `bench-${id.replace(/[^a-z0-9]+/g, '-')}-${runId}`;
+}
+
+async function runController(id: ControllerId, ctx: RunContext): Promise<ControllerResult> {
+  const spec = CONTROLLERS[id];
+  const { kc, layout, plan, opts } = ctx;
+  const ns = namespaceFor(id, ctx.runId);
+  const tag = (line: string): void => log(`${id}: ${line}`);
+
+  tag('installing its CRDs');
+  await installCrds(kc, spec.crds());
+  await createRunNamespace(kc, ns);
+
+  const pki = (f: string): string => join(layout.pkiDir, f);
+  const proxy: CountingProxy = await startCountingProxy(`https://127.0.0.1:${layout.ports.apiserver}`, {
+    certFile: pki('apiserver.crt'), keyFile: pki('apiserver.key'),
+    clientCertFile: pki('admin.crt'), clientKeyFile: pki('admin.key'), caFile: pki('ca.crt'),
+  });
+  const kubeconfig = join(ctx.logDir, `${id}.kubeconfig`);
+  writeFileSync(kubeconfig, adminKubeconfig({ server: proxy.url, caFile: pki('ca.crt'), certFile: pki('admin.crt'), keyFile: pki('admin.key') }));
+  const probePort = await freePort();
+  const metricsPort = await freePort();
+  const launch = spec.launch({
+    kubeconfig, qps: opts.qps, burst: opts.burst, releaseNamespace: RELEASE_NAMESPACE, projectRoot: PROJECT_ROOT,
+    metricsAddress: `127.0.0.1:${metricsPort}`, probeAddress: `127.0.0.1:${probePort}`,
+  });
+  if (id === 'kaito-ts' && opts.nodeOptions) launch.args.unshift(...opts.nodeOptions.split(/\s+/).filter((s) => s !== ''));
+  const logFile = join(ctx.logDir, `${id}.log`);
+  tag(`starting: ${[launch.command, ...launch.args].join(' ')} (log ${logFile})`);
+  const ctl: RunningController = await startController(launch, logFile, `http://127.0.0.1:${probePort}/readyz`);
+  const stopAll = async (): Promise<void> => {
+    await ctl.stop();
+    await proxy.close();
+  };
+  cleanups.add(stopAll);
+
+  const tracker = new ConvergenceTracker(new Set(plan.map((w) => w.name)));
+  let t0 = performance.now();
+  const now = (): number => (performance.now() - t0) / 1000;
+  const watches = [
+    watchForever(kc, `/apis/apps/v1/namespaces/${ns}/statefulsets`, (type, obj) => {
+      if (type !== 'DELETED' && type !== 'BOOKMARK') tracker.onStatefulSet(obj as never, now());
+    }),
+    watchForever(kc, `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${PLURAL}`, (type, obj) => {
+      if (type !== 'DELETED' && type !== 'BOOKMARK') tracker.onWorkspace(obj as Workspace, now());
+    }),
+  ];
+  const progress = setInterval(() => {
+    const p = tracker.progress();
+    tag(`${now().toFixed(0)}s: ${p.statefulSets}/${p.total} StatefulSets, ${p.ready}/${p.total} ready`);
+  }, 15_000);
+
+  let result: ControllerResult | undefined;
+  try {
+    const manifests = plan.map((w) => workspaceManifest(w, ns, ctx.runId));
+    t0 = performance.now();
+    await createWorkspaces(kc, manifests);
+    tag(`created ${manifests.length} workspaces in ${now().toFixed(1)}s; waiting for all InferenceReady=True`);
+    const exited = (async () => {
+      while (!ctl.exited()) await sleep(500);
+    })();
+    await Promise.race([tracker.whenAllReady(), sleep(opts.timeoutSeconds * 1000), exited]);
+    const stsAt = tracker.allStatefulSetsAt();
+    const readyAt = tracker.allReadyAt();
+    if (ctl.exited()) tag(`the controller exited during the run; see ${logFile}`);
+    else if (readyAt === undefined) tag(`not all ready after ${opts.timeoutSeconds}s`);
+    else tag(`all ${plan.length} ready after ${readyAt.toFixed(1)}s (all StatefulSets after ${stsAt?.toFixed(1)}s); idle window ${opts.idleSeconds}s`);
+
+    // The idle window starts once the controller has been quiet for a moment (the last status writes of
+    // convergence are not idleness), and at the latest SETTLE_MAX_MS after all-ready.
+    const atReady = proxy.byVerb();
+    const settled = await settle(proxy, ctl);
+    const firstMinute = diffCounts(atReady, proxy.byVerb());
+    const atIdle = proxy.byVerb();
+    if (!ctl.exited()) await sleep(opts.idleSeconds * 1000);
+    const idle = diffCounts(atIdle, proxy.byVerb());
+    tag(`settled ${settled.toFixed(1)}s after all-ready (${countWrites(firstMinute)} writes meanwhile); ${countWrites(idle)} writes in the ${opts.idleSeconds}s idle window`);
+    const sample = await ctl.sample();
+    const requestsByVerb = proxy.byVerb();
+    writeFileSync(join(ctx.logDir, `${id}-requests.json`), JSON.stringify({ total: proxy.byVerbAndResource(), settling: firstMinute, idle }, null, 2));
+
+    const expected = new Map<string, VolumeKind>(plan.map((w) => [w.name, spec.expectedVolume(w, ctx.storageClass)]));
+    const check = checkVolumes(expected, await volumeKinds(kc, ns));
+    tag(`volumes: ${JSON.stringify(check.kinds)}${check.ok ? '' : `; ${check.problems.length} wrong, e.g. ${check.problems.slice(0, 3).join('; ')}`}`);
+    result = {
+      controller: id,
+      allStatefulSetsSeconds: round(stsAt),
+      allReadySeconds: round(readyAt),
+      peakRssMiB: sample ? Math.round((sample.peakRssKiB / 1024) * 10) / 10 : 0,
+      cpuSeconds: sample ? Math.round((sample.cpuTicks / clockTicksPerSecond()) * 100) / 100 : 0,
+      requestsByVerb,
+      writesPerIdleMinute: opts.idleSeconds > 0 ? Math.round((countWrites(idle) * 60) / opts.idleSeconds) : 0,
+      correct: check.ok && readyAt !== undefined && !ctl.exited(),
+    };
+  } finally {
+    clearInterval(progress);
+    for (const w of watches) w.stop();
+    if (!ctl.exited()) {
+      tag('deleting the workspaces while the controller runs');
+      const left = await deleteWorkspaces(kc, ns, 300_000).catch(() => -1);
+      if (left !== 0) tag(`${left} workspace(s) not gone after 300s; removing their finalizers`);
+    }
+    await stopAll();
+    cleanups.delete(stopAll);
+    await removeRunNamespace(kc, ns);
+    tag(`namespace ${ns} removed`);
+  }
+  return result;
+}
+
+const QUIET_MS = 5_000;
+const SETTLE_MAX_MS = 60_000;
+
+/** Waits until the controller sent no write for QUIET_MS (at most SETTLE_MAX_MS); returns the seconds waited. */
+async function settle(proxy: CountingProxy, ctl: RunningController): Promise<number> {
+  const start = performance.now();
+  while (!ctl.exited() && performance.now() - start < SETTLE_MAX_MS) {
+    const quietFor = performance.now() - (proxy.lastWriteAt() ?? 0);
+    if (quietFor >= QUIET_MS) break;
+    await sleep(Math.min(QUIET_MS - quietFor + 10, 1000));
+  }
+  return (performance.now() - start) / 1000;
+}
+
+function round(v: number | undefined): number | null {
+  return v === undefined ? null : Math.round(v * 10) / 10;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let opts: BenchOptions | 'help';
+  try {
+    opts = parseBenchArgs(argv);
+  } catch (err) {
+    if (err instanceof BenchArgsError) {
+      process.stderr.write(`bench: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (opts === 'help') {
+    process.stdout.write(BENCH_USAGE);
+    return 0;
+  }
+  const cacheRoot = process.env.KAITO_TS_CACHE ?? join(homedir(), '.cache', 'kaito-ts');
+  selectBenchCluster(process.env, opts.sharedCluster, cacheRoot);
+  for (const id of opts.controllers) {
+    const why = missingPrerequisite(id, PROJECT_ROOT);
+    if (why) {
+      process.stderr.write(`bench: ${id}: ${why}\n`);
+      return 1;
+    }
+  }
+  const base = loadNodePools(layoutFor().defaultNodesFile);
+  const plan = planWorkspaces(opts.workspaces, base);
+  const pools = poolsForPlan(base, plan);
+  log(`N = ${opts.workspaces}; nodes: ${pools.map((p) => `${p.count} × ${p.instanceType}${p.nvme ? ' (NVMe)' : ''}`).join(', ')}`);
+  const { kc, layout } = await prepareCluster(pools, log);
+  log(`cluster: ${layout.kubeconfigPath}`);
+  const storageClass = await storageClassExists(kc);
+  await ensureReleaseNamespace(kc, RELEASE_NAMESPACE);
+  const runId = Date.now().toString(36);
+  const logDir = join(PROJECT_ROOT, 'bench', 'results', `run-${runId}-n${opts.workspaces}`);
+  mkdirSync(logDir, { recursive: true });
+
+  const results: ControllerResult[] = [];
+  for (const id of opts.controllers) results.push(await runController(id, { opts, kc, layout, plan, storageClass, runId, logDir }));
+
+  const doc = benchDocument(opts.workspaces, results);
+  process.stdout.write(formatTable(doc));
+  process.stdout.write(
+    `client limits for every controller: --kube-client-qps=${opts.qps} --kube-client-burst=${opts.burst}; own defaults: ` +
+      opts.controllers.map((id) => `${id} ${CONTROLLERS[id].defaults.qps}/${CONTROLLERS[id].defaults.burst}`).join(', ') +
+      `\nlogs and per-resource request counts: ${logDir}\n`,
+  );
+  writeFileSync(join(logDir, 'result.json'), JSON.stringify(doc, null, 2) + '\n');
+  if (opts.json) writeFileSync(opts.json, JSON.stringify(doc, null, 2) + '\n');
+  if (opts.removeNodes) await removeNodes(kc, pools);
+  return results.every((r) => r.correct) ? 0 : 1;
+}
+
+const interrupted = async (): Promise<void> => {
+  log('interrupted: stopping the controller');
+  for (const c of cleanups) await c().catch(() => undefined);
+  process.exit(130);
+};
+process.once('SIGINT', () => void interrupted());
+process.once('SIGTERM', () => void interrupted());
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
+    void Promise.all([...cleanups].map((c) => c().catch(() => undefined))).then(() => process.exit(1));
+  },
+);

@@ -1,0 +1,34 @@
+// A namespace-wide watch that survives its stream ending: it simply watches again. Without a
+// resourceVersion the API server first replays every object as ADDED, which the trackers treat as
+// idempotent, so no event is ever lost between two streams.
+import { Watch, type KubeConfig } from '@kubernetes/client-node';
+
+export interface RunningWatch {
+  stop(): void;
+}
+
+export function watchForever(kc: KubeConfig, path: string, onObject: (type: string, obj: unknown) => void): RunningWatch {
+  const w = new Watch(kc);
+  let stopped = false;
+  let current: AbortController | undefined;
+  const start = (): void => {
+    if (stopped) return;
+    w.watch(path, { allowWatchBookmarks: true }, (type, obj) => onObject(type, obj), () => {
+      if (!stopped) setTimeout(start, 200);
+    })
+      .then((ac) => {
+        current = ac;
+        if (stopped) ac.abort();
+      })
+      .catch(() => {
+        if (!stopped) setTimeout(start, 1000);
+      });
+  };
+  start();
+  return {
+    stop: () => {
+      stopped = true;
+      current?.abort();
+    },
+  };
+}
