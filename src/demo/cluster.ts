@@ -1,0 +1,174 @@
+// The demo's cluster work: start (or reuse) the local cluster through the simcluster API, install the
+// CRD, give the demo a clean namespace, apply the samples, and read what the table shows.
+import type { KubeConfig, KubernetesObject, V1Deployment, V1Namespace, V1Node, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import { workspaceCrd } from '../api/crd.js';
+import { WORKSPACE_FINALIZER } from '../api/labels.js';
+import type { Workspace } from '../api/types.js';
+import { workspaceName } from '../builders/meta.js';
+import { Reason } from '../controllers/workspace/reconciler.js';
+import { KubeClient, MERGE_PATCH } from '../runtime/client.js';
+import { isAlreadyExists, isNotFound } from '../runtime/errors.js';
+import { Resources, type ResourceType } from '../runtime/resources.js';
+import { KubeTransport } from '../runtime/transport.js';
+import { adminKubeConfig, isRunning, up, type ClusterInfo } from '../simcluster/cluster.js';
+import { layoutFor } from '../simcluster/layout.js';
+import { recycleReleasedPvs } from '../simcluster/storage.js';
+import { ownedLegacyDeployment, type Samples } from './samples.js';
+import type { Snapshot } from './table.js';
+import { waitUntil } from './wait.js';
+
+export const DEMO_FIELD_MANAGER = 'kaito-ts-demo';
+
+const SERVICE_ACCOUNTS: ResourceType = { group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
+const CRDS: ResourceType = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false };
+
+type Log = (line: string) => void;
+
+/** Reuses a running cluster as it is; otherwise `simcluster up` (building binaries first if needed). */
+export async function startOrReuseCluster(log: Log): Promise<ClusterInfo & { started: boolean }> {
+  const l = layoutFor();
+  if (await isRunning(l)) {
+    log(`reusing the running local cluster (${l.kubeconfigPath})`);
+    return { kubeconfigPath: l.kubeconfigPath, binDir: l.binDir, started: false };
+  }
+  log('starting the local cluster (simcluster up)');
+  return { ...(await up({ log: (line) => log(`  ${line}`) })), started: true };
+}
+
+export interface DemoApi {
+  kc: KubeConfig;
+  client: KubeClient;
+  close(): void;
+}
+
+export function demoApi(): DemoApi {
+  const kc = adminKubeConfig();
+  const transport = new KubeTransport(kc, { qps: 50, burst: 100 });
+  return { kc, client: new KubeClient(transport, { fieldManager: DEMO_FIELD_MANAGER }), close: () => transport.close() };
+}
+
+const ignoreNotFound = (err: unknown): void => {
+  if (!isNotFound(err)) throw err;
+};
+
+/** Server-side apply of the Workspace CRD, then wait until it is Established and served. */
+export async function installCrd(client: KubeClient, namespace: string, signal: AbortSignal): Promise<void> {
+  const crd = workspaceCrd();
+  await client.apply(CRDS, crd as unknown as KubernetesObject);
+  const deadline = Date.now() + 60_000;
+  await waitUntil(`CRD ${crd.metadata.name} Established`, deadline, async () => {
+    const live = await client.get<KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } }>(CRDS, undefined, crd.metadata.name);
+    return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+  }, signal, 200);
+  // Established can precede the REST handler by a moment: list until it answers.
+  await waitUntil('the workspaces API to be served', deadline, async () => (await client.list(Resources.workspaces, { namespace }).then(() => true, () => undefined)), signal, 200);
+}
+
+/**
+ * Gives the demo a clean namespace: created when missing; what an earlier run left (workspaces,
+ * legacy Deployments, claims) is removed, so every run shows the whole flow. The operator is not
+ * running yet, so the demo lifts the workspace finalizer itself; owner references take the children.
+ */
+export async function resetNamespace(api: DemoApi, namespace: string, signal: AbortSignal, log: Log): Promise<void> {
+  const { client } = api;
+  const deadline = Date.now() + 120_000;
+  await waitUntil(`namespace ${namespace} to be usable`, deadline, async () => {
+    const ns = await client.get<V1Namespace>(Resources.namespaces, undefined, namespace).catch((err: unknown) => (ignoreNotFound(err), undefined));
+    if (ns?.status?.phase === 'Terminating') return undefined;
+    if (ns) return true;
+    await client.create(Resources.namespaces, { metadata: { name: namespace, labels: { 'app.kubernetes.io/part-of': 'kaito-ts-demo' } } }).catch((err: unknown) => {
+      if (!isAlreadyExists(err)) throw err;
+    });
+    return undefined; // look again: it may still be terminating
+  }, signal);
+
+  const left = await listIn<Workspace & KubernetesObject>(client, Resources.workspaces, namespace);
+  if (left.length > 0) log(`removing what an earlier demo run left in ${namespace}: ${left.map((w) => workspaceName(w)).join(', ')}`);
+  for (const ws of left) {
+    const finalizers = ws.metadata.finalizers ?? [];
+    if (finalizers.includes(WORKSPACE_FINALIZER)) {
+      await client
+        .patch(Resources.workspaces, { namespace, name: workspaceName(ws) }, { metadata: { finalizers: finalizers.filter((f) => f !== WORKSPACE_FINALIZER), resourceVersion: ws.metadata.resourceVersion } }, MERGE_PATCH)
+        .catch(ignoreNotFound);
+    }
+    await client.delete(Resources.workspaces, { namespace, name: workspaceName(ws) }).catch(ignoreNotFound);
+  }
+  // Children go with their workspace (owner references); legacy Deployments and claims are removed here.
+  for (const type of [Resources.deployments, Resources.statefulSets, Resources.persistentVolumeClaims]) {
+    for (const obj of await listIn(client, type, namespace)) {
+      await client.delete(type, { namespace, name: obj.metadata?.name ?? '' }).catch(ignoreNotFound);
+    }
+  }
+  const kinds = [Resources.workspaces, Resources.deployments, Resources.statefulSets, Resources.pods, Resources.persistentVolumeClaims];
+  await waitUntil(`the earlier demo objects in ${namespace} to be gone`, deadline, async () => {
+    const counts = await Promise.all(kinds.map(async (t) => (await listIn(client, t, namespace)).length));
+    return counts.every((n) => n === 0) ? true : undefined;
+  }, signal);
+  // Retain volumes of the deleted claims: make them Available for this run's claims.
+  await recycleReleasedPvs(api.kc);
+  await waitUntil(`ServiceAccount default in ${namespace}`, deadline, async () => (await client.get(SERVICE_ACCOUNTS, namespace, 'default').then(() => true, () => undefined)), signal, 200);
+}
+
+async function listIn<T extends KubernetesObject>(client: KubeClient, type: ResourceType, namespace?: string): Promise<T[]> {
+  return (await client.list<T>(type, namespace ? { namespace } : {})).items;
+}
+
+/** Applies every sample workspace (server-side apply under the demo's field manager). */
+export async function applyWorkspaces(client: KubeClient, samples: Samples): Promise<void> {
+  for (const ws of samples.workspaces) {
+    await client.apply(Resources.workspaces, ws as unknown as KubernetesObject);
+  }
+}
+
+/**
+ * Creates each legacy Deployment controlled by its live workspace and waits for its pods to run,
+ * as an older KAITO release would have left it. Resolves with `name → node` of the first pod.
+ */
+export async function installLegacy(client: KubeClient, samples: Samples, namespace: string, deadline: number, signal: AbortSignal): Promise<Map<string, string>> {
+  const nodes = new Map<string, string>();
+  for (const template of samples.legacy) {
+    const name = template.metadata?.name ?? '';
+    const live = await client.get<Workspace & KubernetesObject>(Resources.workspaces, namespace, name);
+    await client.apply(Resources.deployments, ownedLegacyDeployment(template, live));
+  }
+  for (const template of samples.legacy) {
+    const name = template.metadata?.name ?? '';
+    const want = template.spec?.replicas ?? 1;
+    await waitUntil(`legacy Deployment ${namespace}/${name} to have ${want} pod(s) ready`, deadline, async () => {
+      const d = await client.get<V1Deployment>(Resources.deployments, namespace, name);
+      if ((d.status?.readyReplicas ?? 0) < want) return undefined;
+      const pods = await listIn<V1Pod>(client, Resources.pods, namespace);
+      const pod = pods.find((p) => p.metadata?.ownerReferences?.some((o) => o.kind === 'ReplicaSet') && p.metadata?.name?.startsWith(`${name}-`));
+      nodes.set(name, pod?.spec?.nodeName ?? '?');
+      return true;
+    }, signal);
+  }
+  return nodes;
+}
+
+/** One read of everything the table shows (six lists; the API server is local). */
+export async function snapshot(client: KubeClient, namespace: string): Promise<Snapshot> {
+  const [workspaces, statefulSets, deployments, claims, pods, nodes] = await Promise.all([
+    listIn<Workspace & KubernetesObject>(client, Resources.workspaces, namespace),
+    listIn<V1StatefulSet>(client, Resources.statefulSets, namespace),
+    listIn<V1Deployment>(client, Resources.deployments, namespace),
+    listIn<V1PersistentVolumeClaim>(client, Resources.persistentVolumeClaims, namespace),
+    listIn<V1Pod>(client, Resources.pods, namespace),
+    listIn<V1Node>(client, Resources.nodes),
+  ]);
+  return { workspaces, statefulSets, deployments, claims, pods, nodes };
+}
+
+/**
+ * How each migration went, from the operator's WorkloadMigration events about the live workspace
+ * (its UID: the namespace is reused, so earlier runs' events may still be there). Normal = no downtime.
+ */
+export async function migrationEvents(client: KubeClient, namespace: string, workspaces: Workspace[]): Promise<Map<string, { type: string; note: string }[]>> {
+  const events = await listIn<KubernetesObject & { type?: string; reason?: string; note?: string; regarding?: { uid?: string } }>(client, Resources.events, namespace);
+  const out = new Map<string, { type: string; note: string }[]>();
+  for (const ws of workspaces) {
+    const mine = events.filter((e) => e.reason === Reason.WorkloadMigration && e.regarding?.uid === ws.metadata.uid);
+    if (mine.length > 0) out.set(workspaceName(ws), mine.map((e) => ({ type: e.type ?? '', note: e.note ?? '' })));
+  }
+  return out;
+}

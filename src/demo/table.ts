@@ -1,0 +1,106 @@
+// What the demo's live table shows, computed from one snapshot of API objects (pure: no client, no clock).
+import type { V1Deployment, V1Node, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import { findCondition } from '../api/conditions.js';
+import { ConditionType, LABEL_INSTANCE_TYPE } from '../api/labels.js';
+import type { Workspace } from '../api/types.js';
+import { MODEL_WEIGHTS_VOLUME } from '../builders/volumes.js';
+import { volumeKindOf } from '../controllers/workspace/facts.js';
+
+export interface Snapshot {
+  workspaces: Workspace[];
+  statefulSets: V1StatefulSet[];
+  deployments: V1Deployment[];
+  claims: V1PersistentVolumeClaim[];
+  pods: V1Pod[];
+  nodes: V1Node[];
+}
+
+export interface Row {
+  workspace: string;
+  /** Instance type of the node pod 0 runs on (else of the first selected node), and that node. */
+  sku: string;
+  replicas: string;
+  volume: string;
+  claim: string;
+  /** InferenceReady status and reason. */
+  inference: string;
+  /** Only for workspaces with a legacy Deployment in the samples. */
+  migration: string;
+  ready: boolean;
+  /** The InferenceReady message, for the timeout line. */
+  message: string;
+}
+
+const byName = <T extends { metadata?: { name?: string } }>(items: T[], name: string): T | undefined => items.find((i) => i.metadata?.name === name);
+
+function skuOf(ws: Workspace, pod0: V1Pod | undefined, nodes: V1Node[]): string {
+  const nodeName = pod0?.spec?.nodeName ?? ws.status?.workerNodes?.[0];
+  if (!nodeName) return '-';
+  const type = byName(nodes, nodeName)?.metadata?.labels?.[LABEL_INSTANCE_TYPE] ?? '?';
+  return pod0?.spec?.nodeName ? `${type} (${nodeName})` : type;
+}
+
+/** Claims of the weights volume template: `model-weights-volume-<sts>-<ordinal>`. */
+function claimStatus(sts: V1StatefulSet, claims: V1PersistentVolumeClaim[]): string {
+  const replicas = sts.spec?.replicas ?? 1;
+  const phases = Array.from({ length: replicas }, (_, i) => byName(claims, `${MODEL_WEIGHTS_VOLUME}-${sts.metadata?.name}-${i}`)?.status?.phase ?? 'none');
+  const bound = phases.filter((p) => p === 'Bound').length;
+  if (bound === replicas) return replicas === 1 ? 'Bound' : `Bound ${bound}/${replicas}`;
+  const worst = phases.find((p) => p !== 'Bound') ?? 'Pending';
+  return replicas === 1 ? worst : `${worst} (${bound}/${replicas} Bound)`;
+}
+
+function migrationState(d: V1Deployment | undefined): string {
+  if (!d) return 'Deployment deleted';
+  if (d.metadata?.deletionTimestamp) return 'Deployment deleting';
+  return `Deployment present (${d.status?.readyReplicas ?? 0}/${d.spec?.replicas ?? 1} ready)`;
+}
+
+export function rowsOf(snap: Snapshot, legacyNames: ReadonlySet<string>): Row[] {
+  return snap.workspaces.map((ws) => {
+    const name = ws.metadata.name ?? '';
+    const sts = byName(snap.statefulSets, name);
+    const pod0 = byName(snap.pods, `${name}-0`);
+    const kind = volumeKindOf(sts);
+    const cond = findCondition(ws.status?.conditions, ConditionType.InferenceReady);
+    // True only for the generation the operator has seen: status that tells the truth.
+    const current = cond?.observedGeneration === undefined || cond.observedGeneration === ws.metadata.generation;
+    const legacy = legacyNames.has(name) ? byName(snap.deployments, name) : undefined;
+    const ready = cond?.status === 'True' && current && legacy === undefined;
+    return {
+      workspace: name,
+      sku: skuOf(ws, pod0, snap.nodes),
+      replicas: sts ? `${sts.status?.readyReplicas ?? 0}/${sts.spec?.replicas ?? 1}` : '-',
+      volume: kind === 'nvme' ? 'nvme claim' : kind ?? '-',
+      claim: sts && kind === 'nvme' ? claimStatus(sts, snap.claims) : '-',
+      inference: cond ? `${cond.status} ${cond.reason}` : '-',
+      migration: legacyNames.has(name) ? migrationState(legacy) : '-',
+      ready,
+      message: cond?.message ?? 'no InferenceReady condition yet',
+    };
+  });
+}
+
+const COLUMNS: [keyof Row, string][] = [
+  ['workspace', 'WORKSPACE'],
+  ['sku', 'SKU (NODE)'],
+  ['replicas', 'READY'],
+  ['volume', 'WEIGHTS'],
+  ['claim', 'CLAIM'],
+  ['inference', 'INFERENCEREADY'],
+  ['migration', 'MIGRATION'],
+];
+
+/** Left-aligned columns separated by two spaces, like kubectl. */
+export function formatRows(rows: Row[]): string[] {
+  const cells = [COLUMNS.map(([, h]) => h), ...rows.map((r) => COLUMNS.map(([k]) => String(r[k])))];
+  const widths = COLUMNS.map((_, i) => Math.max(...cells.map((c) => c[i]?.length ?? 0)));
+  return cells.map((c) => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i] ?? 0))).join('  ').trimEnd());
+}
+
+/** One line for a timeout: which workspaces are not ready, and why. */
+export function notReadySummary(rows: Row[]): string {
+  const waiting = rows.filter((r) => !r.ready);
+  const parts = waiting.map((r) => `${r.workspace} (${r.inference === '-' ? 'no status yet' : r.inference}${r.migration.startsWith('Deployment present') ? `, ${r.migration}` : ''}: ${r.message})`);
+  return `${waiting.length} of ${rows.length} workspaces not InferenceReady: ${parts.join('; ')}`;
+}
