@@ -1,0 +1,25 @@
+// `node dist/bench/report.js FILE...`: reads --json files of several runs and prints the Markdown table
+// for docs/benchmarks.md; with --svg OUT also writes the time-to-all-ready chart.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { readyChartSvg } from './chart.js';
+import { markdownTable, parseBenchDocument } from './results.js';
+
+function main(argv: string[]): number {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { svg: { type: 'string' } } });
+  if (positionals.length === 0) {
+    process.stderr.write('usage: node dist/bench/report.js [--svg OUT.svg] RESULT.json...\n');
+    return 2;
+  }
+  const docs = positionals.map((f) => parseBenchDocument(readFileSync(f, 'utf8'), f));
+  process.stdout.write(markdownTable(docs));
+  if (values.svg) writeFileSync(values.svg, readyChartSvg(docs));
+  return 0;
+}
+
+try {
+  process.exitCode = main(process.argv.slice(2));
+} catch (err) {
+  process.stderr.write(`report: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 2;
+}

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { BENCH_LABEL, planWorkspaces, poolsForPlan, workspaceManifest } from '../../../bench/plan.js';
+import { parseNodePools } from '../../../src/simcluster/nodes.js';
+
+// The real default node file: the benchmark derives its pools from it.
+const base = parseNodePools(readFileSync(new URL('../../../../simcluster/nodes.yaml', import.meta.url), 'utf8'));
+
+describe('planWorkspaces', () => {
+  it('mixes NVMe and non-NVMe pools 2:2:1 and cycles three presets', () => {
+    const plan = planWorkspaces(10, base);
+    assert.deepEqual(plan.map((w) => w.pool), ['a100', 'a10', 'h100', 'a100', 'a10', 'a100', 'a10', 'h100', 'a100', 'a10']);
+    assert.deepEqual(plan.slice(0, 4).map((w) => w.preset), ['phi-4-mini-instruct', 'mistral-7b-instruct', 'qwen2.5-coder-7b-instruct', 'phi-4-mini-instruct']);
+    assert.deepEqual(plan.slice(0, 3).map((w) => [w.name, w.instanceType, w.nvme]), [
+      ['ws-0000', 'Standard_NC24ads_A100_v4', true],
+      ['ws-0001', 'Standard_NV36ads_A10_v5', false],
+      ['ws-0002', 'Standard_NC80adis_H100_v5', true],
+    ]);
+  });
+  it('gives unique names up to N = 1000', () => {
+    const names = planWorkspaces(1000, base).map((w) => w.name);
+    assert.equal(new Set(names).size, 1000);
+    assert.equal(names[999], 'ws-0999');
+  });
+  it('fails clearly when the node file lacks a pool', () => {
+    assert.throws(() => planWorkspaces(3, base.filter((p) => p.name !== 'h100')), /no pool "h100"/);
+  });
+});
+
+describe('poolsForPlan', () => {
+  it('sizes each pool to its workspaces, one NVMe volume per node', () => {
+    const pools = poolsForPlan(base, planWorkspaces(200, base));
+    assert.deepEqual(pools.map((p) => [p.name, p.count, p.nvme?.volumes]), [['a100', 80, 1], ['h100', 40, 1], ['a10', 80, undefined]]);
+    assert.equal(pools.reduce((s, p) => s + p.count, 0), 200);
+    // GPU facts stay those of the node file.
+    assert.deepEqual(pools[1]?.gpu, base[1]?.gpu);
+  });
+});
+
+describe('workspaceManifest', () => {
+  it('is KAITO v0.8.0 YAML with no spec wrapper, selecting the pool', () => {
+    const [w] = planWorkspaces(1, base);
+    assert.ok(w);
+    assert.deepEqual(workspaceManifest(w, 'ns1', 'run1'), {
+      apiVersion: 'kaito.sh/v1beta1',
+      kind: 'Workspace',
+      metadata: { name: 'ws-0000', namespace: 'ns1', labels: { [BENCH_LABEL]: 'run1' } },
+      resource: { instanceType: 'Standard_NC24ads_A100_v4', labelSelector: { matchLabels: { 'kaito.sh/sim-pool': 'a100' } } },
+      inference: { preset: { name: 'phi-4-mini-instruct' } },
+    });
+  });
+});

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { V1StatefulSet } from '@kubernetes/client-node';
+import type { VolumeKind } from '../../../bench/controllers.js';
+import { benchDocument, checkVolumes, formatTable, markdownTable, parseBenchDocument, volumeKindOf, type ControllerResult } from '../../../bench/results.js';
+
+const kaitoTs: ControllerResult = {
+  controller: 'kaito-ts', allStatefulSetsSeconds: 3.2, allReadySeconds: 6.8, peakRssMiB: 88.4, cpuSeconds: 4.25,
+  requestsByVerb: { patch: 400, watch: 8, list: 8, create: 10 }, writesPerIdleMinute: 0, correct: true,
+};
+const kaito: ControllerResult = {
+  controller: 'kaito-v0.8.0', allStatefulSetsSeconds: 70, allReadySeconds: null, peakRssMiB: 120, cpuSeconds: 9,
+  requestsByVerb: { update: 900, get: 2 }, writesPerIdleMinute: 3, correct: false,
+};
+
+describe('benchDocument', () => {
+  it('has exactly the documented keys, in order, with verbs sorted', () => {
+    const doc = benchDocument(200, [kaitoTs, kaito]);
+    assert.deepEqual(Object.keys(doc), ['n', 'results']);
+    assert.deepEqual(Object.keys(doc.results[0] ?? {}), [
+      'controller', 'allStatefulSetsSeconds', 'allReadySeconds', 'peakRssMiB', 'cpuSeconds', 'requestsByVerb', 'writesPerIdleMinute', 'correct',
+    ]);
+    assert.deepEqual(Object.keys(doc.results[0]?.requestsByVerb ?? {}), ['list', 'watch', 'create', 'patch']);
+    assert.equal(JSON.stringify(JSON.parse(JSON.stringify(doc))), JSON.stringify(doc));
+  });
+  it('round-trips through parseBenchDocument and refuses other shapes', () => {
+    const doc = benchDocument(50, [kaitoTs]);
+    assert.deepEqual(parseBenchDocument(JSON.stringify(doc)), doc);
+    assert.throws(() => parseBenchDocument('{"results": []}', 'x.json'), /x.json: expected/);
+    assert.throws(() => parseBenchDocument('{"n": 5, "results": [{}]}'), /no controller/);
+  });
+});
+
+describe('formatTable / markdownTable', () => {
+  it('prints one aligned row per controller, timeouts and failures spelled out', () => {
+    const text = formatTable(benchDocument(200, [kaitoTs, kaito]));
+    const lines = text.trimEnd().split('\n');
+    assert.equal(lines[0], 'N = 200');
+    assert.match(lines[2] ?? '', /^kaito-ts\s+3\.2\s+6\.8\s+88\s+4\.3\s+0\s+yes\s+list 8, watch 8, create 10, patch 400$/);
+    assert.match(lines[3] ?? '', /^kaito-v0\.8\.0\s+70\.0\s+timeout\s+120\s+9\.0\s+3\s+NO\s+get 2, update 900$/);
+    // Columns line up: "all ready s" starts at the same offset in the header and both rows.
+    const col = (lines[1] ?? '').indexOf('all ready s');
+    assert.equal((lines[2] ?? '').slice(col, col + 3), '6.8');
+    assert.equal((lines[3] ?? '').slice(col, col + 7), 'timeout');
+  });
+  it('sorts documents by N in Markdown', () => {
+    const md = markdownTable([benchDocument(500, [kaitoTs]), benchDocument(50, [kaito])]);
+    const rows = md.trimEnd().split('\n').slice(2);
+    assert.equal(rows.length, 2);
+    assert.match(rows[0] ?? '', /^\| 50 \| kaito-v0\.8\.0 \| 70\.0 \| timeout \| 120 \| 9\.0 \| 3 \| no \|/);
+    assert.match(rows[1] ?? '', /^\| 500 \| kaito-ts \|/);
+  });
+});
+
+function sts(opts: { claim?: boolean; emptyDir?: boolean }): V1StatefulSet {
+  return {
+    metadata: { name: 'ws' },
+    spec: {
+      selector: {},
+      serviceName: 'ws-headless',
+      ...(opts.claim ? { volumeClaimTemplates: [{ metadata: { name: 'model-weights-volume' } }] } : {}),
+      template: {
+        spec: {
+          containers: [],
+          volumes: [{ name: 'dshm', emptyDir: { medium: 'Memory' } }, ...(opts.emptyDir ? [{ name: 'model-weights-volume', emptyDir: {} }] : [])],
+        },
+      },
+    },
+  };
+}
+
+describe('volumeKindOf / checkVolumes', () => {
+  it('tells a claim template from an emptyDir from nothing', () => {
+    assert.equal(volumeKindOf(sts({ claim: true })), 'nvme');
+    assert.equal(volumeKindOf(sts({ emptyDir: true })), 'emptyDir');
+    assert.equal(volumeKindOf(sts({})), 'none');
+  });
+  it('names each wrong or missing workspace and counts the kinds', () => {
+    const expected = new Map<string, VolumeKind>([['a', 'nvme'], ['b', 'emptyDir'], ['c', 'nvme'], ['d', 'emptyDir']]);
+    const actual = new Map<string, VolumeKind>([['a', 'nvme'], ['b', 'emptyDir'], ['c', 'emptyDir'], ['zzz', 'nvme']]);
+    assert.deepEqual(checkVolumes(expected, actual), {
+      ok: false,
+      problems: ['c: emptyDir, expected nvme', 'd: no StatefulSet'],
+      kinds: { nvme: 1, emptyDir: 2 },
+    });
+    assert.equal(checkVolumes(expected, new Map(expected)).ok, true);
+  });
+});
