@@ -122,10 +122,11 @@ export async function applyWorkspaces(client: KubeClient, samples: Samples): Pro
 
 /**
  * Creates each legacy Deployment controlled by its live workspace and waits for its pods to run,
- * as an older KAITO release would have left it. Resolves with `name → node` of the first pod.
+ * as an older KAITO release would have left it. Resolves with `name → node of its pod`, or
+ * `undefined` when the Deployment vanished first (another operator already migrated it).
  */
-export async function installLegacy(client: KubeClient, samples: Samples, namespace: string, deadline: number, signal: AbortSignal): Promise<Map<string, string>> {
-  const nodes = new Map<string, string>();
+export async function installLegacy(client: KubeClient, samples: Samples, namespace: string, deadline: number, signal: AbortSignal): Promise<Map<string, string | undefined>> {
+  const nodes = new Map<string, string | undefined>();
   for (const template of samples.legacy) {
     const name = template.metadata?.name ?? '';
     const live = await client.get<Workspace & KubernetesObject>(Resources.workspaces, namespace, name);
@@ -135,7 +136,11 @@ export async function installLegacy(client: KubeClient, samples: Samples, namesp
     const name = template.metadata?.name ?? '';
     const want = template.spec?.replicas ?? 1;
     await waitUntil(`legacy Deployment ${namespace}/${name} to have ${want} pod(s) ready`, deadline, async () => {
-      const d = await client.get<V1Deployment>(Resources.deployments, namespace, name);
+      const d = await client.get<V1Deployment>(Resources.deployments, namespace, name).catch((err: unknown) => (ignoreNotFound(err), undefined));
+      if (!d) {
+        nodes.set(name, undefined);
+        return true;
+      }
       if ((d.status?.readyReplicas ?? 0) < want) return undefined;
       const pods = await listIn<V1Pod>(client, Resources.pods, namespace);
       const pod = pods.find((p) => p.metadata?.ownerReferences?.some((o) => o.kind === 'ReplicaSet') && p.metadata?.name?.startsWith(`${name}-`));
@@ -144,6 +149,16 @@ export async function installLegacy(client: KubeClient, samples: Samples, namesp
     }, signal);
   }
   return nodes;
+}
+
+/**
+ * Sample workspaces some other operator already took (finalizer or status set before the demo's
+ * operator started): a `kaito-ts run` without --namespace, for instance. The demo still converges,
+ * but the migration is then not the demo's to show.
+ */
+export async function takenByAnotherOperator(client: KubeClient, namespace: string): Promise<string[]> {
+  const live = await listIn<Workspace & KubernetesObject>(client, Resources.workspaces, namespace);
+  return live.filter((ws) => ws.metadata.finalizers?.includes(WORKSPACE_FINALIZER) || (ws.status?.conditions?.length ?? 0) > 0).map((ws) => workspaceName(ws));
 }
 
 /** One read of everything the table shows (six lists; the API server is local). */

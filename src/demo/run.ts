@@ -6,7 +6,7 @@ import { startManager, type RunningManager } from '../manager/manager.js';
 import { parseManagerOptions, type ManagerOptions } from '../manager/options.js';
 import { down } from '../simcluster/cluster.js';
 import { layoutFor } from '../simcluster/layout.js';
-import { applyWorkspaces, demoApi, installCrd, installLegacy, migrationEvents, resetNamespace, snapshot, startOrReuseCluster, type DemoApi } from './cluster.js';
+import { applyWorkspaces, demoApi, installCrd, installLegacy, migrationEvents, resetNamespace, snapshot, startOrReuseCluster, takenByAnotherOperator, type DemoApi } from './cluster.js';
 import { DEMO_NAMESPACE, loadSamples, samplesDir, type Samples } from './samples.js';
 import { LiveBlock } from './screen.js';
 import { formatRows, notReadySummary, rowsOf, type Row } from './table.js';
@@ -82,7 +82,13 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     }
     const legacyNodes = await installLegacy(client, samples, DEMO_NAMESPACE, deadline, o.signal);
     for (const [name, node] of legacyNodes) {
-      say(`  legacy Deployment ${name} controlled by workspace ${name}: pod running on ${node}, as an older KAITO release left it`);
+      say(node
+        ? `  legacy Deployment ${name} controlled by workspace ${name}: pod running on ${node}, as an older KAITO release left it`
+        : `  legacy Deployment ${name} was deleted before its pod ran: another operator migrated it`);
+    }
+    const taken = await takenByAnotherOperator(client, DEMO_NAMESPACE);
+    if (taken.length > 0) {
+      say(`  warning: another operator is already reconciling ${taken.join(', ')} in ${DEMO_NAMESPACE} (a "kaito-ts run" without --namespace?); the demo still waits for readiness, but the migration is not its own to show`);
     }
 
     const logFile = join(layoutFor().logDir, 'demo-operator.log');
@@ -111,7 +117,9 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     for (const [name, events] of await migrationEvents(client, DEMO_NAMESPACE, live)) {
       const warned = events.some((e) => e.type === 'Warning');
       say(`Migration of ${name}: ${warned ? 'delete-then-create (the old pod held the GPUs the new pod needed)' : 'no downtime (StatefulSet pod 0 was Ready before the Deployment was deleted)'}`);
-      for (const e of events) say(`  ${e.type}: ${e.note}`);
+      const counts = new Map<string, number>();
+      for (const e of events) counts.set(`${e.type}: ${e.note}`, (counts.get(`${e.type}: ${e.note}`) ?? 0) + 1);
+      for (const [line, n] of counts) say(`  ${line}${n > 1 ? ` (×${n})` : ''}`);
     }
     say('');
     for (const line of kubectlHints(DEMO_NAMESPACE, samples)) say(line);
