@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { lookupSku } from '../../src/catalog/gpu-skus.js';
 import { gpuConfigFromNodeLabels } from '../../src/catalog/node-gpu.js';
-import { getPreset } from '../../src/catalog/presets.js';
-import type { GpuConfig, Preset } from '../../src/catalog/types.js';
 import {
   estimateNodeCount,
   gpuConfigErrors,
@@ -12,17 +9,8 @@ import {
   type EstimatorPreset,
   type NodeEstimate,
 } from '../../src/builders/estimator.js';
+import { mustPreset, mustSku } from './catalog/fixtures.js';
 
-const preset = (name: string): Preset => {
-  const p = getPreset(name);
-  assert.ok(p, name);
-  return p;
-};
-const azure = (name: string): GpuConfig => {
-  const c = lookupSku('azure', name);
-  assert.ok(c, name);
-  return c;
-};
 // KAITO's test models (pkg/utils/test/test_model.go): no BytesPerToken.
 const testModel = (over: Partial<EstimatorPreset>): EstimatorPreset => ({
   name: 'test-distributed-model',
@@ -37,15 +25,15 @@ const nodesOf = (r: NodeEstimate) => (r.ok ? r.nodes : r.message);
 
 describe('estimateNodeCount — worked examples of spec §4.6', () => {
   const cases: Array<[string, EstimatorInput, number]> = [
-    ['llama-3.3-70b-instruct on Standard_NC24ads_A100_v4', { preset: preset('llama-3.3-70b-instruct'), gpuConfig: azure('Standard_NC24ads_A100_v4'), count: 1, maxModelLen: 2048 }, 3],
-    ['phi-4-mini-instruct on Standard_NC24ads_A100_v4', { preset: preset('phi-4-mini-instruct'), gpuConfig: azure('Standard_NC24ads_A100_v4'), count: 1, maxModelLen: 2048 }, 1],
-    ['llama-3.1-8b-instruct on Standard_NC6s_v3', { preset: preset('llama-3.1-8b-instruct'), gpuConfig: azure('Standard_NC6s_v3'), count: 1, maxModelLen: 2048 }, 2],
-    ['64Gi test model on Standard_NC12s_v3, count 2', { preset: testModel({}), gpuConfig: azure('Standard_NC12s_v3'), count: 2, maxModelLen: 2048 }, 3],
-    ['64Gi test model, count 4 is ignored', { preset: testModel({}), gpuConfig: azure('Standard_NC12s_v3'), count: 4, maxModelLen: 2048 }, 3],
-    ['count 3 lowered to 1 when one GPU suffices', { preset: preset('phi-4-mini-instruct'), gpuConfig: azure('Standard_NC24ads_A100_v4'), count: 3, maxModelLen: 2048 }, 1],
-    ['deepseek-r1-0528 on Standard_ND96isr_H200_v5', { preset: preset('deepseek-r1-0528'), gpuConfig: azure('Standard_ND96isr_H200_v5'), count: 1, maxModelLen: 2048 }, 1],
-    ['deepseek-r1-0528 on Standard_ND96isr_H100_v5', { preset: preset('deepseek-r1-0528'), gpuConfig: azure('Standard_ND96isr_H100_v5'), count: 1, maxModelLen: 2048 }, 2],
-    ['a longer context needs more GPUs', { preset: preset('llama-3.3-70b-instruct'), gpuConfig: azure('Standard_NC24ads_A100_v4'), count: 1, maxModelLen: 131072 }, 6],
+    ['llama-3.3-70b-instruct on Standard_NC24ads_A100_v4', { preset: mustPreset('llama-3.3-70b-instruct'), gpuConfig: mustSku('Standard_NC24ads_A100_v4'), count: 1, maxModelLen: 2048 }, 3],
+    ['phi-4-mini-instruct on Standard_NC24ads_A100_v4', { preset: mustPreset('phi-4-mini-instruct'), gpuConfig: mustSku('Standard_NC24ads_A100_v4'), count: 1, maxModelLen: 2048 }, 1],
+    ['llama-3.1-8b-instruct on Standard_NC6s_v3', { preset: mustPreset('llama-3.1-8b-instruct'), gpuConfig: mustSku('Standard_NC6s_v3'), count: 1, maxModelLen: 2048 }, 2],
+    ['64Gi test model on Standard_NC12s_v3, count 2', { preset: testModel({}), gpuConfig: mustSku('Standard_NC12s_v3'), count: 2, maxModelLen: 2048 }, 3],
+    ['64Gi test model, count 4 is ignored', { preset: testModel({}), gpuConfig: mustSku('Standard_NC12s_v3'), count: 4, maxModelLen: 2048 }, 3],
+    ['count 3 lowered to 1 when one GPU suffices', { preset: mustPreset('phi-4-mini-instruct'), gpuConfig: mustSku('Standard_NC24ads_A100_v4'), count: 3, maxModelLen: 2048 }, 1],
+    ['deepseek-r1-0528 on Standard_ND96isr_H200_v5', { preset: mustPreset('deepseek-r1-0528'), gpuConfig: mustSku('Standard_ND96isr_H200_v5'), count: 1, maxModelLen: 2048 }, 1],
+    ['deepseek-r1-0528 on Standard_ND96isr_H100_v5', { preset: mustPreset('deepseek-r1-0528'), gpuConfig: mustSku('Standard_ND96isr_H100_v5'), count: 1, maxModelLen: 2048 }, 2],
+    ['a longer context needs more GPUs', { preset: mustPreset('llama-3.3-70b-instruct'), gpuConfig: mustSku('Standard_NC24ads_A100_v4'), count: 1, maxModelLen: 131072 }, 6],
   ];
   for (const [name, input, expected] of cases) {
     it(`${name} → ${expected}`, () => {
@@ -60,10 +48,10 @@ describe('estimateNodeCount — fallbacks to count', () => {
   const cases: Array<[string, EstimatorInput, number]> = [
     ['no preset (template), count 2', { count: 2, maxModelLen: 2048 }, 2],
     ['no preset, no count → 1', { maxModelLen: 2048 }, 1],
-    ['empty preset name', { preset: testModel({ name: '' }), gpuConfig: azure('Standard_NC6s_v3'), count: 5, maxModelLen: 2048 }, 5],
-    ['no GPU facts', { preset: preset('phi-4'), count: 2, maxModelLen: 2048 }, 2],
-    ['GPU memory 0', { preset: preset('phi-4'), gpuConfig: { sku: 'x', gpuCount: 1, gpuMemGiB: 0 }, count: 2, maxModelLen: 2048 }, 2],
-    ['GPU count 0', { preset: preset('phi-4'), gpuConfig: { sku: 'x', gpuCount: 0, gpuMemGiB: 16 }, maxModelLen: 2048 }, 1],
+    ['empty preset name', { preset: testModel({ name: '' }), gpuConfig: mustSku('Standard_NC6s_v3'), count: 5, maxModelLen: 2048 }, 5],
+    ['no GPU facts', { preset: mustPreset('phi-4'), count: 2, maxModelLen: 2048 }, 2],
+    ['GPU memory 0', { preset: mustPreset('phi-4'), gpuConfig: { sku: 'x', gpuCount: 1, gpuMemGiB: 0 }, count: 2, maxModelLen: 2048 }, 2],
+    ['GPU count 0', { preset: mustPreset('phi-4'), gpuConfig: { sku: 'x', gpuCount: 0, gpuMemGiB: 16 }, maxModelLen: 2048 }, 1],
   ];
   for (const [name, input, expected] of cases) {
     it(`${name} → ${expected}`, () => assert.equal(nodesOf(estimateNodeCount(input)), expected));
@@ -72,16 +60,16 @@ describe('estimateNodeCount — fallbacks to count', () => {
 
 describe('estimateNodeCount — every error branch, KAITO texts', () => {
   // 16 GiB GPU: perGPU 17179869184, usable trunc(× 0.84) = 14431090114; base overhead 2.3 GiB = 2469606195.2
-  const v100 = azure('Standard_NC6s_v3');
+  const v100 = mustSku('Standard_NC6s_v3');
   const cases: Array<[string, EstimatorInput, string]> = [
     [
       'TP disabled, weights + overhead exceed one GPU (falcon-7b on Standard_NV6)',
-      { preset: preset('falcon-7b'), gpuConfig: azure('Standard_NV6'), count: 1, maxModelLen: 2048 },
+      { preset: mustPreset('falcon-7b'), gpuConfig: mustSku('Standard_NV6'), count: 1, maxModelLen: 2048 },
       'GPU memory 8589934592 bytes is too small for model, needs 17206095328 bytes (model: 14719711917 + overhead: 2486383411)',
     ],
     [
       'KV cache + base overhead exceed usable memory',
-      { preset: preset('llama-3.1-8b-instruct'), gpuConfig: v100, count: 1, maxModelLen: 131072 },
+      { preset: mustPreset('llama-3.1-8b-instruct'), gpuConfig: v100, count: 1, maxModelLen: 131072 },
       'GPU memory 17179869184 bytes is too small, needs at least 18.3 GB overhead (base: 2.3GB + Advanced KV Cache: 16.0 GB)',
     ],
     [
@@ -97,7 +85,7 @@ describe('estimateNodeCount — every error branch, KAITO texts', () => {
     ],
     [
       'not distributed-capable and more than one node (deepseek-r1-distill-qwen-14b on Standard_NC6s_v3)',
-      { preset: preset('deepseek-r1-distill-qwen-14b'), gpuConfig: v100, count: 1, maxModelLen: 2048 },
+      { preset: mustPreset('deepseek-r1-distill-qwen-14b'), gpuConfig: v100, count: 1, maxModelLen: 2048 },
       'models with disabled support distributed inference cannot be distributed across more than 1 GPU node, please use a node with larger GPU memory, calculated nodes: 3',
     ],
     [
@@ -132,7 +120,7 @@ describe('W10 fix changes BYO estimates on multi-GPU nodes', () => {
     );
     assert.ok(byo.ok);
     assert.equal(byo.gpuConfig.gpuMemGiB, 96);
-    const input = { preset: preset('llama-3.3-70b-instruct'), count: 1, maxModelLen: 2048 };
+    const input = { preset: mustPreset('llama-3.3-70b-instruct'), count: 1, maxModelLen: 2048 };
     assert.equal(nodesOf(estimateNodeCount({ ...input, gpuConfig: byo.gpuConfig })), 2);
     assert.equal(nodesOf(estimateNodeCount({ ...input, gpuConfig: { ...byo.gpuConfig, gpuMemGiB: 24 } })), 13);
   });

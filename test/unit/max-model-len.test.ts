@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { lookupSku } from '../../src/catalog/gpu-skus.js';
-import { getPreset } from '../../src/catalog/presets.js';
-import type { GpuConfig, Preset } from '../../src/catalog/types.js';
+import type { Preset } from '../../src/catalog/types.js';
 import {
   DEFAULT_MAX_MODEL_LEN,
   chooseMaxModelLen,
@@ -10,36 +8,27 @@ import {
   parseExplicitMaxModelLen,
   type MaxModelLenGpu,
 } from '../../src/builders/max-model-len.js';
+import { mustPreset, mustSku } from './catalog/fixtures.js';
 
-const preset = (name: string): Preset => {
-  const p = getPreset(name);
-  assert.ok(p, name);
-  return p;
-};
 const gpu = (gpuMemGiB: number, gpuCount: number): MaxModelLenGpu => ({ gpuMemGiB, gpuCount });
-const sku = (name: string): GpuConfig => {
-  const c = lookupSku('azure', name);
-  assert.ok(c, name);
-  return c;
-};
 
 describe('computeMaxModelLen (spec §5.5 vectors)', () => {
   const cases: Array<[string, Preset | undefined, MaxModelLenGpu | undefined, number, number]> = [
-    ['deepseek-r1-distill-llama-8b on 24 GiB × 1', preset('deepseek-r1-distill-llama-8b'), gpu(24, 1), 1, 21248],
-    ['deepseek-r1-distill-qwen-14b on 48 GiB / 2 GPUs', preset('deepseek-r1-distill-qwen-14b'), gpu(48, 2), 1, 41728],
-    ['deepseek-r1-distill-qwen-14b on 80 GiB × 1 (clamped)', preset('deepseek-r1-distill-qwen-14b'), gpu(80, 1), 1, 131072],
-    ['llama-3.3-70b-instruct on 80 GiB × 1, 3 nodes (W11)', preset('llama-3.3-70b-instruct'), gpu(80, 1), 3, 22016],
-    ['falcon-7b on 24 GiB × 1 (clamped to 2048)', preset('falcon-7b'), gpu(24, 1), 1, 2048],
-    ['phi-4-mini-instruct on Standard_NC24ads_A100_v4', preset('phi-4-mini-instruct'), sku('Standard_NC24ads_A100_v4'), 1, 131072],
+    ['deepseek-r1-distill-llama-8b on 24 GiB × 1', mustPreset('deepseek-r1-distill-llama-8b'), gpu(24, 1), 1, 21248],
+    ['deepseek-r1-distill-qwen-14b on 48 GiB / 2 GPUs', mustPreset('deepseek-r1-distill-qwen-14b'), gpu(48, 2), 1, 41728],
+    ['deepseek-r1-distill-qwen-14b on 80 GiB × 1 (clamped)', mustPreset('deepseek-r1-distill-qwen-14b'), gpu(80, 1), 1, 131072],
+    ['llama-3.3-70b-instruct on 80 GiB × 1, 3 nodes (W11)', mustPreset('llama-3.3-70b-instruct'), gpu(80, 1), 3, 22016],
+    ['falcon-7b on 24 GiB × 1 (clamped to 2048)', mustPreset('falcon-7b'), gpu(24, 1), 1, 2048],
+    ['phi-4-mini-instruct on Standard_NC24ads_A100_v4', mustPreset('phi-4-mini-instruct'), mustSku('Standard_NC24ads_A100_v4'), 1, 131072],
     ['nil preset', undefined, gpu(80, 1), 1, 0],
-    ['nil GPU', preset('phi-4'), undefined, 1, 0],
-    ['bytes per token 0', { ...preset('phi-4'), bytesPerToken: 0 }, gpu(80, 1), 1, 0],
-    ['token limit 0', { ...preset('phi-4'), modelTokenLimit: 0 }, gpu(80, 1), 1, 0],
-    ['zero nodes', preset('phi-4'), gpu(80, 1), 0, 0],
-    ['zero GPU memory', preset('phi-4'), gpu(0, 1), 1, 0],
-    ['zero GPUs', preset('phi-4'), gpu(80, 0), 1, 0],
-    ['unparseable size', { ...preset('phi-4'), totalSafeTensorFileSize: 'big' }, gpu(80, 1), 1, 0],
-    ['weights do not fit: no room left', preset('qwen2.5-coder-32b-instruct'), sku('Standard_NC6s_v3'), 1, 0],
+    ['nil GPU', mustPreset('phi-4'), undefined, 1, 0],
+    ['bytes per token 0', { ...mustPreset('phi-4'), bytesPerToken: 0 }, gpu(80, 1), 1, 0],
+    ['token limit 0', { ...mustPreset('phi-4'), modelTokenLimit: 0 }, gpu(80, 1), 1, 0],
+    ['zero nodes', mustPreset('phi-4'), gpu(80, 1), 0, 0],
+    ['zero GPU memory', mustPreset('phi-4'), gpu(0, 1), 1, 0],
+    ['zero GPUs', mustPreset('phi-4'), gpu(80, 0), 1, 0],
+    ['unparseable size', { ...mustPreset('phi-4'), totalSafeTensorFileSize: 'big' }, gpu(80, 1), 1, 0],
+    ['weights do not fit: no room left', mustPreset('qwen2.5-coder-32b-instruct'), mustSku('Standard_NC6s_v3'), 1, 0],
   ];
   for (const [name, p, g, nodes, expected] of cases) {
     it(`${name} → ${expected}`, () => assert.equal(computeMaxModelLen(p, g, nodes), expected));
@@ -48,9 +37,9 @@ describe('computeMaxModelLen (spec §5.5 vectors)', () => {
   it('results are multiples of 256 within the token limit for every preset on every fitting SKU', () => {
     for (const skuName of ['Standard_NC6s_v3', 'Standard_NV36ads_A10_v5', 'Standard_NC48ads_A100_v4', 'Standard_ND96isr_H100_v5']) {
       for (const name of ['phi-4', 'gemma-3-27b-instruct', 'mistral-7b', 'falcon-40b']) {
-        const v = computeMaxModelLen(preset(name), sku(skuName), 1);
+        const v = computeMaxModelLen(mustPreset(name), mustSku(skuName), 1);
         assert.equal(v % 256, 0, `${name}@${skuName}`);
-        assert.ok(v >= 0 && v <= preset(name).modelTokenLimit, `${name}@${skuName}`);
+        assert.ok(v >= 0 && v <= mustPreset(name).modelTokenLimit, `${name}@${skuName}`);
       }
     }
   });
@@ -84,15 +73,15 @@ describe('parseExplicitMaxModelLen', () => {
 
 describe('chooseMaxModelLen (the --max-model-len flag)', () => {
   const template = 'max_probe_steps: 6\nkv_cache_cpu_memory_utilization: 0.5\nvllm:\n  cpu-offload-gb: 0\n  swap-space: 4\n';
-  const a100 = sku('Standard_NC24ads_A100_v4');
+  const a100 = mustSku('Standard_NC24ads_A100_v4');
   const cases: Array<[string, Parameters<typeof chooseMaxModelLen>[0], number]> = [
-    ['vLLM + default template → computed', { runtime: 'vllm', inferenceConfigYaml: template, preset: preset('llama-3.1-8b-instruct'), gpuConfig: a100, numNodes: 1 }, 131072],
-    ['vLLM + 3 nodes → computed with node count', { runtime: 'vllm', inferenceConfigYaml: template, preset: preset('llama-3.3-70b-instruct'), gpuConfig: a100, numNodes: 3 }, 22016],
-    ['vLLM + empty ConfigMap data → 2048 (KAITO unit tests)', { runtime: 'vllm', inferenceConfigYaml: '', preset: preset('phi-4'), gpuConfig: a100, numNodes: 1 }, DEFAULT_MAX_MODEL_LEN],
-    ['vLLM + missing key → 2048', { runtime: 'vllm', preset: preset('phi-4'), gpuConfig: a100, numNodes: 1 }, DEFAULT_MAX_MODEL_LEN],
-    ['transformers → 2048', { runtime: 'transformers', inferenceConfigYaml: template, preset: preset('phi-4'), gpuConfig: a100, numNodes: 1 }, DEFAULT_MAX_MODEL_LEN],
-    ['explicit value wins (W13)', { runtime: 'vllm', inferenceConfigYaml: `${template}  max-model-len: 4096\n`, preset: preset('phi-4'), gpuConfig: a100, numNodes: 1 }, 4096],
-    ['not computable (test model without BytesPerToken) → 0, flag omitted', { runtime: 'vllm', inferenceConfigYaml: template, preset: { ...preset('phi-4'), bytesPerToken: 0 }, gpuConfig: a100, numNodes: 1 }, 0],
+    ['vLLM + default template → computed', { runtime: 'vllm', inferenceConfigYaml: template, preset: mustPreset('llama-3.1-8b-instruct'), gpuConfig: a100, numNodes: 1 }, 131072],
+    ['vLLM + 3 nodes → computed with node count', { runtime: 'vllm', inferenceConfigYaml: template, preset: mustPreset('llama-3.3-70b-instruct'), gpuConfig: a100, numNodes: 3 }, 22016],
+    ['vLLM + empty ConfigMap data → 2048 (KAITO unit tests)', { runtime: 'vllm', inferenceConfigYaml: '', preset: mustPreset('phi-4'), gpuConfig: a100, numNodes: 1 }, DEFAULT_MAX_MODEL_LEN],
+    ['vLLM + missing key → 2048', { runtime: 'vllm', preset: mustPreset('phi-4'), gpuConfig: a100, numNodes: 1 }, DEFAULT_MAX_MODEL_LEN],
+    ['transformers → 2048', { runtime: 'transformers', inferenceConfigYaml: template, preset: mustPreset('phi-4'), gpuConfig: a100, numNodes: 1 }, DEFAULT_MAX_MODEL_LEN],
+    ['explicit value wins (W13)', { runtime: 'vllm', inferenceConfigYaml: `${template}  max-model-len: 4096\n`, preset: mustPreset('phi-4'), gpuConfig: a100, numNodes: 1 }, 4096],
+    ['not computable (test model without BytesPerToken) → 0, flag omitted', { runtime: 'vllm', inferenceConfigYaml: template, preset: { ...mustPreset('phi-4'), bytesPerToken: 0 }, gpuConfig: a100, numNodes: 1 }, 0],
   ];
   for (const [name, input, expected] of cases) {
     it(`${name} → ${expected}`, () => {

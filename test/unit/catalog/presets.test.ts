@@ -13,12 +13,8 @@ import {
   presetRegistry,
 } from '../../../src/catalog/presets.js';
 import { tryParseQuantity } from '../../../src/catalog/quantity.js';
+import { mustPreset } from './fixtures.js';
 
-const must = (name: string) => {
-  const p = getPreset(name);
-  assert.ok(p, name);
-  return p;
-};
 
 describe('preset catalog', () => {
   it('registers the 29 presets of spec §8.2 and not phi-2', () => {
@@ -32,7 +28,7 @@ describe('preset catalog', () => {
 
   it('every preset has parseable sizes, positive numbers and a 40-hex commit', () => {
     for (const name of presetNames()) {
-      const p = must(name);
+      const p = mustPreset(name);
       assert.ok((tryParseQuantity(p.totalSafeTensorFileSize) ?? 0) > 0, name);
       assert.ok((tryParseQuantity(p.diskStorageRequirement) ?? 0) > (tryParseQuantity(p.totalSafeTensorFileSize) ?? 0), name);
       assert.ok(p.bytesPerToken > 0 && p.modelTokenLimit > 0, name);
@@ -48,7 +44,7 @@ describe('preset catalog', () => {
   });
 
   it('llama-3.3-70b-instruct row', () => {
-    assert.deepEqual(must('llama-3.3-70b-instruct'), {
+    assert.deepEqual(mustPreset('llama-3.3-70b-instruct'), {
       name: 'llama-3.3-70b-instruct',
       family: 'llama3',
       hfRepo: 'meta-llama/Llama-3.3-70B-Instruct',
@@ -105,13 +101,13 @@ describe('preset catalog', () => {
   ];
   for (const [name, expected] of facts) {
     it(`${name} facts`, () => {
-      const p = must(name) as unknown as Record<string, unknown>;
+      const p = mustPreset(name) as unknown as Record<string, unknown>;
       for (const [key, value] of Object.entries(expected)) assert.deepEqual(p[key], value, `${name}.${key}`);
     });
   }
 
   it('tuning presets match §8.4 and distributed presets match §8.2', () => {
-    const withFlag = (flag: 'supportTuning' | 'supportDistributedInference') => presetNames().filter((n) => must(n)[flag]);
+    const withFlag = (flag: 'supportTuning' | 'supportDistributedInference') => presetNames().filter((n) => mustPreset(n)[flag]);
     assert.deepEqual(withFlag('supportTuning').sort(), [
       'falcon-40b', 'falcon-7b', 'mistral-7b', 'phi-3-medium-128k-instruct', 'phi-3-medium-4k-instruct',
       'phi-3-mini-128k-instruct', 'phi-3-mini-4k-instruct', 'phi-3.5-mini-instruct', 'phi-4', 'phi-4-mini-instruct',
@@ -120,33 +116,33 @@ describe('preset catalog', () => {
     assert.deepEqual(withFlag('supportDistributedInference').sort(), [
       'deepseek-r1-0528', 'deepseek-v3-0324', 'llama-3.1-8b-instruct', 'llama-3.3-70b-instruct', 'mistral-large-3-675b-instruct',
     ]);
-    assert.deepEqual(presetNames().filter((n) => must(n).vllm.disallowLoRA), ['falcon-7b', 'falcon-7b-instruct']);
+    assert.deepEqual(presetNames().filter((n) => mustPreset(n).vllm.disallowLoRA), ['falcon-7b', 'falcon-7b-instruct']);
   });
 
   it('vLLM params of ministral and phi-4-mini, transformers of phi-3', () => {
     assert.equal(
-      Object.entries(must('ministral-3-8b-instruct').vllm.modelRunParams).map(([k, v]) => (v ? `${k}=${v}` : k)).join(' '),
+      Object.entries(mustPreset('ministral-3-8b-instruct').vllm.modelRunParams).map(([k, v]) => (v ? `${k}=${v}` : k)).join(' '),
       'dtype=float16 tool-call-parser=mistral tokenizer_mode=mistral config_format=mistral load_format=mistral enable-auto-tool-choice',
     );
-    assert.equal(must('phi-4-mini-instruct').vllm.modelRunParams['tool-call-parser'], 'phi4_mini_json');
-    assert.deepEqual(must('phi-3-mini-4k-instruct').transformers.modelRunParams, {
+    assert.equal(mustPreset('phi-4-mini-instruct').vllm.modelRunParams['tool-call-parser'], 'phi4_mini_json');
+    assert.deepEqual(mustPreset('phi-3-mini-4k-instruct').transformers.modelRunParams, {
       torch_dtype: 'auto',
       pipeline: 'text-generation',
       trust_remote_code: '',
     });
-    assert.deepEqual(must('gpt-oss-120b').vllm.modelRunParams, {});
+    assert.deepEqual(mustPreset('gpt-oss-120b').vllm.modelRunParams, {});
   });
 
   it('deepseek-v3-0324 is served under its own name (W30 fixed)', () => {
-    assert.equal(must('deepseek-v3-0324').vllm.servedModelName, 'deepseek-v3-0324');
+    assert.equal(mustPreset('deepseek-v3-0324').vllm.servedModelName, 'deepseek-v3-0324');
   });
 
   it('getPreset returns a deep copy', () => {
-    const p = must('phi-4');
+    const p = mustPreset('phi-4');
     p.vllm.modelRunParams['max-model-len'] = '1';
     p.transformers.accelerateParams['num_processes'] = '8';
-    assert.equal(must('phi-4').vllm.modelRunParams['max-model-len'], undefined);
-    assert.equal(must('phi-4').transformers.accelerateParams['num_processes'], '1');
+    assert.equal(mustPreset('phi-4').vllm.modelRunParams['max-model-len'], undefined);
+    assert.equal(mustPreset('phi-4').transformers.accelerateParams['num_processes'], '1');
   });
 });
 
@@ -156,8 +152,8 @@ describe('images and registry', () => {
     assert.equal(registry, 'mcr.microsoft.com/aks/kaito');
     assert.equal(BASE_IMAGE.tag, '0.1.1');
     assert.equal(baseImage(registry), 'mcr.microsoft.com/aks/kaito/kaito-base:0.1.1');
-    assert.equal(modelWeightsImage(must('falcon-7b'), registry), 'mcr.microsoft.com/aks/kaito/kaito-falcon-7b:0.2.0');
-    assert.equal(modelWeightsImage(must('gpt-oss-20b'), registry), 'mcr.microsoft.com/aks/kaito/kaito-gpt-oss-20b:0.0.2');
+    assert.equal(modelWeightsImage(mustPreset('falcon-7b'), registry), 'mcr.microsoft.com/aks/kaito/kaito-falcon-7b:0.2.0');
+    assert.equal(modelWeightsImage(mustPreset('gpt-oss-20b'), registry), 'mcr.microsoft.com/aks/kaito/kaito-gpt-oss-20b:0.0.2');
   });
   it('PRESET_REGISTRY_NAME overrides; blank means default', () => {
     assert.equal(baseImage(presetRegistry({ PRESET_REGISTRY_NAME: 'test-registry' })), 'test-registry/kaito-base:0.1.1');
