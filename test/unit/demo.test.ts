@@ -1,0 +1,154 @@
+// The demo's pure parts: sample parsing, the table rows computed from API objects, the live block.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { V1Deployment, V1Node, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import type { Workspace } from '../../src/api/types.js';
+import { loadSamples, ownedLegacyDeployment, parseSamples, samplesDir } from '../../src/demo/samples.js';
+import { LiveBlock } from '../../src/demo/screen.js';
+import { formatRows, notReadySummary, rowsOf, type Snapshot } from '../../src/demo/table.js';
+import { layoutFor } from '../../src/simcluster/layout.js';
+
+const ws = (name: string, extra: Partial<Workspace> = {}): Workspace => ({
+  apiVersion: 'kaito.sh/v1beta1',
+  kind: 'Workspace',
+  metadata: { name, namespace: 'kaito-demo', uid: `uid-${name}`, generation: 1 },
+  resource: { labelSelector: { matchLabels: { 'kaito.sh/sim-pool': 'a100' } } },
+  inference: { preset: { name: 'phi-4-mini-instruct' } },
+  ...extra,
+});
+
+const cond = (status: 'True' | 'False', reason: string, observedGeneration = 1) => ({
+  type: 'InferenceReady', status, reason, message: `${reason} message`, lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration,
+});
+
+const sts = (name: string, nvme: boolean, ready: number, replicas = 1): V1StatefulSet => ({
+  metadata: { name },
+  spec: {
+    replicas, serviceName: `${name}-headless`, selector: {}, template: {},
+    ...(nvme ? { volumeClaimTemplates: [{ metadata: { name: 'model-weights-volume' } }] } : {}),
+  },
+  status: { replicas, readyReplicas: ready },
+});
+
+const node = (name: string, type: string): V1Node => ({ metadata: { name, labels: { 'node.kubernetes.io/instance-type': type } } });
+const pod = (name: string, nodeName?: string): V1Pod => ({ metadata: { name }, spec: { containers: [], ...(nodeName ? { nodeName } : {}) } });
+const claim = (name: string, phase: string): V1PersistentVolumeClaim => ({ metadata: { name }, status: { phase } });
+const deployment = (name: string, ready: number): V1Deployment => ({ metadata: { name }, spec: { replicas: 1, selector: {}, template: {} }, status: { readyReplicas: ready } });
+
+const empty: Snapshot = { workspaces: [], statefulSets: [], deployments: [], claims: [], pods: [], nodes: [node('gpu-a100-0', 'Standard_NC24ads_A100_v4'), node('gpu-a10-0', 'Standard_NV36ads_A10_v5')] };
+
+test('rows: one case per state a workspace passes through', () => {
+  const cases: { name: string; snap: Partial<Snapshot>; legacy?: boolean; want: Partial<ReturnType<typeof rowsOf>[number]> }[] = [
+    { name: 'nothing yet', snap: { workspaces: [ws('a')] }, want: { sku: '-', replicas: '-', volume: '-', claim: '-', inference: '-', ready: false, migration: '-' } },
+    {
+      name: 'nvme, claim pending, pod not scheduled: SKU from the selected nodes',
+      snap: { workspaces: [ws('a', { status: { workerNodes: ['gpu-a100-0'], conditions: [cond('False', 'PodUnschedulable')] } })], statefulSets: [sts('a', true, 0)], claims: [claim('model-weights-volume-a-0', 'Pending')], pods: [pod('a-0')] },
+      want: { sku: 'Standard_NC24ads_A100_v4', replicas: '0/1', volume: 'nvme claim', claim: 'Pending', inference: 'False PodUnschedulable', ready: false },
+    },
+    {
+      name: 'nvme, claim not created yet',
+      snap: { workspaces: [ws('a')], statefulSets: [sts('a', true, 0)] },
+      want: { claim: 'none' },
+    },
+    {
+      name: 'nvme ready: SKU and node of pod 0',
+      snap: { workspaces: [ws('a', { status: { conditions: [cond('True', 'WorkspaceInferenceStatusSuccess')] } })], statefulSets: [sts('a', true, 1)], claims: [claim('model-weights-volume-a-0', 'Bound')], pods: [pod('a-0', 'gpu-a100-0')] },
+      want: { sku: 'Standard_NC24ads_A100_v4 (gpu-a100-0)', replicas: '1/1', claim: 'Bound', inference: 'True WorkspaceInferenceStatusSuccess', ready: true },
+    },
+    {
+      name: 'multi-node: claims counted',
+      snap: { workspaces: [ws('a')], statefulSets: [sts('a', true, 1, 3)], claims: [claim('model-weights-volume-a-0', 'Bound'), claim('model-weights-volume-a-1', 'Pending')] },
+      want: { replicas: '1/3', claim: 'Pending (1/3 Bound)' },
+    },
+    {
+      name: 'emptyDir: no claim column',
+      snap: { workspaces: [ws('a', { status: { conditions: [cond('True', 'WorkspaceInferenceStatusSuccess')] } })], statefulSets: [sts('a', false, 1)], pods: [pod('a-0', 'gpu-a10-0')] },
+      want: { sku: 'Standard_NV36ads_A10_v5 (gpu-a10-0)', volume: 'emptyDir', claim: '-', ready: true },
+    },
+    {
+      name: 'True for an older generation is not ready',
+      snap: { workspaces: [ws('a', { metadata: { name: 'a', generation: 2 }, status: { conditions: [cond('True', 'WorkspaceInferenceStatusSuccess', 1)] } })] },
+      want: { ready: false },
+    },
+    {
+      name: 'legacy, Deployment still there',
+      legacy: true,
+      snap: { workspaces: [ws('a', { status: { conditions: [cond('False', 'WorkloadMigration')] } })], deployments: [deployment('a', 1)] },
+      want: { migration: 'Deployment present (1/1 ready)', inference: 'False WorkloadMigration', ready: false },
+    },
+    {
+      name: 'legacy, True while the Deployment is still there is not done',
+      legacy: true,
+      snap: { workspaces: [ws('a', { status: { conditions: [cond('True', 'WorkspaceInferenceStatusSuccess')] } })], deployments: [deployment('a', 1)] },
+      want: { ready: false },
+    },
+    {
+      name: 'legacy, migrated',
+      legacy: true,
+      snap: { workspaces: [ws('a', { status: { conditions: [cond('True', 'WorkspaceInferenceStatusSuccess')] } })] },
+      want: { migration: 'Deployment deleted', ready: true },
+    },
+    {
+      name: 'a same-named Deployment of a non-legacy sample is not a migration',
+      snap: { workspaces: [ws('a')], deployments: [deployment('a', 1)] },
+      want: { migration: '-' },
+    },
+  ];
+  for (const c of cases) {
+    const [row] = rowsOf({ ...empty, ...c.snap }, new Set(c.legacy ? ['a'] : []));
+    assert.ok(row, c.name);
+    for (const [k, v] of Object.entries(c.want)) assert.equal(row[k as keyof typeof row], v, `${c.name}: ${k}`);
+  }
+});
+
+test('formatRows aligns columns; notReadySummary names each waiting workspace and why', () => {
+  const rows = rowsOf({ ...empty, workspaces: [ws('phi-4-mini', { status: { conditions: [cond('False', 'PodsNotReady')] } }), ws('b', { status: { conditions: [cond('True', 'WorkspaceInferenceStatusSuccess')] } })] }, new Set());
+  const lines = formatRows(rows);
+  assert.equal(lines.length, 3);
+  assert.match(lines[0] ?? '', /^WORKSPACE\s+SKU \(NODE\)\s+READY\s+WEIGHTS\s+CLAIM\s+INFERENCEREADY\s+MIGRATION$/);
+  // Every row starts its SKU column where the header does.
+  const at = (lines[0] ?? '').indexOf('SKU');
+  for (const l of lines.slice(1)) assert.equal(l[at - 1], ' ');
+  assert.equal(notReadySummary(rows), '1 of 2 workspaces not InferenceReady: phi-4-mini (False PodsNotReady: PodsNotReady message)');
+});
+
+test('samples: the shipped examples/demo parse, cover NVMe, non-NVMe and a legacy Deployment', () => {
+  const s = loadSamples(samplesDir(layoutFor().projectRoot));
+  const pools = s.workspaces.map((w) => w.resource.labelSelector?.matchLabels?.['kaito.sh/sim-pool']);
+  for (const pool of ['a100', 'h100', 'a10']) assert.ok(pools.includes(pool), `a sample on ${pool}`);
+  assert.equal(s.legacy.length, 1);
+  for (const w of s.workspaces) {
+    assert.equal(w.metadata.namespace, 'kaito-demo');
+    assert.equal(w.resource.instanceType, undefined, 'bring-your-own nodes: no instanceType');
+  }
+  const legacy = s.legacy[0]!;
+  const owner = s.workspaces.find((w) => w.metadata.name === legacy.metadata?.name)!;
+  const owned = ownedLegacyDeployment(legacy, { ...owner, metadata: { ...owner.metadata, uid: 'u-1' } });
+  assert.deepEqual(owned.metadata?.ownerReferences, [{ apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', name: owner.metadata.name, uid: 'u-1', controller: true, blockOwnerDeletion: true }]);
+  assert.throws(() => ownedLegacyDeployment(legacy, owner), /no uid/);
+});
+
+test('samples: bad input is named', () => {
+  const cases: [string, RegExp][] = [
+    ['apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n', /unexpected kind "ConfigMap"/],
+    ['apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: lonely}\n', /lonely has no workspace of the same name/],
+    ['kind: [\n', /f\.yaml: /],
+    ['apiVersion: kaito.sh/v1beta1\nkind: Workspace\nmetadata: {name: x}\n', /resource is required/],
+  ];
+  for (const [text, want] of cases) assert.throws(() => parseSamples([{ path: 'f.yaml', text }]), want);
+});
+
+test('LiveBlock: redraws in place on a TTY, appends only changed bodies otherwise', () => {
+  let tty = '';
+  const a = new LiveBlock({ write: (t) => (tty += t), tty: true, columns: 10 });
+  a.show('h1', ['row-one-is-long', 'b']);
+  a.show('h2', ['c']);
+  assert.equal(tty, 'h1\nrow-one-i\nb\n\x1b[3F\x1b[Jh2\nc\n');
+
+  let log = '';
+  const b = new LiveBlock({ write: (t) => (log += t), tty: false });
+  b.show('t=1', ['x']);
+  b.show('t=2', ['x']);
+  b.show('t=3', ['y']);
+  assert.equal(log, 't=1\nx\n\nt=3\ny\n\n');
+});
