@@ -53,7 +53,7 @@ export class WorkspaceReconciler {
       return await this.reconcileLive(ws);
     } catch (err) {
       if (!(err instanceof Reported)) throw err;
-      await this.report(ws, { failure: { reason: err.reason, message: err.message } });
+      await this.report(ws, { ...this.nodeFacts(ws, ws.status?.targetNodeCount || 1), failure: { reason: err.reason, message: err.message } });
       if (err.retry) throw err; // rate-limited backoff (5 ms … 1000 s), never a hot loop
       return {};
     }

@@ -54,11 +54,13 @@ export function computeStatus(ws: Workspace, input: StatusInput, now: Date): { s
   }
   // ResourceReady reflects THIS reconcile's node facts (KAITO reads the previous one: W7).
   const firstProblem = resourceProblems[0];
-  set(
-    firstProblem
-      ? { type: ConditionType.ResourceReady, status: 'False', ...firstProblem }
-      : { type: ConditionType.ResourceReady, status: 'True', reason: ConditionReason.ResourceStatusSuccess, message: ConditionMessage.resourceReady },
-  );
+  if (input.nodes || input.nodeClaims) {
+    set(
+      firstProblem
+        ? { type: ConditionType.ResourceReady, status: 'False', ...firstProblem }
+        : { type: ConditionType.ResourceReady, status: 'True', reason: ConditionReason.ResourceStatusSuccess, message: ConditionMessage.resourceReady },
+    );
+  }
 
   if (input.failure) {
     set({ type: ConditionType.InferenceReady, status: 'False', ...input.failure });

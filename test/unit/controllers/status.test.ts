@@ -57,3 +57,8 @@ test('not ready yet: summary Unknown/pending, not an error', () => {
   assert.equal(ok?.status, 'Unknown');
   assert.equal(ok?.reason, 'workspacePending');
 });
+
+test('no node facts in this pass: ResourceReady is not claimed', () => {
+  const { status } = computeStatus(ws(), { targetNodeCount: 0, inference: { ready: false, reason: 'WorkloadMigration', message: 'm' } }, now);
+  assert.equal(status.conditions?.find((c) => c.type === 'ResourceReady'), undefined);
+});
