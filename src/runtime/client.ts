@@ -1,7 +1,7 @@
 // The thin I/O shell the reconciler writes through. Children are written with server-side apply
 // under ONE field manager, status only through the status subresource, deletes carry a UID
 // precondition. Reads normally come from the caches; `get` is for the rare direct read.
-import type { KubernetesObject, KubernetesListObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { apiVersionOf, resourcePath, type ResourceType } from './resources.js';
 import type { KubeTransport, Query, StreamHandle } from './transport.js';
 
@@ -25,6 +25,15 @@ export interface ListOptions {
   limit?: number;
   continue?: string;
   resourceVersion?: string;
+  signal?: AbortSignal;
+}
+
+/** A list as the server sends it (raw JSON: `metadata.continue`, not client-node's `_continue`). */
+export interface ObjectList<T> {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { resourceVersion?: string; continue?: string };
+  items: T[];
 }
 
 export interface ClientOptions {
@@ -50,9 +59,9 @@ export class KubeClient {
     return this.transport.request<T>({ verb: 'get', method: 'GET', path: resourcePath(type, namespace, name) });
   }
 
-  list<T extends KubernetesObject>(type: ResourceType, opts: ListOptions = {}): Promise<KubernetesListObject<T>> {
-    const { namespace, ...query } = opts;
-    return this.transport.request({ verb: 'list', method: 'GET', path: resourcePath(type, namespace), query: { ...query } });
+  list<T extends KubernetesObject>(type: ResourceType, opts: ListOptions = {}): Promise<ObjectList<T>> {
+    const { namespace, signal, ...query } = opts;
+    return this.transport.request({ verb: 'list', method: 'GET', path: resourcePath(type, namespace), query: { ...query }, signal });
   }
 
   create<T extends KubernetesObject>(type: ResourceType, obj: T): Promise<T> {
@@ -108,9 +117,12 @@ export class KubeClient {
   }
 
   /** One watch request; the Reflector owns restarts. */
-  watch(type: ResourceType, query: Query, onLine: (line: string) => void, idleTimeoutMs: number, namespace?: string): Promise<StreamHandle> {
+  watch(
+    type: ResourceType, query: Query, onLine: (line: string) => void, idleTimeoutMs: number,
+    opts: { namespace?: string; signal?: AbortSignal } = {},
+  ): Promise<StreamHandle> {
     return this.transport.stream(
-      { verb: 'watch', method: 'GET', path: resourcePath(type, namespace), query: { ...query, watch: true } },
+      { verb: 'watch', method: 'GET', path: resourcePath(type, opts.namespace), query: { ...query, watch: true }, signal: opts.signal },
       onLine, idleTimeoutMs,
     );
   }

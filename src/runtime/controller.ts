@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { toKubeError } from './errors.js';
-import { silentLogger, type Logger } from './log.js';
+import { reconcileScope, silentLogger, type Logger } from './log.js';
 import type { Mapper } from './mappers.js';
 import type { Reflector } from './reflector.js';
 import { WorkQueue } from './workqueue.js';
@@ -51,6 +51,11 @@ export interface ControllerMetrics {
   activeWorkers: number;
 }
 
+/** Called after every pass (metrics, a per-pass log line). */
+export interface ControllerObserver {
+  reconciled(pass: { controller: string; key: string; reconcileID: string; outcome: ReconcileOutcome; seconds: number; error?: string }): void;
+}
+
 interface Source {
   reflector: Reflector<KubernetesObject>;
   required: boolean;
@@ -62,6 +67,7 @@ export class Controller {
     reconciles: { success: 0, error: 0, terminal_error: 0, requeue_after: 0 },
     activeWorkers: 0,
   };
+  observer?: ControllerObserver;
   private readonly sources: Source[] = [];
   private readonly stopper = new AbortController();
   private workers: Promise<void>[] = [];
@@ -128,13 +134,25 @@ export class Controller {
     }
   }
 
+  get name(): string {
+    return this.o.name;
+  }
+
   private async processOne(key: string): Promise<void> {
     const ctx: ReconcileContext = { signal: this.stopper.signal, reconcileID: randomUUID(), retries: this.queue.numRequeues(key) };
-    const outcome = await this.o.reconcile(key, ctx).then(
-      (res) => this.onSuccess(key, res ?? {}),
-      (err: unknown) => this.onError(key, err, ctx),
+    const started = performance.now();
+    let error: string | undefined;
+    const outcome = await reconcileScope.run({ controller: this.o.name, key, reconcileID: ctx.reconcileID }, () =>
+      this.o.reconcile(key, ctx).then(
+        (res) => this.onSuccess(key, res ?? {}),
+        (err: unknown) => {
+          error = err instanceof Error ? err.message : String(err);
+          return this.onError(key, err, ctx);
+        },
+      ),
     );
     this.metrics.reconciles[outcome]++;
+    this.observer?.reconciled({ controller: this.o.name, key, reconcileID: ctx.reconcileID, outcome, seconds: (performance.now() - started) / 1000, ...(error !== undefined ? { error } : {}) });
   }
 
   private onSuccess(key: string, res: Result): ReconcileOutcome {

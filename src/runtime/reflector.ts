@@ -145,11 +145,11 @@ export class Reflector<T extends KubernetesObject> {
     do {
       const page = await this.o.client.list<T>(this.o.type, {
         namespace: this.o.namespace, labelSelector: this.o.labelSelector, fieldSelector: this.o.fieldSelector,
-        limit: this.o.pageSize ?? 500, continue: token,
+        limit: this.o.pageSize ?? 500, continue: token, signal: this.stopper.signal,
       });
       // List items carry no apiVersion/kind; restore them so handlers see whole objects.
       for (const item of page.items) items.push({ ...item, apiVersion: page.apiVersion, kind: this.o.type.kind });
-      token = page.metadata?._continue || undefined;
+      token = page.metadata?.continue || undefined;
       rv = page.metadata?.resourceVersion;
     } while (token);
     this.emitAll(this.cache.replace(items));
@@ -181,7 +181,7 @@ export class Reflector<T extends KubernetesObject> {
       },
       // Watchdog for half-open connections: the server must have closed by then.
       (timeoutSeconds + 60) * 1000,
-      this.o.namespace,
+      { namespace: this.o.namespace, signal: this.stopper.signal },
     );
     this.current = handle;
     try {

@@ -18,6 +18,12 @@ export interface WorkQueueMetrics {
   retries: number;
 }
 
+/** Latency hooks for Prometheus (client-go's workqueue metrics provider); seconds. */
+export interface WorkQueueObserver {
+  queued(seconds: number): void;
+  worked(seconds: number): void;
+}
+
 export class WorkQueue {
   private readonly queue: string[] = [];
   private readonly dirty = new Set<string>();
@@ -29,6 +35,9 @@ export class WorkQueue {
   private readonly backoff: ItemExponentialBackoff<string>;
   private readonly bucket: TokenBucket | null;
   readonly metrics: WorkQueueMetrics = { adds: 0, retries: 0 };
+  observer?: WorkQueueObserver;
+  private readonly addedAt = new Map<string, number>();
+  private readonly startedAt = new Map<string, number>();
 
   constructor(opts: WorkQueueOptions = {}) {
     this.backoff = opts.backoff ?? new ItemExponentialBackoff<string>(5, 1_000_000);
@@ -100,6 +109,9 @@ export class WorkQueue {
   }
 
   done(key: string): void {
+    const started = this.startedAt.get(key);
+    if (started !== undefined) this.observer?.worked((performance.now() - started) / 1000);
+    this.startedAt.delete(key);
     this.processing.delete(key);
     if (this.dirty.has(key)) this.push(key);
     else if (this.processing.size === 0 && this.queue.length === 0) this.idleWaiters.splice(0).forEach((w) => w());
@@ -130,11 +142,17 @@ export class WorkQueue {
 
   private push(key: string): void {
     const waiter = this.waiters.shift();
+    if (!this.addedAt.has(key)) this.addedAt.set(key, performance.now());
     if (waiter) waiter(this.take(key));
     else this.queue.push(key);
   }
 
   private take(key: string): string {
+    const now = performance.now();
+    const added = this.addedAt.get(key);
+    if (added !== undefined) this.observer?.queued((now - added) / 1000);
+    this.addedAt.delete(key);
+    this.startedAt.set(key, now);
     this.processing.add(key);
     this.dirty.delete(key);
     return key;

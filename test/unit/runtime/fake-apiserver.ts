@@ -1,0 +1,78 @@
+// A tiny in-process API server for runtime unit tests: serves one list endpoint and lets each
+// test script what every watch request sees. Real-cluster behaviour is covered by the e2e test.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+
+export type WatchScript = (res: http.ServerResponse, query: URLSearchParams) => void;
+
+export class FakeApiServer {
+  items: KubernetesObject[] = [];
+  resourceVersion = '100';
+  readonly listQueries: URLSearchParams[] = [];
+  readonly watchQueries: URLSearchParams[] = [];
+  /** Responses for the next lists (status codes); empty → 200. */
+  readonly listFailures: number[] = [];
+  /** One script per watch request, in order; when exhausted, watches hang until closed. */
+  readonly watchScripts: WatchScript[] = [];
+  private readonly open = new Set<http.ServerResponse>();
+  private server?: http.Server;
+
+  async start(): Promise<KubeConfig> {
+    this.server = http.createServer((req, res) => this.handle(req, res));
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    const { port } = this.server.address() as AddressInfo;
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'fake', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'fake', cluster: 'fake', user: 'u' }],
+      currentContext: 'fake',
+    });
+    return kc;
+  }
+
+  async stop(): Promise<void> {
+    for (const res of this.open) res.destroy();
+    this.server?.closeAllConnections();
+    await new Promise<void>((r) => this.server?.close(() => r()));
+  }
+
+  private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const q = url.searchParams;
+    if (q.get('watch') === 'true') {
+      this.watchQueries.push(q);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.flushHeaders();
+      this.open.add(res);
+      res.on('close', () => this.open.delete(res));
+      this.watchScripts.shift()?.(res, q);
+      return;
+    }
+    this.listQueries.push(q);
+    const fail = this.listFailures.shift();
+    if (fail) {
+      res.writeHead(fail, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'Status', code: fail, reason: fail === 403 ? 'Forbidden' : 'InternalError', message: `list failed with ${fail}` }));
+      return;
+    }
+    const limit = Number(q.get('limit') ?? 0);
+    const start = Number(q.get('continue') ?? 0);
+    const page = limit ? this.items.slice(start, start + limit) : this.items;
+    const more = limit && start + limit < this.items.length ? String(start + limit) : undefined;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({
+      apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: this.resourceVersion, continue: more },
+      items: page.map((i) => ({ ...i, apiVersion: undefined, kind: undefined })),
+    }));
+  }
+}
+
+export const cm = (name: string, rv: string, data: Record<string, string> = {}): KubernetesObject & { data: Record<string, string> } => ({
+  apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name, resourceVersion: rv, uid: `uid-${name}` }, data,
+});
+
+export const send = (res: http.ServerResponse, type: string, object: unknown): void => {
+  res.write(`${JSON.stringify({ type, object })}\n`);
+};
