@@ -1,0 +1,161 @@
+import { afterEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { Controller, TerminalError, type Reconciler } from '../../../src/runtime/controller.js';
+import { KubeApiError } from '../../../src/runtime/errors.js';
+import { enqueueOwner, enqueueSelf, generationOrLabelsChanged, mapToAll, when } from '../../../src/runtime/mappers.js';
+import { ObjectCache, type ObjectEvent } from '../../../src/runtime/cache.js';
+import { sleep } from '../../../src/runtime/rate-limit.js';
+import { WorkQueue } from '../../../src/runtime/workqueue.js';
+
+async function until(cond: () => boolean, ms = 3_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await sleep(2);
+  }
+}
+
+describe('Controller', { timeout: 15_000 }, () => {
+  let c: Controller | undefined;
+  afterEach(async () => {
+    await c?.stop(1_000);
+    c = undefined;
+  });
+
+  function make(reconcile: Reconciler, workers = 5): Controller {
+    c = new Controller({ name: 't', reconcile, maxConcurrentReconciles: workers, queue: new WorkQueue({ bucket: null }) });
+    return c;
+  }
+
+  it('defaults to 5 workers', () => {
+    assert.equal(new Controller({ name: 'd', reconcile: async () => {} }).maxConcurrentReconciles, 5);
+  });
+
+  it('runs keys in parallel up to maxConcurrentReconciles, so 10 slow keys take ~2 rounds, not 10', async () => {
+    let active = 0;
+    let peak = 0;
+    const done: string[] = [];
+    const ctl = make(async (key) => {
+      peak = Math.max(peak, ++active);
+      await sleep(60); // a slow step that must not hold the others up
+      active--;
+      done.push(key);
+    });
+    await ctl.start();
+    const t0 = Date.now();
+    for (let i = 0; i < 10; i++) ctl.enqueue(`ns/w${i}`);
+    await until(() => done.length === 10);
+    const took = Date.now() - t0;
+    assert.equal(peak, 5);
+    assert.ok(took < 400, `took ${took} ms (serial would be 600)`);
+    assert.equal(ctl.metrics.reconciles.success, 10);
+  });
+
+  it('retries errors with growing backoff and forgets the count on success', async () => {
+    const seen: { retries: number; at: number }[] = [];
+    const ctl = make(async (_key, ctx) => {
+      seen.push({ retries: ctx.retries, at: Date.now() });
+      if (seen.length <= 3) throw new KubeApiError('ServerError', 'etcd hiccup', 500);
+    });
+    await ctl.start();
+    ctl.enqueue('ns/a');
+    await until(() => seen.length === 4);
+    assert.deepEqual(seen.map((s) => s.retries), [0, 1, 2, 3]);
+    assert.equal(ctl.queue.numRequeues('ns/a'), 0, 'success forgets');
+    assert.equal(ctl.metrics.reconciles.error, 3);
+    assert.equal(ctl.metrics.reconciles.success, 1);
+    const gaps = seen.slice(1).map((s, i) => s.at - seen[i]!.at);
+    assert.ok(gaps[2]! >= 18, `third retry waits ≥ 20 ms (got ${gaps.join(', ')})`);
+  });
+
+  it('requeueAfterMs brings the key back later without counting a failure', async () => {
+    const at: number[] = [];
+    const ctl = make(async () => {
+      at.push(Date.now());
+      return at.length === 1 ? { requeueAfterMs: 50 } : {};
+    });
+    await ctl.start();
+    ctl.enqueue('ns/a');
+    await until(() => at.length === 2);
+    assert.ok(at[1]! - at[0]! >= 45, `came back after ${at[1]! - at[0]!} ms`);
+    assert.equal(ctl.metrics.reconciles.requeue_after, 1);
+    assert.equal(ctl.metrics.reconciles.error, 0);
+  });
+
+  it('TerminalError is not retried', async () => {
+    let calls = 0;
+    const ctl = make(async () => {
+      calls++;
+      throw new TerminalError('unknown preset');
+    });
+    await ctl.start();
+    ctl.enqueue('ns/a');
+    await until(() => ctl.metrics.reconciles.terminal_error === 1);
+    await sleep(50);
+    assert.equal(calls, 1);
+  });
+
+  it('events arriving while a key is reconciled cause exactly one more pass, never a parallel one', async () => {
+    let running = 0;
+    let overlap = false;
+    let passes = 0;
+    const ctl = make(async () => {
+      if (++running > 1) overlap = true;
+      passes++;
+      await sleep(30);
+      running--;
+    });
+    await ctl.start();
+    ctl.enqueue('ns/a');
+    await sleep(5);
+    for (let i = 0; i < 20; i++) ctl.enqueue('ns/a');
+    await until(() => passes === 2);
+    await sleep(60);
+    assert.equal(passes, 2);
+    assert.equal(overlap, false);
+  });
+
+  it('stop() lets the in-flight reconcile finish', async () => {
+    let finished = false;
+    const ctl = make(async () => {
+      await sleep(50);
+      finished = true;
+    });
+    await ctl.start();
+    ctl.enqueue('ns/a');
+    await sleep(5);
+    assert.equal(await ctl.stop(2_000), true);
+    assert.equal(finished, true);
+    c = undefined;
+  });
+});
+
+describe('mappers', () => {
+  const sts = (ownerKind: string, ownerName: string, apiVersion = 'kaito.sh/v1beta1'): KubernetesObject => ({
+    kind: 'StatefulSet', metadata: { namespace: 'ns', name: 'x', ownerReferences: [{ apiVersion, kind: ownerKind, name: ownerName, uid: 'u', controller: true }] },
+  });
+  const add = (obj: KubernetesObject): ObjectEvent<KubernetesObject> => ({ type: 'add', obj });
+
+  it('enqueueSelf gives the object key', () => assert.deepEqual(enqueueSelf(add({ metadata: { namespace: 'ns', name: 'w' } })), ['ns/w']));
+
+  it('enqueueOwner maps a child to its controlling owner of that kind and group', () => {
+    const m = enqueueOwner('Workspace', 'kaito.sh');
+    assert.deepEqual(m(add(sts('Workspace', 'w1'))), ['ns/w1']);
+    assert.deepEqual(m(add(sts('Deployment', 'w1'))), []);
+    assert.deepEqual(m(add(sts('Workspace', 'w1', 'other.io/v1'))), []);
+    assert.deepEqual(m(add({ metadata: { namespace: 'ns', name: 'orphan' } })), []);
+    assert.deepEqual(m({ type: 'update', obj: sts('Workspace', 'w2'), old: sts('Workspace', 'w1') }).sort(), ['ns/w1', 'ns/w2']);
+  });
+
+  it('mapToAll fans out to every cached primary; when() filters', () => {
+    const cache = new ObjectCache<KubernetesObject>();
+    cache.upsert({ metadata: { namespace: 'a', name: 'w1', resourceVersion: '1' } });
+    cache.upsert({ metadata: { namespace: 'b', name: 'w2', resourceVersion: '1' } });
+    const sc: KubernetesObject = { kind: 'StorageClass', metadata: { name: 'local-nvme', generation: 1, labels: {} } };
+    assert.deepEqual(mapToAll(cache)(add(sc)).sort(), ['a/w1', 'b/w2']);
+    const m = when(generationOrLabelsChanged, mapToAll(cache));
+    assert.deepEqual(m({ type: 'update', obj: { ...sc, metadata: { ...sc.metadata, resourceVersion: '2' } }, old: sc }), [], 'status-only update is filtered');
+    assert.equal(m({ type: 'update', obj: { ...sc, metadata: { ...sc.metadata, labels: { a: 'b' } } }, old: sc }).length, 2);
+  });
+});
