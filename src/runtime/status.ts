@@ -51,9 +51,24 @@ export function statusChanged(desired: WithConditions | undefined, current: With
   });
 }
 
-/** JSON round trip: drops undefined, turns Dates into the strings the server would send. */
+/**
+ * JSON round trip (drops undefined, turns Dates into the strings the server sends), then drops
+ * empty objects and lists: the server fills in empty structs (a Service's `loadBalancer: {}`)
+ * that mean the same as absent.
+ */
 function normalize(s: WithConditions | undefined): WithConditions {
-  return s ? (JSON.parse(JSON.stringify(s)) as WithConditions) : {};
+  return s ? ((pruneEmpty(JSON.parse(JSON.stringify(s))) ?? {}) as WithConditions) : {};
+}
+
+function pruneEmpty(v: unknown): unknown {
+  if (Array.isArray(v)) return v.length ? v.map(pruneEmpty) : undefined;
+  if (v === null || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const p = pruneEmpty(x);
+    if (p !== undefined) out[k] = p;
+  }
+  return Object.keys(out).length ? out : undefined;
 }
 
 export interface StatusWriteOptions {

@@ -24,6 +24,7 @@ describe('statusChanged', () => {
     ['top-level field changed', { ...current, observedGeneration: 2 }, true],
     ['top-level field added', { ...current, targetNodeCount: 1 }, true],
     ['undefined fields do not count', { ...current, workerNodes: undefined }, false],
+    ['empty structs and lists count as absent (server-filled loadBalancer: {})', { ...current, loadBalancer: {}, workerNodes: [] }, false],
     ['desired empty, current set', undefined, true],
   ];
   for (const [name, desired, want] of cases) it(name, () => assert.equal(statusChanged(desired, current), want));
