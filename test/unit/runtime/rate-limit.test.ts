@@ -1,0 +1,63 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { JitteredBackoff, TokenBucket } from '../../../src/runtime/rate-limit.js';
+import { KubeTransport } from '../../../src/runtime/transport.js';
+import { KubeClient } from '../../../src/runtime/client.js';
+import { Resources } from '../../../src/runtime/resources.js';
+import { FakeApiServer } from './fake-apiserver.js';
+
+describe('TokenBucket', () => {
+  it('serves the burst at once, then one token per 1/qps, refilling up to the burst', () => {
+    let now = 0;
+    const b = new TokenBucket(30, 50, () => now);
+    const waits = Array.from({ length: 52 }, () => b.reserve());
+    assert.deepEqual(waits.slice(0, 50), Array(50).fill(0));
+    assert.ok(Math.abs(waits[50]! - 1000 / 30) < 1e-9);
+    assert.ok(Math.abs(waits[51]! - 2000 / 30) < 1e-9);
+    now = 10_000; // long idle: back to a full burst, not more
+    assert.equal(Array.from({ length: 50 }, () => b.reserve()).every((w) => w === 0), true);
+    assert.ok(b.reserve() > 0);
+  });
+  it('rejects nonsense limits', () => {
+    assert.throws(() => new TokenBucket(0, 10), /qps > 0/);
+    assert.throws(() => new TokenBucket(10, 0), /burst >= 1/);
+  });
+});
+
+describe('JitteredBackoff (list/watch restarts)', () => {
+  it('800 ms doubling to 30 s without jitter, reset after 2 quiet minutes', () => {
+    let now = 0;
+    const b = new JitteredBackoff({ jitter: 0, now: () => now });
+    const seq = Array.from({ length: 8 }, () => {
+      now += 1_000;
+      return b.next();
+    });
+    assert.deepEqual(seq, [800, 1600, 3200, 6400, 12800, 25600, 30000, 30000]);
+    now += 120_001;
+    assert.equal(b.next(), 800);
+  });
+  it('adds up to jitter × delay', () => {
+    const b = new JitteredBackoff({ random: () => 0.5 });
+    assert.equal(b.next(), 1200);
+  });
+});
+
+describe('KubeTransport', () => {
+  it('limits requests client-side (QPS/burst) and counts them by verb', async () => {
+    const server = new FakeApiServer();
+    const transport = new KubeTransport(await server.start(), { qps: 20, burst: 5 });
+    try {
+      const c = new KubeClient(transport);
+      const t0 = Date.now();
+      await Promise.all(Array.from({ length: 15 }, () => c.list(Resources.configMaps)));
+      const took = Date.now() - t0;
+      // 5 at once, then 10 more at 20/s → ≥ 500 ms
+      assert.ok(took >= 450, `took ${took} ms`);
+      assert.deepEqual(transport.counter.snapshot(), { list: 15 });
+      assert.equal(transport.counter.writes, 0);
+    } finally {
+      transport.close();
+      await server.stop();
+    }
+  });
+});
