@@ -93,15 +93,17 @@ export async function resetNamespace(api: DemoApi, namespace: string, signal: Ab
     }
     await client.delete(Resources.workspaces, { namespace, name: workspaceName(ws) }).catch(ignoreNotFound);
   }
-  // Children go with their workspace (owner references); legacy Deployments and claims are removed here.
-  for (const type of [Resources.deployments, Resources.statefulSets, Resources.persistentVolumeClaims]) {
+  // Owner references would take the children too, but the garbage collector may take half a minute,
+  // and a same-named child of the old workspace makes the new one report ObjectNotOwned until then.
+  // The namespace is the demo's own: everything of these kinds goes now (claims and legacy Deployments included).
+  const kinds = [Resources.deployments, Resources.statefulSets, Resources.services, Resources.controllerRevisions, Resources.persistentVolumeClaims];
+  for (const type of kinds) {
     for (const obj of await listIn(client, type, namespace)) {
       await client.delete(type, { namespace, name: obj.metadata?.name ?? '' }).catch(ignoreNotFound);
     }
   }
-  const kinds = [Resources.workspaces, Resources.deployments, Resources.statefulSets, Resources.pods, Resources.persistentVolumeClaims];
   await waitUntil(`the earlier demo objects in ${namespace} to be gone`, deadline, async () => {
-    const counts = await Promise.all(kinds.map(async (t) => (await listIn(client, t, namespace)).length));
+    const counts = await Promise.all([Resources.workspaces, Resources.pods, ...kinds].map(async (t) => (await listIn(client, t, namespace)).length));
     return counts.every((n) => n === 0) ? true : undefined;
   }, signal);
   // Retain volumes of the deleted claims: make them Available for this run's claims.
