@@ -92,8 +92,12 @@ export class Reflector<T extends KubernetesObject> {
     await this.loop;
   }
 
-  /** Ends the current watch; the loop resumes from the last resourceVersion (tests, watchdogs). */
-  restartWatch(): void {
+  /**
+   * Ends the current watch; the loop resumes from the last resourceVersion, or from
+   * `fromResourceVersion` (tests use an ancient one to provoke 410 Gone on a real server).
+   */
+  restartWatch(fromResourceVersion?: string): void {
+    if (fromResourceVersion !== undefined) this.resourceVersion = fromResourceVersion;
     this.current?.abort();
   }
 

@@ -55,6 +55,27 @@ test('reflector: sees add, update and delete of ConfigMaps, and survives a force
   assert.equal(reflector.cache.get(ns, 'cm-a'), undefined);
 });
 
+test('reflector: a watch from an expired resourceVersion gets 410 Gone, relists and keeps watching', async (t) => {
+  const ns = await freshNamespace(t, 'rt');
+  const c = await client(t);
+  const reflector = new Reflector<V1ConfigMap>({ client: c, type: Resources.configMaps, namespace: ns });
+  t.after(() => reflector.stop());
+  const seen: string[] = [];
+  reflector.on((e: ObjectEvent<V1ConfigMap>) => seen.push(`${e.type}:${e.obj.metadata?.name}`));
+  await c.apply(Resources.configMaps, configMap(ns, 'old', {}));
+  assert.equal(await reflector.start().waitForSync(30_000), true);
+  const lists = reflector.stats.lists;
+  // The delete may reach the old watch or only the relist; either way the cache must drop it.
+  await c.delete(Resources.configMaps, { namespace: ns, name: 'old' });
+  reflector.restartWatch('2');
+  await waitFor('relist after 410', () => reflector.stats.expired >= 1 && reflector.stats.lists > lists, { timeoutMs: 15_000 });
+  await waitFor('delete noticed', () => seen.includes('delete:old'), { timeoutMs: 15_000 });
+  assert.equal(reflector.lastError?.kind, 'Gone');
+  assert.match(reflector.lastError?.message ?? '', /too old resource version/);
+  await c.apply(Resources.configMaps, configMap(ns, 'new', {}));
+  await waitFor('watching again after the relist', () => seen.includes('add:new'), { timeoutMs: 15_000 });
+});
+
 test('server-side apply: one field manager, re-applying the same object is a no-op', async (t) => {
   const ns = await freshNamespace(t, 'rt');
   const c = await client(t);
