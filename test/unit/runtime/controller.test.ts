@@ -7,14 +7,8 @@ import { enqueueOwner, enqueueSelf, generationOrLabelsChanged, mapToAll, when } 
 import { ObjectCache, type ObjectEvent } from '../../../src/runtime/cache.js';
 import { sleep } from '../../../src/runtime/rate-limit.js';
 import { WorkQueue } from '../../../src/runtime/workqueue.js';
+import { until } from './until.js';
 
-async function until(cond: () => boolean, ms = 3_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(2);
-  }
-}
 
 describe('Controller', { timeout: 15_000 }, () => {
   let c: Controller | undefined;

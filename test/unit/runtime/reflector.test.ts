@@ -8,14 +8,8 @@ import { Reflector } from '../../../src/runtime/reflector.js';
 import { Resources } from '../../../src/runtime/resources.js';
 import { KubeTransport } from '../../../src/runtime/transport.js';
 import { cm, FakeApiServer, send } from './fake-apiserver.js';
+import { until } from './until.js';
 
-async function until(cond: () => boolean, ms = 3_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(5);
-  }
-}
 
 describe('Reflector (fake API server)', { timeout: 15_000 }, () => {
   let server: FakeApiServer;
