@@ -275,6 +275,8 @@ export interface Recorded<T = KubernetesObject> {
   type: string;
   rv: bigint;
   obj: T;
+  /** Local arrival time (ms since epoch). */
+  at: number;
 }
 
 /**
@@ -286,7 +288,7 @@ export async function record<T extends KubernetesObject = KubernetesObject>(t: T
   const events: Recorded<T>[] = [];
   const req = await new Watch(kc).watch(path, {}, (type: string, obj: T) => {
     if (type === 'BOOKMARK' || type === 'ERROR') return;
-    events.push({ type, rv: BigInt(obj.metadata?.resourceVersion ?? '0'), obj });
+    events.push({ type, rv: BigInt(obj.metadata?.resourceVersion ?? '0'), obj, at: Date.now() });
   }, () => undefined);
   t.after(() => req.abort());
   return events;
