@@ -42,12 +42,28 @@ export interface PresetPodInput {
   registry: string;
 }
 
-/** Pulls the OCI weights artifact into the weights volume (presets that do not download at runtime). */
+/** Marker the downloader writes once the artifact is complete; it names the artifact it holds. */
+export const WEIGHTS_MARKER = `${MODEL_WEIGHTS_PATH}/.kaito-ts-weights`;
+
+/**
+ * Pulls the OCI weights artifact into the weights volume (presets that do not download at runtime).
+ * KAITO pulls on every pod start, which throws away what an NVMe claim kept: here the pull is
+ * skipped when the marker says the volume already holds this exact artifact, so a restarted pod on
+ * NVMe starts without downloading. The marker is written only after a complete pull.
+ */
 export function weightsDownloader(preset: Preset, registry: string): V1Container {
+  const ref = modelWeightsImage(preset, registry);
+  const script = [
+    'set -e',
+    `if [ "$(cat ${WEIGHTS_MARKER} 2>/dev/null)" = "${ref}" ]; then echo "model weights ${ref} already on the volume"; exit 0; fi`,
+    `rm -f ${WEIGHTS_MARKER}`,
+    `oras pull ${ref} -o ${MODEL_WEIGHTS_PATH}`,
+    `echo "${ref}" > ${WEIGHTS_MARKER}`,
+  ].join('\n');
   return {
     name: WEIGHTS_DOWNLOADER,
     image: ORAS_IMAGE,
-    command: ['oras', 'pull', modelWeightsImage(preset, registry), '-o', MODEL_WEIGHTS_PATH],
+    command: ['/bin/sh', '-c', script],
     volumeMounts: [{ ...modelWeightsMount }],
   };
 }

@@ -116,7 +116,17 @@ test('weights source: OCI artifact puller vs runtime download with HF token', ()
     {
       name: 'model-weights-downloader',
       image: 'mcr.microsoft.com/oss/v2/oras-project/oras:v1.2.3',
-      command: ['oras', 'pull', 'test-registry/kaito-phi-4-mini-instruct:0.2.0', '-o', '/workspace/weights'],
+      command: [
+        '/bin/sh',
+        '-c',
+        [
+          'set -e',
+          'if [ "$(cat /workspace/weights/.kaito-ts-weights 2>/dev/null)" = "test-registry/kaito-phi-4-mini-instruct:0.2.0" ]; then echo "model weights test-registry/kaito-phi-4-mini-instruct:0.2.0 already on the volume"; exit 0; fi',
+          'rm -f /workspace/weights/.kaito-ts-weights',
+          'oras pull test-registry/kaito-phi-4-mini-instruct:0.2.0 -o /workspace/weights',
+          'echo "test-registry/kaito-phi-4-mini-instruct:0.2.0" > /workspace/weights/.kaito-ts-weights',
+        ].join('\n'),
+      ],
       volumeMounts: [{ name: 'model-weights-volume', mountPath: '/workspace/weights' }],
     },
   ]);
