@@ -5,6 +5,7 @@ import { resolveCloudProvider } from '../catalog/gpu-skus.js';
 import { presetRegistry } from '../catalog/presets.js';
 import type { CloudProvider } from '../catalog/types.js';
 import { DEFAULT_RELEASE_NAMESPACE } from '../builders/facts.js';
+import { DEFAULT_LEADER_ELECTION_NAMESPACE } from './leader-election.js';
 
 export interface ManagerOptions {
   kubeconfig?: string;
@@ -35,10 +36,11 @@ export const RUN_USAGE = `Usage: kaito-ts run [flags]
   --metrics-bind-address HOST:PORT   Prometheus /metrics (default :8080; "0" disables; port 0 picks one)
   --health-probe-bind-address H:P    /healthz and /readyz (default :8081)
   --namespace NS                     reconcile only the workspaces of this namespace (default: all)
-  --leader-elect                     hold the Lease kaito-ts-leader before reconciling
+  --leader-elect                     hold the Lease kaito-ts-leader before reconciling (15 s lease,
+                                     10 s renew deadline, 2 s retry; losing it exits the process)
   --leader-election-namespace NS     Lease namespace (default POD_NAMESPACE, else kaito-workspace)
   --release-namespace NS             namespace of inference-params-template (else RELEASE_NAMESPACE)
-  --log-level info|debug|error       default info
+  --log-level LEVEL                  debug|info|warn|error (default info); JSON lines on stdout
 `;
 
 function positiveInt(flag: string, value: string | undefined, fallback: number): number {
@@ -46,6 +48,14 @@ function positiveInt(flag: string, value: string | undefined, fallback: number):
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new Error(`--${flag} must be a positive integer, got "${value}"`);
   return n;
+}
+
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+function logLevel(value: string | undefined): string {
+  const level = (value ?? 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(level)) throw new Error(`--log-level must be one of ${LOG_LEVELS.join('|')}, got "${value}"`);
+  return level;
 }
 
 export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = process.env): ManagerOptions | 'help' {
@@ -90,7 +100,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
     healthProbeBindAddress: values['health-probe-bind-address'] ?? ':8081',
     namespace: values.namespace,
     leaderElect: values['leader-elect'] ?? false,
-    leaderElectionNamespace: values['leader-election-namespace'] ?? env.POD_NAMESPACE,
-    logLevel: values['log-level'] ?? 'info',
+    leaderElectionNamespace: values['leader-election-namespace'] ?? (env.POD_NAMESPACE || DEFAULT_LEADER_ELECTION_NAMESPACE),
+    logLevel: logLevel(values['log-level']),
   };
 }

@@ -1,7 +1,11 @@
-// `kaito-ts run`: the operator process. Flags → ManagerOptions; SIGTERM/SIGINT → orderly stop.
+// `kaito-ts run`: the operator process. Flags → ManagerOptions; SIGTERM/SIGINT → orderly stop
+// (stop taking work, finish in-flight reconciles within 30 s, release the lease, exit 0).
+// Losing the lease exits at once with 1 (inside the manager): another replica may be leading already.
 import { startManager } from '../../manager/manager.js';
 import { parseManagerOptions, RUN_USAGE } from '../../manager/options.js';
 import { CliError, type CliIO } from '../errors.js';
+
+export const SHUTDOWN_DEADLINE_MS = 30_000;
 
 export async function run(args: string[], io: CliIO): Promise<number> {
   let opts;
@@ -22,11 +26,19 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   }
   const running = mgr;
   return new Promise<number>((resolve) => {
+    let stopping = false;
     const shutdown = (signal: string) => {
-      running.log.info({ signal }, 'shutting down');
-      void running.stop(30_000).then((drained) => resolve(drained ? 0 : 1));
+      if (stopping) {
+        // A second signal means "now": skip the drain.
+        running.log.warn({ signal }, 'second signal; exiting without draining');
+        resolve(1);
+        return;
+      }
+      stopping = true;
+      running.log.info({ signal, deadlineMs: SHUTDOWN_DEADLINE_MS }, 'shutting down');
+      void running.stop(SHUTDOWN_DEADLINE_MS).then((drained) => resolve(drained ? 0 : 1));
     };
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.on('SIGTERM', () => shutdown('SIGTERM'));
+    process.on('SIGINT', () => shutdown('SIGINT'));
   });
 }

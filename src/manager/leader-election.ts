@@ -1,0 +1,221 @@
+// Leader election on a coordination.k8s.io/v1 Lease, the client-go algorithm
+// (tools/leaderelection/leaderelection.go) with controller-runtime's numbers: lease 15 s, renew
+// deadline 10 s, retry 2 s. Expiry of another holder is judged by OUR clock from the moment we
+// last saw its record change (not by its renewTime), so clock skew between replicas cannot matter.
+// Every write carries the resourceVersion we read: two candidates racing get one 409.
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import type { V1Lease, V1LeaseSpec } from '@kubernetes/client-node';
+import { MERGE_PATCH, type KubeClient } from '../runtime/client.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../runtime/errors.js';
+import { microTime } from '../runtime/events.js';
+import { silentLogger, type Logger } from '../runtime/log.js';
+import { sleep } from '../runtime/rate-limit.js';
+import { Resources } from '../runtime/resources.js';
+
+export const LEASE_NAME = 'kaito-ts-leader';
+export const DEFAULT_LEADER_ELECTION_NAMESPACE = 'kaito-workspace';
+
+export interface LeaderElectionTimings {
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+export const DEFAULT_TIMINGS: LeaderElectionTimings = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+
+/** client-go's JitterFactor: retries wait retryPeriod·[1, 2.2). */
+const JITTER = 1.2;
+
+/** client-go's constraint: leaseDuration > renewDeadline > 1.2 · retryPeriod. */
+export function checkTimings(t: LeaderElectionTimings): void {
+  if (!(t.leaseDurationMs > t.renewDeadlineMs)) throw new Error('leader election: lease duration must exceed the renew deadline');
+  if (!(t.renewDeadlineMs > JITTER * t.retryPeriodMs)) throw new Error('leader election: renew deadline must exceed 1.2 × retry period');
+}
+
+/** `<host>_<uuid>`: unique per process even when two replicas share a host name. */
+export const newIdentity = (): string => `${hostname()}_${randomUUID()}`;
+
+export interface LeaderElectorOptions {
+  client: KubeClient;
+  namespace: string;
+  name?: string;
+  identity?: string;
+  timings?: LeaderElectionTimings;
+  log?: Logger;
+  /** Monotonic milliseconds (tests pass a fake). */
+  now?: () => number;
+  /** Wall clock for the Lease's timestamps. */
+  wallClock?: () => number;
+}
+
+/** What a try concluded: we hold the lease, someone else does, or the API did not answer usefully. */
+export type TryResult = 'leader' | 'held' | 'failed';
+
+export class LeaderElector {
+  readonly identity: string;
+  readonly name: string;
+  private readonly t: LeaderElectionTimings;
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private readonly wall: () => number;
+  private observed?: { spec: V1LeaseSpec | undefined; resourceVersion?: string; at: number };
+  private leading = false;
+  private stopper = new AbortController();
+  private renewing?: Promise<void>;
+
+  constructor(private readonly o: LeaderElectorOptions) {
+    this.identity = o.identity ?? newIdentity();
+    this.name = o.name ?? LEASE_NAME;
+    this.t = o.timings ?? DEFAULT_TIMINGS;
+    checkTimings(this.t);
+    this.log = o.log ?? silentLogger;
+    this.now = o.now ?? (() => performance.now());
+    this.wall = o.wallClock ?? Date.now;
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** Retries every retryPeriod (jittered) until this process holds the lease; false when aborted first. */
+  async acquire(signal?: AbortSignal): Promise<boolean> {
+    let announced = false;
+    for (;;) {
+      if (signal?.aborted) return false;
+      const r = await this.tryAcquireOrRenew();
+      if (r === 'leader') {
+        this.leading = true;
+        this.log.info({ lease: `${this.o.namespace}/${this.name}`, identity: this.identity }, 'acquired leader lease');
+        return true;
+      }
+      if (!announced && r === 'held') {
+        this.log.info({ lease: `${this.o.namespace}/${this.name}`, holder: this.observed?.spec?.holderIdentity }, 'waiting for the leader lease');
+        announced = true;
+      }
+      await sleep(this.t.retryPeriodMs * (1 + Math.random() * JITTER), signal);
+    }
+  }
+
+  /**
+   * Renews every retryPeriod while leading. `onLost` is called once when no renewal succeeded
+   * within renewDeadline, or another holder took the lease; the caller must stop at once.
+   */
+  keepRenewing(onLost: (reason: string) => void): void {
+    this.renewing ??= (async () => {
+      let lastRenew = this.now();
+      while (!this.stopper.signal.aborted) {
+        await sleep(this.t.retryPeriodMs, this.stopper.signal);
+        if (this.stopper.signal.aborted) return;
+        const r = await this.tryAcquireOrRenew(this.t.renewDeadlineMs - (this.now() - lastRenew));
+        if (this.stopper.signal.aborted) return;
+        if (r === 'leader') {
+          lastRenew = this.now();
+          continue;
+        }
+        const reason = r === 'held' ? `lease taken by ${this.observed?.spec?.holderIdentity ?? 'another holder'}` : `no renewal within ${this.t.renewDeadlineMs} ms`;
+        if (r === 'held' || this.now() - lastRenew >= this.t.renewDeadlineMs) {
+          this.leading = false;
+          onLost(reason);
+          return;
+        }
+      }
+    })();
+  }
+
+  /**
+   * Stops renewing and, when leading, hands the lease back (empty holder, 1 s duration) so a standby
+   * takes over at its next retry instead of after a full lease duration. Call only after the
+   * guarded work stopped.
+   */
+  async release(): Promise<boolean> {
+    this.stopper.abort();
+    await this.renewing;
+    if (!this.leading) return false;
+    this.leading = false;
+    const lease = await this.read().catch(() => undefined);
+    if (!lease || lease.spec?.holderIdentity !== this.identity) return false;
+    const now = microTime(this.wall());
+    try {
+      await this.write(lease, { holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now, leaseTransitions: lease.spec?.leaseTransitions ?? 0 } as unknown as V1LeaseSpec);
+      this.log.info({ lease: `${this.o.namespace}/${this.name}` }, 'released leader lease');
+      return true;
+    } catch (err) {
+      this.log.error({ error: (err as Error).message }, 'could not release the leader lease');
+      return false;
+    }
+  }
+
+  /** One step of the algorithm; `budgetMs` bounds how long it may wait for the API server. */
+  async tryAcquireOrRenew(budgetMs = this.t.renewDeadlineMs): Promise<TryResult> {
+    try {
+      return await withTimeout(this.step(), Math.max(budgetMs, 1));
+    } catch (err) {
+      this.log.error({ lease: `${this.o.namespace}/${this.name}`, error: (err as Error).message }, 'leader lease request failed');
+      return 'failed';
+    }
+  }
+
+  private async step(): Promise<TryResult> {
+    const wallNow = microTime(this.wall());
+    let lease: V1Lease;
+    try {
+      lease = await this.read();
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      const spec: V1LeaseSpec = { holderIdentity: this.identity, leaseDurationSeconds: this.t.leaseDurationMs / 1000, acquireTime: wallNow as unknown as Date, renewTime: wallNow as unknown as Date, leaseTransitions: 0 };
+      try {
+        const created = await this.o.client.create<V1Lease>(Resources.leases, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.name, namespace: this.o.namespace }, spec });
+        this.observe(created);
+        return 'leader';
+      } catch (e) {
+        if (isAlreadyExists(e)) return 'held';
+        throw e;
+      }
+    }
+    this.observe(lease);
+    const spec = lease.spec ?? {};
+    const holder = spec.holderIdentity ?? '';
+    const expiresAt = (this.observed?.at ?? 0) + (spec.leaseDurationSeconds ?? this.t.leaseDurationMs / 1000) * 1000;
+    if (holder && holder !== this.identity && expiresAt > this.now()) return 'held';
+
+    const mine = holder === this.identity;
+    const next: V1LeaseSpec = {
+      holderIdentity: this.identity,
+      leaseDurationSeconds: this.t.leaseDurationMs / 1000,
+      acquireTime: (mine ? spec.acquireTime : wallNow) as Date,
+      renewTime: wallNow as unknown as Date,
+      leaseTransitions: (spec.leaseTransitions ?? 0) + (mine ? 0 : 1),
+    };
+    try {
+      this.observe(await this.write(lease, next));
+      return 'leader';
+    } catch (err) {
+      if (isConflict(err)) return 'held'; // someone wrote in between: re-read next time
+      throw err;
+    }
+  }
+
+  private read(): Promise<V1Lease> {
+    return this.o.client.get<V1Lease>(Resources.leases, this.o.namespace, this.name);
+  }
+
+  /** Merge patch guarded by the resourceVersion we read: a stale write is refused with 409. */
+  private write(lease: V1Lease, spec: V1LeaseSpec): Promise<V1Lease> {
+    return this.o.client.patch<V1Lease>(Resources.leases, { namespace: this.o.namespace, name: this.name }, { metadata: { resourceVersion: lease.metadata?.resourceVersion }, spec }, MERGE_PATCH);
+  }
+
+  /** Restarts the expiry clock whenever the record changed (client-go's observedTime). */
+  private observe(lease: V1Lease): void {
+    if (!this.observed || !isDeepStrictEqual(this.observed.spec, lease.spec)) {
+      this.observed = { spec: lease.spec, resourceVersion: lease.metadata?.resourceVersion, at: this.now() };
+    }
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(ms)} ms`)), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { createLogger, redactSecrets, REDACTED } from '../../../src/manager/logging.js';
+import { reconcileScope } from '../../../src/runtime/log.js';
+
+const SECRET = 'hf_S3cr3tV4lu3_' + Math.random().toString(36).slice(2);
+const JWT = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW0ifQ.c2lnbmF0dXJlLXZhbHVl';
+
+function capture(level = 'debug') {
+  const lines: string[] = [];
+  const destination = new Writable({ write(chunk: Buffer, _e, cb) { lines.push(...chunk.toString().split('\n').filter(Boolean)); cb(); } });
+  return { log: createLogger({ level, destination }), lines, parsed: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
+
+test('redactSecrets replaces secret values at any depth and keeps the rest', () => {
+  const cases: { input: unknown; keeps?: string }[] = [
+    { input: { HF_TOKEN: SECRET } },
+    { input: { env: [{ name: 'HF_TOKEN', value: SECRET }, { name: 'MODEL', value: 'phi-4' }] }, keeps: 'phi-4' },
+    { input: { secret: { kind: 'Secret', data: { HF_TOKEN: Buffer.from(SECRET).toString('base64') }, stringData: { t: SECRET } } }, keeps: 'Secret' },
+    { input: { headers: { Authorization: `Bearer ${SECRET}` } } },
+    { input: { error: `401 from server: Authorization: Bearer ${SECRET}abc` }, keeps: '401 from server' },
+    { input: { token: SECRET, bearerToken: SECRET, access_token: SECRET } },
+    { input: { note: `kubeconfig token ${JWT}` }, keeps: 'kubeconfig token' },
+    { input: { deep: { a: { b: { c: [{ d: { apiKey: SECRET } }] } } } } },
+    { input: new Error(`failed with Bearer ${SECRET}`), keeps: 'failed with' },
+  ];
+  for (const c of cases) {
+    const out = JSON.stringify(redactSecrets(c.input));
+    assert.ok(!out.includes(SECRET) && !out.includes(JWT) && !out.includes(Buffer.from(SECRET).toString('base64')), `leaked: ${out}`);
+    assert.ok(out.includes(REDACTED), out);
+    if (c.keeps) assert.ok(out.includes(c.keeps), `lost "${c.keeps}": ${out}`);
+  }
+  const circular: Record<string, unknown> = { a: 1 };
+  circular.self = circular;
+  assert.deepEqual(redactSecrets(circular), { a: 1, self: '[Circular]' });
+});
+
+test('the logger writes JSON, honours the level, and never writes a secret (fields, message, errors)', () => {
+  const { log, lines, parsed } = capture('info');
+  log.debug({ x: 1 }, 'hidden at info');
+  log.info({ workspace: 'ns/ws', env: [{ name: 'HF_TOKEN', value: SECRET }] }, 'applied');
+  log.error({ err: new Error(`GET failed: Bearer ${SECRET}`) }, `request with Authorization: Bearer ${SECRET}`);
+  log.info({ secret: { data: { HF_TOKEN: SECRET } } }, 'secret read');
+  const out = lines.join('\n');
+  assert.equal(lines.length, 3, 'the debug line is filtered');
+  assert.ok(!out.includes(SECRET), out);
+  const [first] = parsed();
+  assert.equal(first?.level, 'info');
+  assert.equal(first?.msg, 'applied');
+  assert.equal(first?.workspace, 'ns/ws');
+  assert.match(String(first?.time), /^\d{4}-\d\d-\d\dT/);
+});
+
+test('lines logged inside a reconcile pass carry its reconcileID', async () => {
+  const { log, parsed } = capture();
+  log.info({}, 'outside');
+  await reconcileScope.run({ controller: 'workspace', key: 'ns/a', reconcileID: 'r-1' }, async () => {
+    await new Promise((r) => setTimeout(r, 1));
+    log.info({ step: 'apply' }, 'inside');
+  });
+  const [outside, inside] = parsed();
+  assert.equal(outside?.reconcileID, undefined);
+  assert.deepEqual([inside?.reconcileID, inside?.key, inside?.controller, inside?.step], ['r-1', 'ns/a', 'workspace', 'apply']);
+});
