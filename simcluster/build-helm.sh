@@ -19,7 +19,10 @@ if ! flock -n 9; then echo "[helm build] another build is running; waiting" >&2;
 if [ -x "$OUT/helm" ]; then link; exit 0; fi
 echo "[helm build] helm $HELM_VERSION (about 3-5 min on 2 cores)" >&2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# As helm's Makefile: the default Kubernetes version for `helm template` follows its client-go (v0.N → 1.N).
+kminor=$(awk '$1=="k8s.io/client-go"{print $2; exit}' "$HERE/go/helm/go.mod" | cut -d. -f2)
 ldf="-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
+for p in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do ldf="$ldf -X $p.k8sVersionMajor=1 -X $p.k8sVersionMinor=$kminor"; done
 ( cd "$HERE/go/helm" && go build -p 2 -trimpath -ldflags "$ldf" -o "$tmp/helm" helm.sh/helm/v3/cmd/helm )
 mv "$tmp/helm" "$OUT/helm"
 link
