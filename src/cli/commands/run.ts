@@ -36,7 +36,12 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       }
       stopping = true;
       running.log.info({ signal, deadlineMs: SHUTDOWN_DEADLINE_MS }, 'shutting down');
-      void running.stop(SHUTDOWN_DEADLINE_MS).then((drained) => resolve(drained ? 0 : 1));
+      void running.stop(SHUTDOWN_DEADLINE_MS).then((drained) => {
+        const code = drained ? 0 : 1;
+        // Backstop: a stray handle must not keep a stopped operator alive past its grace period.
+        setTimeout(() => process.exit(code), 5_000).unref();
+        resolve(code);
+      });
     };
     process.on('SIGTERM', () => shutdown('SIGTERM'));
     process.on('SIGINT', () => shutdown('SIGINT'));
