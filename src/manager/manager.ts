@@ -62,6 +62,16 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
     requests: client.counter,
     ...(elector ? { isLeader: () => elector.isLeader } : {}),
   });
+  // One debug line per pass from a child logger bound to the pass (lines logged DURING the pass get
+  // the same fields from the runtime's reconcileScope).
+  const countPass = controller.observer;
+  controller.observer = {
+    reconciled(pass) {
+      countPass?.reconciled(pass);
+      const { controller: name, key, reconcileID, ...rest } = pass;
+      log.child({ controller: name, key, reconcileID }).debug({ ...rest, seconds: Number(rest.seconds.toFixed(4)) }, 'reconciled');
+    },
+  };
   const fatal = hooks.onFatal ?? ((reason: string) => {
     log.fatal({ reason }, 'stopping at once');
     log.flush?.();
