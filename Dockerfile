@@ -1,0 +1,27 @@
+# kaito-ts operator image. Build: docker build -t ghcr.io/kaito-ts/kaito-ts:0.1.0 .
+# Stage 1 compiles TypeScript with the dev dependencies; stage 2 holds only the compiled operator,
+# its production dependencies and the CRD, and runs as a non-root numeric user (the chart also sets
+# runAsNonRoot, a read-only root filesystem and drops every capability).
+FROM node:20-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+# --ignore-scripts: `prepare` would compile before the sources are copied.
+RUN npm ci --ignore-scripts
+COPY tsconfig.json ./
+COPY src ./src
+COPY test ./test
+COPY bench ./bench
+RUN npx tsc -p tsconfig.json
+
+FROM node:20-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY bin ./bin
+COPY config ./config
+COPY --from=build /src/dist/src ./dist/src
+USER 65532:65532
+EXPOSE 8080 8081
+ENTRYPOINT ["node", "/app/bin/kaito-ts.js"]
+CMD ["run", "--leader-elect"]
