@@ -1,7 +1,8 @@
 // `kaito-ts demo`: the local cluster, the CRD, sample workspaces (one migrated from a legacy
 // Deployment), the operator in this process, and a live table until every workspace serves.
 import { join } from 'node:path';
-import { destination, pino } from 'pino';
+import { destination } from 'pino';
+import { createLogger } from '../manager/logging.js';
 import { startManager, type RunningManager } from '../manager/manager.js';
 import { parseManagerOptions, type ManagerOptions } from '../manager/options.js';
 import { down } from '../simcluster/cluster.js';
@@ -94,7 +95,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     const logFile = join(layoutFor().logDir, 'demo-operator.log');
     say(`[4/4] operator (in this process, namespace ${DEMO_NAMESPACE}, gate disableNodeAutoProvisioning=true; JSON logs: ${logFile})`);
     const opts = demoManagerOptions(cluster.kubeconfigPath, DEMO_NAMESPACE);
-    manager = await startManager(opts, pino({ level: opts.logLevel }, destination({ dest: logFile, mkdir: true, sync: true })));
+    manager = await startManager(opts, createLogger({ level: opts.logLevel, destination: destination({ dest: logFile, mkdir: true, sync: true }) }));
     say(`  started (health ${manager.healthUrl ?? 'off'})`);
     say('');
 
