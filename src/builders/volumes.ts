@@ -29,9 +29,14 @@ export function chooseWeightsVolume(gpu: GpuConfig, diskSize: string, facts: Clu
     decision: { topic: 'modelWeightsVolume', choice: kind, reason },
   });
   if (facts.volumeKindOverride) {
+    // Say why the shape was chosen, and whether a fresh decision would still choose it.
+    const fresh = chooseWeightsVolume(gpu, diskSize, { ...facts, volumeKindOverride: undefined });
+    const kept = facts.volumeKindOverride;
     return choose(
-      facts.volumeKindOverride,
-      `kept from the existing StatefulSet (volume claim templates are immutable); size ${diskSize}`,
+      kept,
+      fresh.kind === kept
+        ? fresh.decision.reason
+        : `kept from the existing StatefulSet (volume claim templates are immutable); a new StatefulSet would use ${fresh.kind}: ${fresh.decision.reason}`,
     );
   }
   const where = isBringYourOwnNodes(facts) ? `node instance type ${gpu.sku}` : `instance type ${gpu.sku}`;

@@ -29,6 +29,8 @@ export function planMigration(
   deployment: V1Deployment | undefined,
   statefulSetExists: boolean,
   pod0: V1Pod | undefined,
+  /** The Deployment's own pods are bound and hold GPUs (what can block pod 0). */
+  legacyHoldsGpus: boolean,
 ): MigrationPlan {
   if (!deployment || deployment.metadata?.deletionTimestamp) return { kind: 'none' };
   const ref = `Deployment ${deployment.metadata?.namespace}/${deployment.metadata?.name}`;
@@ -40,7 +42,8 @@ export function planMigration(
   if (statefulSetExists && isPodReady(pod0)) {
     return { kind: 'deleteDeployment', uid, message: `StatefulSet pod 0 is Ready; deleting the legacy ${ref}` };
   }
-  if (statefulSetExists && blockedOnGpus(pod0)) {
+  // Only when the old pods are what holds the GPUs: a cordoned or full cluster is not a reason for downtime.
+  if (statefulSetExists && legacyHoldsGpus && blockedOnGpus(pod0)) {
     return {
       kind: 'deleteDeploymentFirst',
       uid,

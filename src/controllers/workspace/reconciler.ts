@@ -4,7 +4,7 @@
 // (or by a timer for the readiness timeout).
 import type { KubernetesObject, V1Pod, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { findCondition } from '../../api/conditions.js';
-import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, LABEL_WORKSPACE_NAME, WORKSPACE_FINALIZER } from '../../api/labels.js';
+import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, LABEL_WORKSPACE_NAME, RESOURCE_NVIDIA_GPU, WORKSPACE_FINALIZER } from '../../api/labels.js';
 import { errorsOf, formatIssues, validateWorkspace } from '../../api/validation.js';
 import { buildWorkspace, type BuildResult, type WorkspaceObjects } from '../../builders/workspace.js';
 import { matchingNodes, readyMatchingNodes } from '../../builders/facts.js';
@@ -34,9 +34,15 @@ export const Reason = {
   NodeClaimCrdMissing: 'NodeClaimCRDNotInstalled',
 } as const;
 
-/** A reconcile-level failure reported in status (and as a Warning event), optionally retried with backoff. */
+/** Secrets are not watched: a workspace waiting for one looks again this often (bounded, never a hot loop). */
+export const SECRET_RECHECK_MS = 30_000;
+
+/**
+ * A reconcile-level failure reported in status (and as a Warning event). Most wait for the next
+ * watch event; `recheckAfterMs` is for inputs that are not watched.
+ */
 class Reported extends Error {
-  constructor(readonly reason: string, message: string, readonly retry: boolean) {
+  constructor(readonly reason: string, message: string, readonly recheckAfterMs?: number) {
     super(message);
   }
 }
@@ -54,8 +60,7 @@ export class WorkspaceReconciler {
     } catch (err) {
       if (!(err instanceof Reported)) throw err;
       await this.report(ws, { ...this.nodeFacts(ws, ws.status?.targetNodeCount || 1), failure: { reason: err.reason, message: err.message } });
-      if (err.retry) throw err; // rate-limited backoff (5 ms … 1000 s), never a hot loop
-      return {};
+      return err.recheckAfterMs ? { requeueAfterMs: err.recheckAfterMs } : {};
     }
   };
 
@@ -64,14 +69,14 @@ export class WorkspaceReconciler {
     const ns = ws.metadata.namespace ?? 'default';
     const name = ws.metadata.name ?? '';
     const sts = caches.statefulSets.get(ns, name);
-    if (sts && !ownedBy(sts, ws)) throw new Reported(Reason.NotOwned, `StatefulSet ${ns}/${name} exists and is not controlled by this workspace; kaito-ts leaves it untouched`, false);
+    if (sts && !ownedBy(sts, ws)) throw new Reported(Reason.NotOwned, `StatefulSet ${ns}/${name} exists and is not controlled by this workspace; kaito-ts leaves it untouched`);
 
     const facts = gatherFacts(ws, this.deps, sts);
     this.validate(ws, facts.nodes);
     const built = buildWorkspace(ws, facts);
     if (!built.ok) {
       const p = built.problems[0]!;
-      throw new Reported(p.reason, built.problems.map((x) => `${x.field}: ${x.message}`).join('; '), false);
+      throw new Reported(p.reason, built.problems.map((x) => `${x.field}: ${x.message}`).join('; '));
     }
     await this.checkSecret(ws);
 
@@ -81,7 +86,7 @@ export class WorkspaceReconciler {
 
     const pods = caches.pods.list({ namespace: ns, selector: { matchLabels: { [LABEL_WORKSPACE_NAME]: name } } });
     const pod0 = pods.find((p) => p.metadata?.name === `${name}-0`);
-    const plan = planMigration(ws.metadata.uid ?? '', caches.deployments.get(ns, name), !!sts, pod0);
+    const plan = planMigration(ws.metadata.uid ?? '', caches.deployments.get(ns, name), !!sts, pod0, legacyPodsHoldGpus(pods));
 
     await this.ensureService(ws, built.objects.headlessService);
     // The main Service keeps pointing at the legacy pods until pod 0 serves (no-downtime migration).
@@ -117,7 +122,7 @@ export class WorkspaceReconciler {
         ...(config.featureGates.disableNodeAutoProvisioning ? { nodes: matchingNodes(ws, nodes) } : {}),
       }),
     );
-    if (issues.length) throw new Reported(Reason.InvalidSpec, formatIssues(issues), false);
+    if (issues.length) throw new Reported(Reason.InvalidSpec, formatIssues(issues));
   }
 
   /** Secrets are never cached (nothing secret in memory): one GET, only for presets that need a token. */
@@ -128,7 +133,7 @@ export class WorkspaceReconciler {
     try {
       await this.deps.client.get(Resources.secrets, ws.metadata.namespace, secret);
     } catch (err) {
-      if (isNotFound(err)) throw new Reported(Reason.SecretNotFound, `Secret ${ws.metadata.namespace}/${secret} named in inference.preset.presetOptions.modelAccessSecret does not exist`, true);
+      if (isNotFound(err)) throw new Reported(Reason.SecretNotFound, `Secret ${ws.metadata.namespace}/${secret} named in inference.preset.presetOptions.modelAccessSecret does not exist`, SECRET_RECHECK_MS);
       throw err;
     }
   }
@@ -138,7 +143,7 @@ export class WorkspaceReconciler {
     const cr = built.objects.controllerRevision;
     const existing = caches.controllerRevisions.get(cr.metadata?.namespace, cr.metadata?.name ?? '');
     if (existing && existing.metadata?.annotations?.[ANNOTATION_HASH] !== built.revisionHash) {
-      throw new Reported('RevisionConflict', `revision name conflicts, the hash values are different (${cr.metadata?.name})`, false);
+      throw new Reported('RevisionConflict', `revision name conflicts, the hash values are different (${cr.metadata?.name})`);
     }
     if (!existing) await client.apply(Resources.controllerRevisions, cr);
     await pruneRevisions(ws, this.deps);
@@ -162,7 +167,7 @@ export class WorkspaceReconciler {
   /** Created when missing, repaired when a field we own drifted; a Service we do not control is never touched. */
   private async ensureService(ws: WorkspaceObject, desired: V1Service): Promise<void> {
     const live = this.deps.caches.services.get(desired.metadata?.namespace, desired.metadata?.name ?? '');
-    if (live && !ownedBy(live, ws)) throw new Reported(Reason.NotOwned, `Service ${live.metadata?.namespace}/${live.metadata?.name} exists and is not controlled by this workspace; kaito-ts leaves it untouched`, false);
+    if (live && !ownedBy(live, ws)) throw new Reported(Reason.NotOwned, `Service ${live.metadata?.namespace}/${live.metadata?.name} exists and is not controlled by this workspace; kaito-ts leaves it untouched`);
     if (needsApply(desired, live)) await this.deps.client.apply(Resources.services, desired);
   }
 
@@ -251,6 +256,17 @@ export const TEMPLATE_READINESS_TIMEOUT_SECONDS = 600;
 export function ownedBy(obj: KubernetesObject, ws: WorkspaceObject): boolean {
   const owner = controllerOf(obj);
   return owner?.kind === 'Workspace' && owner.uid === ws.metadata.uid;
+}
+
+/** Pods of the legacy Deployment (owned by a ReplicaSet) that are bound to a node and request GPUs. */
+function legacyPodsHoldGpus(pods: readonly V1Pod[]): boolean {
+  return pods.some(
+    (p) =>
+      controllerOf(p)?.kind === 'ReplicaSet' &&
+      !!p.spec?.nodeName &&
+      !p.metadata?.deletionTimestamp &&
+      (p.spec.containers ?? []).some((c) => Number(c.resources?.limits?.[RESOURCE_NVIDIA_GPU] ?? 0) > 0),
+  );
 }
 
 function ref(obj: KubernetesObject): { namespace?: string; name: string } {

@@ -404,3 +404,10 @@ test('label selector: In expressions join the affinity (W25); none at all → no
   ws.resource.labelSelector = {};
   assert.equal(sts(buildWorkspace(ws, facts())).spec?.template.spec?.affinity, undefined);
 });
+
+test('kept volume shape: the reason stays the original one, or says what a new StatefulSet would use', () => {
+  const same = buildWorkspace(presetWorkspace('phi-4-mini-instruct'), facts({ volumeKindOverride: 'nvme' }));
+  assert.match(decision(same, 'modelWeightsVolume')?.reason ?? '', /has local NVMe and StorageClass kaito-local-nvme-disk exists/);
+  const changed = buildWorkspace(presetWorkspace('phi-4-mini-instruct'), facts({ volumeKindOverride: 'emptyDir' }));
+  assert.match(decision(changed, 'modelWeightsVolume')?.reason ?? '', /kept from the existing StatefulSet .*a new StatefulSet would use nvme/);
+});
