@@ -54,7 +54,9 @@ export async function startController(launch: Launch, logFile: string, readyUrl:
   const out = openSync(logFile, 'w');
   let child: ChildProcess;
   try {
-    child = spawn(launch.command, launch.args, { env: { ...process.env, ...launch.env }, stdio: ['ignore', out, out] });
+    // Its own process group: a Ctrl-C or `timeout` aimed at the benchmark reaches the controller only
+    // through stop(), once, so it can shut down (and write a --cpu-prof profile) in order.
+    child = spawn(launch.command, launch.args, { env: { ...process.env, ...launch.env }, stdio: ['ignore', out, out], detached: true });
   } finally {
     closeSync(out);
   }
@@ -74,6 +76,11 @@ export async function startController(launch: Launch, logFile: string, readyUrl:
     return best;
   };
   const timer = setInterval(() => void take().catch(() => undefined), 1000);
+  // Never leave it behind, whatever way the benchmark ends.
+  const killOnExit = (): void => {
+    if (exitCode === undefined) child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
 
   const deadline = Date.now() + timeoutMs;
   while (!(await httpOk(readyUrl))) {
@@ -95,6 +102,7 @@ export async function startController(launch: Launch, logFile: string, readyUrl:
     exited: () => exitCode !== undefined,
     stop: async () => {
       clearInterval(timer);
+      process.removeListener('exit', killOnExit);
       if (exitCode !== undefined) return;
       child.kill('SIGTERM');
       const gone = await Promise.race([exited.then(() => true), sleep(15_000).then(() => false)]);

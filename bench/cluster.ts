@@ -144,10 +144,25 @@ export async function ensureReleaseNamespace(kc: KubeConfig, name: string): Prom
   }
 }
 
+const RUN_NAMESPACE_LABEL = 'kaito-ts.bench';
+
+/**
+ * Removes what an interrupted earlier run left: its namespace and workspaces. Otherwise the next controller
+ * (which watches every namespace) would reconcile them too and their pods would hold GPUs.
+ */
+export async function removeStaleRunNamespaces(kc: KubeConfig, log: (line: string) => void): Promise<void> {
+  const list = await kc.makeApiClient(CoreV1Api).listNamespace({ labelSelector: `${RUN_NAMESPACE_LABEL}=true` });
+  for (const ns of list.items) {
+    const name = ns.metadata?.name ?? '';
+    log(`removing namespace ${name} left by an earlier run`);
+    await removeRunNamespace(kc, name);
+  }
+}
+
 /** A fresh namespace with its default ServiceAccount (pods are refused until it exists). */
 export async function createRunNamespace(kc: KubeConfig, name: string): Promise<void> {
   const core = kc.makeApiClient(CoreV1Api);
-  await createNamespaceIfMissing(core, name, { 'kaito-ts.bench': 'true' });
+  await createNamespaceIfMissing(core, name, { [RUN_NAMESPACE_LABEL]: 'true' });
   for (let i = 0; ; i++) {
     try {
       await core.readNamespacedServiceAccount({ name: 'default', namespace: name });

@@ -1,7 +1,7 @@
 // `npm run bench -- --workspaces N [--json FILE] [--controllers kaito-ts,kaito-v0.8.0]`: runs each controller
 // in turn against the same cluster and the same N workspaces and prints (and optionally writes) the figures.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,7 +16,7 @@ import { BENCH_USAGE, BenchArgsError, parseBenchArgs, type BenchOptions } from '
 import { freePort, startController, type RunningController } from './child.js';
 import {
   createRunNamespace, createWorkspaces, deleteWorkspaces, ensureReleaseNamespace, installCrds, prepareCluster,
-  removeRunNamespace, selectBenchCluster, storageClassExists, volumeKinds,
+  removeRunNamespace, removeStaleRunNamespaces, selectBenchCluster, storageClassExists, volumeKinds,
 } from './cluster.js';
 import { CONTROLLERS, missingPrerequisite, type ControllerId, type VolumeKind } from './controllers.js';
 import { ConvergenceTracker } from './convergence.js';
@@ -58,7 +58,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
   const ns = namespaceFor(id, ctx.runId);
   const tag = (line: string): void => log(`${id}: ${line}`);
 
-  tag('installing its CRDs');
+  tag(`installing its CRDs (load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
   await installCrds(kc, spec.crds());
   await createRunNamespace(kc, ns);
 
@@ -125,6 +125,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     const atIdle = proxy.byVerb();
     if (!ctl.exited()) await sleep(opts.idleSeconds * 1000);
     const idle = diffCounts(atIdle, proxy.byVerb());
+    tag(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     tag(`settled ${settled.toFixed(1)}s after all-ready (${countWrites(firstMinute)} writes meanwhile); ${countWrites(idle)} writes in the ${opts.idleSeconds}s idle window`);
     const sample = await ctl.sample();
     const requestsByVerb = proxy.byVerb();
@@ -207,6 +208,7 @@ async function main(argv: string[]): Promise<number> {
   log(`N = ${opts.workspaces}; nodes: ${pools.map((p) => `${p.count} × ${p.instanceType}${p.nvme ? ' (NVMe)' : ''}`).join(', ')}`);
   const { kc, layout } = await prepareCluster(pools, log);
   log(`cluster: ${layout.kubeconfigPath}`);
+  await removeStaleRunNamespaces(kc, log);
   const storageClass = await storageClassExists(kc);
   await ensureReleaseNamespace(kc, RELEASE_NAMESPACE);
   const runId = Date.now().toString(36);
@@ -230,7 +232,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 const interrupted = async (): Promise<void> => {
-  log('interrupted: stopping the controller');
+  log('interrupted: stopping the controller (the next run removes the namespace it leaves)');
   for (const c of cleanups) await c().catch(() => undefined);
   process.exit(130);
 };
