@@ -12,6 +12,7 @@ import {
   GPU_RESOURCE, NVME_LABEL, NVME_STORAGE_CLASS, POOL_LABEL,
   bed, freshNamespace, isForbidden, isNotFound, kubectl, recycleReleasedPvs, serviceAccountKubeConfig, waitFor,
 } from './harness.js';
+import { createPools, deletePools, pool } from './support/operator.js';
 
 const PAUSE = 'registry.k8s.io/pause:3.10';
 const run = promisify(execFile);
@@ -24,6 +25,10 @@ describe('simcluster bed', () => {
   it('binds NVMe claims of a 2-replica GPU StatefulSet on A100 nodes and makes its pods Ready', async (t) => {
     const { kc } = await bed();
     await recycleReleasedPvs(kc);
+    // Private A100 nodes: other tests (the demo, the operator) hold GPUs on the shared pool meanwhile.
+    const a100 = pool('a100', 2);
+    await createPools([a100]);
+    t.after(() => deletePools([a100]));
     const ns = await freshNamespace(t, 'sts');
     const apps = kc.makeApiClient(AppsV1Api);
     const core = kc.makeApiClient(CoreV1Api);
@@ -39,7 +44,7 @@ describe('simcluster bed', () => {
           template: {
             metadata: { labels: { app: 'model' } },
             spec: {
-              nodeSelector: { [POOL_LABEL]: 'a100' },
+              nodeSelector: { [POOL_LABEL]: a100.name },
               containers: [{
                 name: 'main',
                 image: PAUSE,
@@ -69,7 +74,8 @@ describe('simcluster bed', () => {
     assert.equal(nodes.size, 2, 'one GPU per A100 node: the replicas land on two nodes');
     for (const pod of pods) {
       const node = await core.readNode({ name: pod.spec?.nodeName ?? '' });
-      assert.equal(node.metadata?.labels?.[POOL_LABEL], 'a100');
+      assert.equal(node.metadata?.labels?.[POOL_LABEL], a100.name);
+      assert.equal(node.metadata?.labels?.['node.kubernetes.io/instance-type'], 'Standard_NC24ads_A100_v4');
       assert.equal(node.metadata?.labels?.[NVME_LABEL], 'true');
       assert.equal(pod.status?.phase, 'Running');
       // The pod's claim is bound to a local PV pinned to the very node the pod runs on.
