@@ -123,7 +123,11 @@ export interface TargetNodeCountInput {
  */
 export function targetNodeCount(input: TargetNodeCountInput): NodeEstimate {
   if (input.current !== undefined && input.current !== 0) {
-    return { ok: true, nodes: input.current, reason: `already set to ${input.current}` };
+    // Set once, as KAITO. Keep the reason when a fresh estimate agrees; say so when it would not.
+    const fresh = targetNodeCount({ ...input, current: undefined });
+    if (fresh.ok && fresh.nodes === input.current) return fresh;
+    const now = fresh.ok ? `a fresh estimate gives ${fresh.nodes}` : `a fresh estimate fails: ${fresh.message}`;
+    return { ok: true, nodes: input.current, reason: `status.targetNodeCount was set to ${input.current} when the workspace was first reconciled and is kept (set once); ${now}` };
   }
   if (input.hasTuning || !input.hasInference) {
     return { ok: true, nodes: 1, reason: input.hasTuning ? 'tuning runs on one node' : 'no inference: one node' };

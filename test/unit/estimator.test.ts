@@ -131,7 +131,8 @@ describe('targetNodeCount (UpdateWorkspaceTargetNodeCount rules)', () => {
   const failing: NodeEstimate = { ok: false, message: 'no ready nodes found, unable to determine GPU configuration' };
   const base = { hasTuning: false, hasInference: true, runtime: 'vllm' as const, count: 2 };
   const cases: Array<[string, Parameters<typeof targetNodeCount>[0], number | string, boolean]> = [
-    ['already set is kept', { ...base, current: 2, estimate: () => three }, 2, false],
+    ['already set is kept (the estimate is consulted only for the reason)', { ...base, current: 2, estimate: () => three }, 2, true],
+    ['already set and the estimator fails: still kept', { ...base, current: 2, estimate: () => failing }, 2, true],
     ['tuning → 1', { ...base, hasTuning: true, hasInference: false, estimate: () => three }, 1, false],
     ['no inference → 1', { ...base, hasInference: false, estimate: () => three }, 1, false],
     ['vLLM → estimator', { ...base, current: 0, estimate: () => three }, 3, true],
@@ -151,5 +152,14 @@ describe('targetNodeCount (UpdateWorkspaceTargetNodeCount rules)', () => {
   it('template workspace on vLLM: estimator without preset gives count', () => {
     const r = targetNodeCount({ ...base, count: 4, estimate: () => estimateNodeCount({ count: 4, maxModelLen: 2048 }) });
     assert.equal(nodesOf(r), 4);
+  });
+});
+
+describe('targetNodeCount reasons once set', () => {
+  it('keeps the estimator reason when a fresh estimate agrees, says so when it differs', () => {
+    const agree = targetNodeCount({ hasTuning: false, hasInference: true, runtime: 'vllm', current: 3, estimate: () => ({ ok: true, nodes: 3, reason: 'needs 3 GPUs' }) });
+    assert.deepEqual(agree, { ok: true, nodes: 3, reason: 'needs 3 GPUs' });
+    const differ = targetNodeCount({ hasTuning: false, hasInference: true, runtime: 'vllm', current: 2, estimate: () => ({ ok: true, nodes: 3, reason: 'needs 3 GPUs' }) });
+    assert.ok(differ.ok && differ.nodes === 2 && /kept \(set once\); a fresh estimate gives 3/.test(differ.reason));
   });
 });

@@ -20,6 +20,8 @@ describe('detached processes', () => {
     const pidFile = join(dir, 'sleep.pid');
     const pid = startDetached(BASH, ['-c', 'sleep 30'], join(dir, 'sleep.log'), pidFile);
     assert.equal(readPid(pidFile), pid);
+    // spawn() returns before the child has exec'd bash: give it a moment on a loaded machine.
+    for (let i = 0; i < 100 && !isOurProcess(pid, BASH); i++) await sleep(20);
     assert.ok(isOurProcess(pid, BASH));
     assert.ok(!isOurProcess(pid, '/usr/bin/something-else'), 'a pid running another binary is not ours');
     assert.equal(await stopProcess(pid, BASH), 'stopped');
