@@ -55,16 +55,16 @@ export function poolsForPlan(base: NodePool[], plan: WorkspacePlan[]): NodePool[
   }));
 }
 
-/** KAITO v0.8.0 YAML: no `spec` wrapper; bring-your-own nodes selected by pool label. */
+/**
+ * KAITO v0.8.0 YAML: no `spec` wrapper; bring-your-own nodes selected by pool label. No instanceType:
+ * with disableNodeAutoProvisioning=true it must be empty (KAITO's webhook rule; kaito-ts reports it).
+ */
 export function workspaceManifest(w: WorkspacePlan, namespace: string, runId: string): Workspace {
   return {
     apiVersion: API_VERSION,
     kind: KIND,
     metadata: { name: w.name, namespace, labels: { [BENCH_LABEL]: runId } },
-    resource: {
-      instanceType: w.instanceType,
-      labelSelector: { matchLabels: { [POOL_LABEL]: w.pool } },
-    },
+    resource: { labelSelector: { matchLabels: { [POOL_LABEL]: w.pool } } },
     inference: { preset: { name: w.preset } },
   };
 }

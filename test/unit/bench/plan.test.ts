@@ -39,14 +39,14 @@ describe('poolsForPlan', () => {
 });
 
 describe('workspaceManifest', () => {
-  it('is KAITO v0.8.0 YAML with no spec wrapper, selecting the pool', () => {
+  it('is KAITO v0.8.0 YAML with no spec wrapper, selecting the pool, without instanceType (BYO)', () => {
     const [w] = planWorkspaces(1, base);
     assert.ok(w);
     assert.deepEqual(workspaceManifest(w, 'ns1', 'run1'), {
       apiVersion: 'kaito.sh/v1beta1',
       kind: 'Workspace',
       metadata: { name: 'ws-0000', namespace: 'ns1', labels: { [BENCH_LABEL]: 'run1' } },
-      resource: { instanceType: 'Standard_NC24ads_A100_v4', labelSelector: { matchLabels: { 'kaito.sh/sim-pool': 'a100' } } },
+      resource: { labelSelector: { matchLabels: { 'kaito.sh/sim-pool': 'a100' } } },
       inference: { preset: { name: 'phi-4-mini-instruct' } },
     });
   });
