@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubernetesObject, type V1ConfigMap, type V1Service } from '@kubernetes/client-node';
 import { bed, freshNamespace, waitFor } from './harness.js';
+import { installCrd } from './support/operator.js';
 import type { ObjectEvent } from '../../src/runtime/cache.js';
 import { FIELD_MANAGER, KubeClient } from '../../src/runtime/client.js';
 import { Controller } from '../../src/runtime/controller.js';
@@ -55,24 +56,33 @@ test('reflector: sees add, update and delete of ConfigMaps, and survives a force
   assert.equal(reflector.cache.get(ns, 'cm-a'), undefined);
 });
 
+// A custom resource: its watch cache starts when the CRD is established, so on a cluster started a
+// moment ago resourceVersion "2" is already outside its window (a ConfigMap watch cache, started with
+// the apiserver, may still hold it, and then the server answers without 410).
+const workspace = (ns: string, name: string): KubernetesObject & Record<string, unknown> => ({
+  apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', metadata: { namespace: ns, name },
+  resource: { labelSelector: { matchLabels: { 'kaito.sh/sim-pool': 'none' } } }, inference: { preset: { name: 'phi-4-mini-instruct' } },
+});
+
 test('reflector: a watch from an expired resourceVersion gets 410 Gone, relists and keeps watching', async (t) => {
+  await installCrd();
   const ns = await freshNamespace(t, 'rt');
   const c = await client(t);
-  const reflector = new Reflector<V1ConfigMap>({ client: c, type: Resources.configMaps, namespace: ns });
+  const reflector = new Reflector<KubernetesObject>({ client: c, type: Resources.workspaces, namespace: ns });
   t.after(() => reflector.stop());
   const seen: string[] = [];
-  reflector.on((e: ObjectEvent<V1ConfigMap>) => seen.push(`${e.type}:${e.obj.metadata?.name}`));
-  await c.apply(Resources.configMaps, configMap(ns, 'old', {}));
+  reflector.on((e: ObjectEvent<KubernetesObject>) => seen.push(`${e.type}:${e.obj.metadata?.name}`));
+  await c.apply(Resources.workspaces, workspace(ns, 'old'));
   assert.equal(await reflector.start().waitForSync(30_000), true);
   const lists = reflector.stats.lists;
   // The delete may reach the old watch or only the relist; either way the cache must drop it.
-  await c.delete(Resources.configMaps, { namespace: ns, name: 'old' });
+  await c.delete(Resources.workspaces, { namespace: ns, name: 'old' });
   reflector.restartWatch('2');
   await waitFor('relist after 410', () => reflector.stats.expired >= 1 && reflector.stats.lists > lists, { timeoutMs: 15_000 });
   await waitFor('delete noticed', () => seen.includes('delete:old'), { timeoutMs: 15_000 });
   assert.equal(reflector.lastError?.kind, 'Gone');
   assert.match(reflector.lastError?.message ?? '', /too old resource version/);
-  await c.apply(Resources.configMaps, configMap(ns, 'new', {}));
+  await c.apply(Resources.workspaces, workspace(ns, 'new'));
   await waitFor('watching again after the relist', () => seen.includes('add:new'), { timeoutMs: 15_000 });
 });
 
