@@ -20,6 +20,41 @@ import { NVME_STORAGE_CLASS, PV_NODE_LABEL, recycleReleasedPvs } from '../src/si
 import type { VolumeKind } from './controllers.js';
 import { volumeKindOf } from './results.js';
 
+/**
+ * Seconds kube-controller-manager's clients spent waiting on their own rate limiter so far (summed over
+ * requests), from its /metrics; undefined when unreadable. A growing figure during a run means the
+ * cluster's controllers (StatefulSet, endpoints, PV binder), not the operator under test, set the pace.
+ */
+export async function controllerManagerThrottleSeconds(l: Layout): Promise<number | undefined> {
+  const { get } = await import('node:https');
+  return new Promise((resolve) => {
+    const req = get(
+      { host: '127.0.0.1', port: l.ports.controllerManager, path: '/metrics', rejectUnauthorized: false, headers: { accept: 'text/plain' }, timeout: 5000 },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve(sumMetric(text, 'rest_client_rate_limiter_duration_seconds_sum')));
+      },
+    );
+    req.on('error', () => resolve(undefined));
+    req.on('timeout', () => req.destroy());
+  });
+}
+
+/** Sum of every sample of one metric family in Prometheus text format. */
+export function sumMetric(text: string, name: string): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const rest = line.slice(name.length);
+    if (rest[0] !== '{' && rest[0] !== ' ') continue;
+    const v = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (Number.isFinite(v)) sum += v;
+  }
+  return sum;
+}
+
 /** The benchmark's cluster sits beside the project's (another state folder, every port + this offset). */
 export const BENCH_PORT_OFFSET = 1000;
 

@@ -15,7 +15,7 @@ import { loadNodePools, removeNodes } from '../src/simcluster/nodes.js';
 import { BENCH_USAGE, BenchArgsError, parseBenchArgs, type BenchOptions } from './args.js';
 import { freePort, startController, type RunningController } from './child.js';
 import {
-  createRunNamespace, createWorkspaces, deleteWorkspaces, ensureReleaseNamespace, installCrds, prepareCluster,
+  controllerManagerThrottleSeconds, createRunNamespace, createWorkspaces, deleteWorkspaces, ensureReleaseNamespace, installCrds, prepareCluster,
   removeRunNamespace, removeStaleRunNamespaces, selectBenchCluster, storageClassExists, volumeKinds,
 } from './cluster.js';
 import { CONTROLLERS, missingPrerequisite, type ControllerId, type VolumeKind } from './controllers.js';
@@ -102,6 +102,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
   }, 15_000);
 
   let result: ControllerResult | undefined;
+  const throttleBefore = await controllerManagerThrottleSeconds(layout);
   try {
     const manifests = plan.map((w) => workspaceManifest(w, ns, ctx.runId));
     t0 = performance.now();
@@ -125,7 +126,9 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     const atIdle = proxy.byVerb();
     if (!ctl.exited()) await sleep(opts.idleSeconds * 1000);
     const idle = diffCounts(atIdle, proxy.byVerb());
-    tag(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    const throttleAfter = await controllerManagerThrottleSeconds(layout);
+    const throttle = throttleBefore !== undefined && throttleAfter !== undefined ? `${(throttleAfter - throttleBefore).toFixed(0)}s` : 'unknown';
+    tag(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; kube-controller-manager waited ${throttle} on its client rate limiter`);
     tag(`settled ${settled.toFixed(1)}s after all-ready (${countWrites(firstMinute)} writes meanwhile); ${countWrites(idle)} writes in the ${opts.idleSeconds}s idle window`);
     const sample = await ctl.sample();
     const requestsByVerb = proxy.byVerb();

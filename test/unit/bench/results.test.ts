@@ -86,3 +86,18 @@ describe('volumeKindOf / checkVolumes', () => {
     assert.equal(checkVolumes(expected, new Map(expected)).ok, true);
   });
 });
+
+describe('sumMetric', () => {
+  it('sums every sample of one family and nothing else', async () => {
+    const { sumMetric } = await import('../../../bench/cluster.js');
+    const text = [
+      '# HELP rest_client_rate_limiter_duration_seconds Client side rate limiter latency in seconds.',
+      'rest_client_rate_limiter_duration_seconds_sum{host="127.0.0.1:28443",verb="GET"} 2517.5',
+      'rest_client_rate_limiter_duration_seconds_sum{host="127.0.0.1:28443",verb="PUT"} 641.25',
+      'rest_client_rate_limiter_duration_seconds_count{host="127.0.0.1:28443",verb="PUT"} 11936',
+      'rest_client_rate_limiter_duration_seconds_sum_other 99',
+      'rest_client_rate_limiter_duration_seconds_sum 1',
+    ].join('\n');
+    assert.equal(sumMetric(text, 'rest_client_rate_limiter_duration_seconds_sum'), 3159.75);
+  });
+});
