@@ -19,6 +19,8 @@ export interface BenchOptions {
   sharedCluster: boolean;
   /** Extra Node.js flags for the kaito-ts process, e.g. --cpu-prof. */
   nodeOptions?: string;
+  /** Client QPS of the benchmark cluster's kube-controller-manager (0: as the simcluster starts it). */
+  kcmQps: number;
 }
 
 export class BenchArgsError extends Error {}
@@ -33,7 +35,9 @@ export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
   --timeout-seconds S     give up on all-ready after S (default 3600)
   --remove-nodes          delete the benchmark GPU nodes at the end
   --shared-cluster        use the project's cluster (.simcluster) instead of the benchmark's own
-  --node-options OPTS     Node.js flags for kaito-ts (e.g. "--cpu-prof --cpu-prof-dir=bench/results")
+  --node-options=OPTS     Node.js flags for kaito-ts (e.g. "--cpu-prof --cpu-prof-dir=bench/results")
+  --kcm-qps N             client QPS (burst 2×) of the benchmark cluster's kube-controller-manager,
+                          so the cluster does not bound the run (default 300; 0 keeps 20/30)
 `;
 
 function integer(flag: string, value: string | undefined, fallback: number | undefined, min: number): number {
@@ -65,6 +69,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
         'remove-nodes': { type: 'boolean' },
         'shared-cluster': { type: 'boolean' },
         'node-options': { type: 'string' },
+        'kcm-qps': { type: 'string' },
       },
     }));
   } catch (err) {
@@ -92,5 +97,6 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
     removeNodes: values['remove-nodes'] ?? false,
     sharedCluster: values['shared-cluster'] ?? false,
     ...(values['node-options'] !== undefined ? { nodeOptions: values['node-options'] } : {}),
+    kcmQps: integer('kcm-qps', values['kcm-qps'], 300, 0),
   };
 }

@@ -1,7 +1,7 @@
 // Cluster-side steps of a run: the benchmark's own local cluster, its GPU nodes, CRD swaps, namespaces,
 // workspaces, the volume check and the clean-up. Everything goes through the admin identity directly to the
 // API server (never through the counting proxy), so none of it is charged to a controller.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,6 +13,9 @@ import { stringify } from 'yaml';
 import { GROUP, PLURAL, VERSION, type Workspace } from '../src/api/types.js';
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, INFERENCE_CONFIG_KEY } from '../src/api/labels.js';
 import { up } from '../src/simcluster/cluster.js';
+import { components } from '../src/simcluster/components.js';
+import { probe } from '../src/simcluster/health.js';
+import { isOurProcess, readPid, startDetached, stopProcess } from '../src/simcluster/process.js';
 import { isConflict, isNotFound } from '../src/simcluster/errors.js';
 import { layoutFor, type Layout } from '../src/simcluster/layout.js';
 import { POOL_LABEL, nodeNames, type NodePool } from '../src/simcluster/nodes.js';
@@ -53,6 +56,37 @@ export function sumMetric(text: string, name: string): number {
     if (Number.isFinite(v)) sum += v;
   }
   return sum;
+}
+
+/** Extra kube-controller-manager flags for a given client QPS (burst twice that); none for 0. */
+export function controllerManagerArgs(qps: number): string[] {
+  if (qps <= 0) return [];
+  // Each of its controllers has its own client; 20/30 is the default. More StatefulSet workers too (default 5).
+  return [`--kube-api-qps=${qps}`, `--kube-api-burst=${2 * qps}`, '--concurrent-statefulset-syncs=20'];
+}
+
+/**
+ * Restarts the benchmark cluster's kube-controller-manager with `extra` flags unless it already runs with
+ * them. With its default 20 QPS per controller, the StatefulSet controller creating pods and claims is the
+ * slowest step of any run, for every operator. Uses the simcluster's own pid file, log and command line,
+ * so `simcluster status/down` keep working. Never applied to the shared cluster.
+ */
+export async function tuneControllerManager(l: Layout, extra: string[], log: (line: string) => void): Promise<void> {
+  const kcm = components(l).find((c) => c.name === 'kube-controller-manager');
+  if (!kcm || extra.length === 0) return;
+  const pidFile = join(l.runDir, `${kcm.name}.pid`);
+  const pid = readPid(pidFile);
+  if (pid !== undefined && isOurProcess(pid, kcm.binary)) {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    if (extra.every((a) => argv.includes(a))) return;
+    await stopProcess(pid, kcm.binary);
+  }
+  const started = startDetached(kcm.binary, [...kcm.args, ...extra], join(l.logDir, `${kcm.name}.log`), pidFile);
+  for (let i = 0; !(await probe(kcm.healthUrl)); i++) {
+    if (i > 300 || !isOurProcess(started, kcm.binary)) throw new Error(`kube-controller-manager did not come back with ${extra.join(' ')}`);
+    await sleep(200);
+  }
+  log(`kube-controller-manager restarted with ${extra.join(' ')}`);
 }
 
 /** The benchmark's cluster sits beside the project's (another state folder, every port + this offset). */

@@ -15,8 +15,8 @@ import { loadNodePools, removeNodes } from '../src/simcluster/nodes.js';
 import { BENCH_USAGE, BenchArgsError, parseBenchArgs, type BenchOptions } from './args.js';
 import { freePort, startController, type RunningController } from './child.js';
 import {
-  controllerManagerThrottleSeconds, createRunNamespace, createWorkspaces, deleteWorkspaces, ensureReleaseNamespace, installCrds, prepareCluster,
-  removeRunNamespace, removeStaleRunNamespaces, selectBenchCluster, storageClassExists, volumeKinds,
+  controllerManagerArgs, controllerManagerThrottleSeconds, createRunNamespace, createWorkspaces, deleteWorkspaces, ensureReleaseNamespace, installCrds, prepareCluster,
+  removeRunNamespace, removeStaleRunNamespaces, selectBenchCluster, storageClassExists, tuneControllerManager, volumeKinds,
 } from './cluster.js';
 import { CONTROLLERS, missingPrerequisite, type ControllerId, type VolumeKind } from './controllers.js';
 import { ConvergenceTracker } from './convergence.js';
@@ -210,6 +210,7 @@ async function main(argv: string[]): Promise<number> {
   const pools = poolsForPlan(base, plan);
   log(`N = ${opts.workspaces}; nodes: ${pools.map((p) => `${p.count} × ${p.instanceType}${p.nvme ? ' (NVMe)' : ''}`).join(', ')}`);
   const { kc, layout } = await prepareCluster(pools, log);
+  if (!opts.sharedCluster) await tuneControllerManager(layout, controllerManagerArgs(opts.kcmQps), log);
   log(`cluster: ${layout.kubeconfigPath}`);
   await removeStaleRunNamespaces(kc, log);
   const storageClass = await storageClassExists(kc);

@@ -101,3 +101,11 @@ describe('sumMetric', () => {
     assert.equal(sumMetric(text, 'rest_client_rate_limiter_duration_seconds_sum'), 3159.75);
   });
 });
+
+describe('controllerManagerArgs', () => {
+  it('raises qps, burst (2×) and StatefulSet workers, or leaves kcm alone at 0', async () => {
+    const { controllerManagerArgs } = await import('../../../bench/cluster.js');
+    assert.deepEqual(controllerManagerArgs(300), ['--kube-api-qps=300', '--kube-api-burst=600', '--concurrent-statefulset-syncs=20']);
+    assert.deepEqual(controllerManagerArgs(0), []);
+  });
+});
