@@ -6,6 +6,7 @@ import { DEFAULT_CLOUD_PROVIDER } from '../catalog/gpu-skus.js';
 import { DEFAULT_PRESET_REGISTRY } from '../catalog/presets.js';
 import type { CloudProvider } from '../catalog/types.js';
 import type { Workspace } from '../api/types.js';
+import { isReady as hasReadyCondition } from '../runtime/conditions.js';
 
 export type WeightsVolumeKind = 'nvme' | 'emptyDir';
 
@@ -53,7 +54,7 @@ export function defaultFacts(overrides: Partial<ClusterFacts> = {}): ClusterFact
 
 function isReady(node: V1Node): boolean {
   if (node.metadata?.deletionTimestamp) return false;
-  return (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  return hasReadyCondition(node);
 }
 
 /** Nodes whose labels include every `matchLabels` entry, sorted by name (KAITO: list order). */

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { CoreV1Api, type KubeConfig, type V1Node } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { isConflict, isNotFound } from './errors.js';
+import { isReady } from '../runtime/conditions.js';
 
 export interface NodePool {
   /** Short pool name: nodes are `gpu-<name>-<i>` and carry `kaito.sh/sim-pool: <name>`. */
@@ -175,5 +176,5 @@ export async function removeNodes(kc: KubeConfig, pools: NodePool[]): Promise<vo
 }
 
 export function isNodeReady(node: V1Node): boolean {
-  return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  return isReady(node);
 }

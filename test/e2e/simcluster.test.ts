@@ -7,19 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { AppsV1Api, CoreV1Api, RbacAuthorizationV1Api, type V1Pod } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import {
   GPU_RESOURCE, NVME_LABEL, NVME_STORAGE_CLASS, POOL_LABEL,
   bed, freshNamespace, isForbidden, isNotFound, kubectl, recycleReleasedPvs, serviceAccountKubeConfig, waitFor,
 } from './harness.js';
 import { createPools, deletePools, pool } from './support/operator.js';
+import { isReady } from '../../src/runtime/conditions.js';
 
 const PAUSE = 'registry.k8s.io/pause:3.10';
 const run = promisify(execFile);
 
-function podReady(p: V1Pod): boolean {
-  return p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-}
 
 describe('simcluster bed', () => {
   it('binds NVMe claims of a 2-replica GPU StatefulSet on A100 nodes and makes its pods Ready', async (t) => {
@@ -63,7 +61,7 @@ describe('simcluster bed', () => {
 
     const pods = await waitFor('2 Ready pods', async () => {
       const list = await core.listNamespacedPod({ namespace: ns, labelSelector: 'app=model' });
-      return list.items.length === 2 && list.items.every(podReady) ? list.items : undefined;
+      return list.items.length === 2 && list.items.every(isReady) ? list.items : undefined;
     }, { timeoutMs: 90_000 });
     const claims = await waitFor('2 Bound claims', async () => {
       const list = await core.listNamespacedPersistentVolumeClaim({ namespace: ns });
@@ -123,7 +121,7 @@ describe('simcluster bed', () => {
       namespace: ns,
       body: { metadata: { name: 'dependent-pod', ownerReferences }, spec: { containers: [{ name: 'main', image: PAUSE }] } },
     });
-    await waitFor('the dependent pod to run', async () => podReady(await core.readNamespacedPod({ name: 'dependent-pod', namespace: ns })));
+    await waitFor('the dependent pod to run', async () => isReady(await core.readNamespacedPod({ name: 'dependent-pod', namespace: ns })));
 
     await core.deleteNamespacedConfigMap({ name: 'owner', namespace: ns, propagationPolicy: 'Background' });
     const gone = async (read: () => Promise<unknown>): Promise<boolean> => {

@@ -2,6 +2,7 @@
 // KAITO compares readyReplicas with replicas; that lies during rollouts (W6) and for crash loops
 // (#1493). Here every field the StatefulSet controller reports must agree, and pods explain why not.
 import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import { isReady } from '../../runtime/conditions.js';
 
 export type Readiness =
   | { ready: true; reason: string; message: string }
@@ -48,7 +49,7 @@ export function explainPods(pods: readonly V1Pod[]): Readiness | undefined {
 
 export function isPodReady(pod: V1Pod | undefined): boolean {
   if (!pod || pod.metadata?.deletionTimestamp) return false;
-  return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  return isReady(pod);
 }
 
 /** The truth about a StatefulSet rollout: generation observed, every replica updated and ready, one revision. */

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import type { KubernetesObject, V1Deployment, V1Pod, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import type { WorkspaceObject } from '../../../src/controllers/workspace/context.js';
 import { kubectl, nodeNames, waitFor } from '../harness.js';
+import { isReady } from '../../../src/runtime/conditions.js';
 import {
   applyWorkspace, conditionOf, getOne, getWorkspace, pool, record, selectorFor, setUnschedulable, sleep, waitCondition, waitReady, world, type Recorded,
 } from '../support/operator.js';
@@ -61,9 +62,6 @@ async function configMapUid(ns: string, name: string): Promise<string> {
   return (await getOne<KubernetesObject>(ns, 'configmap', name))?.metadata?.uid ?? '';
 }
 
-function isReady(p: V1Pod): boolean {
-  return p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-}
 
 function firstRv<T>(events: Recorded<T>[], pred: (e: Recorded<T>) => boolean, what: string): bigint {
   const e = events.find(pred);

@@ -1,7 +1,7 @@
 // Process plumbing on the real OS: pid files, stop with SIGTERM then SIGKILL, the lock, the PKI, CLI input errors.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -31,17 +31,20 @@ describe('detached processes', () => {
 
   it('falls back to SIGKILL when SIGTERM is ignored, child processes included', async () => {
     const pid = startDetached(BASH, ['-c', 'trap "" TERM; sleep 30 & echo $! > ' + join(dir, 'child.pid') + '; wait'], join(dir, 'stubborn.log'), join(dir, 'stubborn.pid'));
-    await sleep(300);
-    const child = Number(readFileSync(join(dir, 'child.pid'), 'utf8'));
+    // Poll rather than sleep a fixed time: on a loaded 2-core machine bash may take a while.
+    const childPidFile = join(dir, 'child.pid');
+    for (let i = 0; i < 250 && !(existsSync(childPidFile) && readFileSync(childPidFile, 'utf8').trim()); i++) await sleep(20);
+    const child = Number(readFileSync(childPidFile, 'utf8'));
     assert.equal(await stopProcess(pid, BASH, 500), 'killed');
-    await sleep(100);
-    let childAlive = true;
-    try {
-      childAlive = !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${child}/stat`, 'utf8'));
-    } catch {
-      childAlive = false;
-    }
-    assert.ok(!childAlive, 'the whole process group is gone');
+    const alive = () => {
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${child}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 250 && alive(); i++) await sleep(20);
+    assert.ok(!alive(), 'the whole process group is gone');
   });
 
   it('reads no pid from a missing or garbage pid file', () => {
