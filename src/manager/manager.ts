@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { Logger as Pino } from 'pino';
 import { KubeClient } from '../runtime/client.js';
 import { clientEventSink, EventRecorder } from '../runtime/events.js';
-import { createKubeConfig } from '../runtime/kubeconfig.js';
+import { loadClusterAccess } from '../runtime/cluster-access.js';
 import { Resources } from '../runtime/resources.js';
 import { KubeTransport } from '../runtime/transport.js';
 import { setupWorkspaceController, type WorkspaceController } from '../controllers/workspace/setup.js';
@@ -41,7 +41,7 @@ export interface ManagerHooks {
 }
 
 export async function startManager(o: ManagerOptions, log: Pino = createLogger({ level: o.logLevel }), hooks: ManagerHooks = {}): Promise<RunningManager> {
-  const kc = createKubeConfig({ kubeconfig: o.kubeconfig });
+  const kc = await loadClusterAccess({ kubeconfig: o.kubeconfig });
   const transport = new KubeTransport(kc, { qps: o.kubeClientQps, burst: o.kubeClientBurst });
   const client = new KubeClient(transport);
   const recorder = new EventRecorder({ sink: clientEventSink(client), log });

@@ -1,7 +1,6 @@
 // The ONE place where Kubernetes API failures are classified. Everything that talks to the API
 // server (our transport, the watch stream, or client-node's generated APIs) funnels its errors
 // through `toKubeError`, so callers branch on `kind`/`retryable`, never on raw HTTP codes.
-import { ApiException } from '@kubernetes/client-node';
 
 export type KubeErrorKind =
   | 'NotFound'
@@ -96,7 +95,7 @@ export function fromStatus(status: number | undefined, body: unknown, retryAfter
 /** Normalises anything thrown by an API call. Idempotent: a KubeApiError comes back unchanged. */
 export function toKubeError(err: unknown): KubeApiError {
   if (err instanceof KubeApiError) return err;
-  if (err instanceof ApiException) {
+  if (isApiException(err)) {
     const headers = (err.headers ?? {}) as Record<string, string>;
     return fromStatus(err.code, err.body, headers['retry-after']);
   }
@@ -116,3 +115,11 @@ export const isGone = (err: unknown): boolean => toKubeError(err).kind === 'Gone
 export const isForbidden = (err: unknown): boolean => toKubeError(err).kind === 'Forbidden';
 export const isInvalid = (err: unknown): boolean => toKubeError(err).kind === 'Invalid';
 export const isRetryable = (err: unknown): boolean => toKubeError(err).retryable;
+
+/**
+ * client-node's ApiException, recognised by shape: importing the class would load client-node's
+ * whole generated API into the operator process (see cluster-access.ts).
+ */
+function isApiException(err: unknown): err is { code: number; body: unknown; headers?: unknown } {
+  return err instanceof Error && err.name !== 'KubeApiError' && typeof (err as { code?: unknown }).code === 'number' && 'body' in err;
+}

@@ -1,10 +1,11 @@
-// HTTP to the API server on node:http/https, authenticated by client-node's KubeConfig.
+// HTTP to the API server on node:http/https, authenticated through a ClusterAccess (cluster-access.ts;
+// client-node's KubeConfig fits it too).
 // Why not the generated APIs: their model serializer drops fields it does not know and each
 // patch call needs a Content-Type override; one small transport gives us raw JSON for any kind,
 // a client-side QPS limit and per-verb request counts in one place.
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterAccess } from './cluster-access.js';
 import { fromStatus, KubeApiError, toKubeError } from './errors.js';
 import { TokenBucket } from './rate-limit.js';
 
@@ -61,7 +62,7 @@ export class KubeTransport {
   private readonly timeoutMs: number;
   private agent?: http.Agent;
 
-  constructor(readonly kubeConfig: KubeConfig, opts: TransportOptions = {}) {
+  constructor(readonly kubeConfig: ClusterAccess, opts: TransportOptions = {}) {
     this.limiter = new TokenBucket(opts.qps ?? 30, opts.burst ?? 50);
     this.timeoutMs = opts.timeoutMs ?? 30_000;
   }
