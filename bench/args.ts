@@ -19,6 +19,8 @@ export interface BenchOptions {
   sharedCluster: boolean;
   /** Extra Node.js flags for the kaito-ts process, e.g. --cpu-prof. */
   nodeOptions?: string;
+  /** Extra `kaito-ts run` flags (experiments such as --max-concurrent-reconciles=20). */
+  kaitoTsFlags?: string;
   /** Client QPS of the benchmark cluster's kube-controller-manager (0: as the simcluster starts it). */
   kcmQps: number;
 }
@@ -36,6 +38,7 @@ export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
   --remove-nodes          delete the benchmark GPU nodes at the end
   --shared-cluster        use the project's cluster (.simcluster) instead of the benchmark's own
   --node-options=OPTS     Node.js flags for kaito-ts (e.g. "--cpu-prof --cpu-prof-dir=bench/results")
+  --kaito-ts-flags=FLAGS  extra "kaito-ts run" flags (e.g. "--max-concurrent-reconciles=20")
   --kcm-qps N             client QPS (burst 2×) of the benchmark cluster's kube-controller-manager,
                           so the cluster does not bound the run (default 300; 0 keeps 20/30)
 `;
@@ -70,6 +73,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
         'shared-cluster': { type: 'boolean' },
         'node-options': { type: 'string' },
         'kcm-qps': { type: 'string' },
+        'kaito-ts-flags': { type: 'string' },
       },
     }));
   } catch (err) {
@@ -97,6 +101,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
     removeNodes: values['remove-nodes'] ?? false,
     sharedCluster: values['shared-cluster'] ?? false,
     ...(values['node-options'] !== undefined ? { nodeOptions: values['node-options'] } : {}),
+    ...(values['kaito-ts-flags'] !== undefined ? { kaitoTsFlags: values['kaito-ts-flags'] } : {}),
     kcmQps: integer('kcm-qps', values['kcm-qps'], 300, 0),
   };
 }

@@ -75,7 +75,8 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     kubeconfig, qps: opts.qps, burst: opts.burst, releaseNamespace: RELEASE_NAMESPACE, projectRoot: PROJECT_ROOT,
     metricsAddress: `127.0.0.1:${metricsPort}`, probeAddress: `127.0.0.1:${probePort}`,
   });
-  if (id === 'kaito-ts' && opts.nodeOptions) launch.args.unshift(...opts.nodeOptions.split(/\s+/).filter((s) => s !== ''));
+  const words = (text: string | undefined): string[] => (text ?? '').split(/\s+/).filter((w) => w !== '');
+  if (id === 'kaito-ts') launch.args = [...words(opts.nodeOptions), ...launch.args, ...words(opts.kaitoTsFlags)];
   const logFile = join(ctx.logDir, `${id}.log`);
   tag(`starting: ${[launch.command, ...launch.args].join(' ')} (log ${logFile})`);
   const ctl: RunningController = await startController(launch, logFile, `http://127.0.0.1:${probePort}/readyz`);

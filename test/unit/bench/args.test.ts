@@ -19,11 +19,11 @@ describe('parseBenchArgs', () => {
   it('takes every flag', () => {
     const o = parseBenchArgs([
       '--workspaces=200', '--json', 'out.json', '--controllers', 'kaito-v0.8.0, kaito-ts', '--qps', '100', '--burst', '200',
-      '--idle-seconds', '0', '--timeout-seconds', '900', '--remove-nodes', '--shared-cluster', '--node-options=--cpu-prof', '--kcm-qps', '0',
+      '--idle-seconds', '0', '--timeout-seconds', '900', '--remove-nodes', '--shared-cluster', '--node-options=--cpu-prof', '--kcm-qps', '0', '--kaito-ts-flags=--max-concurrent-reconciles=20',
     ]);
     assert.deepEqual(o, {
       workspaces: 200, json: 'out.json', controllers: ['kaito-v0.8.0', 'kaito-ts'], qps: 100, burst: 200,
-      idleSeconds: 0, timeoutSeconds: 900, removeNodes: true, sharedCluster: true, nodeOptions: '--cpu-prof', kcmQps: 0,
+      idleSeconds: 0, timeoutSeconds: 900, removeNodes: true, sharedCluster: true, nodeOptions: '--cpu-prof', kaitoTsFlags: '--max-concurrent-reconciles=20', kcmQps: 0,
     });
   });
   it('answers help', () => assert.equal(parseBenchArgs(['--help']), 'help'));
