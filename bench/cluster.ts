@@ -21,6 +21,7 @@ import { layoutFor, type Layout } from '../src/simcluster/layout.js';
 import { POOL_LABEL, nodeNames, type NodePool } from '../src/simcluster/nodes.js';
 import { NVME_STORAGE_CLASS, PV_NODE_LABEL, recycleReleasedPvs } from '../src/simcluster/storage.js';
 import type { VolumeKind } from './controllers.js';
+import { sampleProcess } from './proc.js';
 import { volumeKindOf } from './results.js';
 
 /**
@@ -56,6 +57,17 @@ export function sumMetric(text: string, name: string): number {
     if (Number.isFinite(v)) sum += v;
   }
   return sum;
+}
+
+/** CPU ticks used so far by each control-plane process of the cluster (from its pid files). */
+export async function controlPlaneCpuTicks(l: Layout): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const c of components(l)) {
+    const pid = readPid(join(l.runDir, `${c.name}.pid`));
+    const sample = pid !== undefined ? await sampleProcess(pid) : undefined;
+    if (sample) out[c.name] = sample.cpuTicks;
+  }
+  return out;
 }
 
 /** Extra kube-controller-manager flags for a given client QPS (burst twice that); none for 0. */

@@ -15,7 +15,7 @@ import { loadNodePools, removeNodes } from '../src/simcluster/nodes.js';
 import { BENCH_USAGE, BenchArgsError, parseBenchArgs, type BenchOptions } from './args.js';
 import { freePort, startController, type RunningController } from './child.js';
 import {
-  controllerManagerArgs, controllerManagerThrottleSeconds, createRunNamespace, createWorkspaces, deleteWorkspaces, ensureReleaseNamespace, installCrds, prepareCluster,
+  controllerManagerArgs, controllerManagerThrottleSeconds, controlPlaneCpuTicks, createRunNamespace, createWorkspaces, deleteWorkspaces, ensureReleaseNamespace, installCrds, prepareCluster,
   removeRunNamespace, removeStaleRunNamespaces, selectBenchCluster, storageClassExists, tuneControllerManager, volumeKinds,
 } from './cluster.js';
 import { CONTROLLERS, missingPrerequisite, type ControllerId, type VolumeKind } from './controllers.js';
@@ -106,6 +106,8 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
   const throttleBefore = await controllerManagerThrottleSeconds(layout);
   try {
     const manifests = plan.map((w) => workspaceManifest(w, ns, ctx.runId));
+    const cpuBefore = await controlPlaneCpuTicks(layout);
+    const selfBefore = process.cpuUsage();
     t0 = performance.now();
     await createWorkspaces(kc, manifests);
     tag(`created ${manifests.length} workspaces in ${now().toFixed(1)}s; waiting for all InferenceReady=True`);
@@ -115,6 +117,16 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     await Promise.race([tracker.whenAllReady(), sleep(opts.timeoutSeconds * 1000), exited]);
     const stsAt = tracker.allStatefulSetsAt();
     const readyAt = tracker.allReadyAt();
+    // Who used the 2 cores while the workspaces converged: the control plane, the controller, the benchmark.
+    const window = now();
+    const cpuAfter = await controlPlaneCpuTicks(layout);
+    const ctlCpu = await ctl.sample();
+    const selfCpu = process.cpuUsage(selfBefore);
+    const share = (ticks: number): string => `${((ticks / clockTicksPerSecond() / window) * 100).toFixed(0)}%`;
+    tag(`CPU over those ${window.toFixed(1)}s (100% = one core): ` +
+      Object.entries(cpuAfter).map(([k, v]) => `${k} ${share(v - (cpuBefore[k] ?? 0))}`).join(', ') +
+      `, benchmark ${(((selfCpu.user + selfCpu.system) / 1e6 / window) * 100).toFixed(0)}%` +
+      (ctlCpu ? `; controller ${(ctlCpu.cpuTicks / clockTicksPerSecond()).toFixed(1)} CPU s since its start` : ''));
     if (ctl.exited()) tag(`the controller exited during the run; see ${logFile}`);
     else if (readyAt === undefined) tag(`not all ready after ${opts.timeoutSeconds}s`);
     else tag(`all ${plan.length} ready after ${readyAt.toFixed(1)}s (all StatefulSets after ${stsAt?.toFixed(1)}s); idle window ${opts.idleSeconds}s`);
