@@ -6,14 +6,14 @@ import { readyChartSvg } from './chart.js';
 import { markdownTable, parseBenchDocument } from './results.js';
 
 function main(argv: string[]): number {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { svg: { type: 'string' } } });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { svg: { type: 'string' }, title: { type: 'string' } } });
   if (positionals.length === 0) {
-    process.stderr.write('usage: node dist/bench/report.js [--svg OUT.svg] RESULT.json...\n');
+    process.stderr.write('usage: node dist/bench/report.js [--svg OUT.svg [--title TEXT]] RESULT.json...\n');
     return 2;
   }
   const docs = positionals.map((f) => parseBenchDocument(readFileSync(f, 'utf8'), f));
   process.stdout.write(markdownTable(docs));
-  if (values.svg) writeFileSync(values.svg, readyChartSvg(docs));
+  if (values.svg) writeFileSync(values.svg, values.title ? readyChartSvg(docs, values.title) : readyChartSvg(docs));
   return 0;
 }
 
