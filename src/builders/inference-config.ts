@@ -29,6 +29,9 @@ export interface InferenceConfig {
   decision: Decision;
 }
 
+/** On the ConfigMap copies kaito-ts creates: why and from where, for the decision shown later. */
+export const COPIED_FROM_ANNOTATION = 'kaito-ts/copied-from';
+
 export type InferenceConfigResult = ({ ok: true } & InferenceConfig) | { ok: false; problem: Problem };
 
 export function resolveInferenceConfig(ws: Workspace, facts: ClusterFacts): InferenceConfigResult {
@@ -56,17 +59,21 @@ export function resolveInferenceConfig(ws: Workspace, facts: ClusterFacts): Infe
       ok: true,
       name,
       content: local.data?.[INFERENCE_CONFIG_KEY],
-      decision: { topic: 'inferenceConfig', choice: name, reason: `default, already present in namespace ${ns}` },
+      // A copy we made says where it came from, so the reason stays the one given when it was created.
+      decision: { topic: 'inferenceConfig', choice: name, reason: local.metadata?.annotations?.[COPIED_FROM_ANNOTATION] ?? `default, already present in namespace ${ns}` },
     };
   }
   const template = findConfigMap(facts, facts.releaseNamespace, name);
   const data = template?.data ?? { [INFERENCE_CONFIG_KEY]: BUILTIN_INFERENCE_CONFIG };
   // KAITO copies the template's metadata as-is minus resourceVersion/uid; server-set fields go too.
   const { labels, annotations } = template?.metadata ?? {};
+  const reason = template
+    ? `default, copied from namespace ${facts.releaseNamespace}`
+    : `default, not found in namespace ${facts.releaseNamespace}: created from kaito-ts's built-in copy of the chart template`;
   const copy: V1ConfigMap = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name, namespace: ns, ...(labels ? { labels } : {}), ...(annotations ? { annotations } : {}) },
+    metadata: { name, namespace: ns, ...(labels ? { labels } : {}), annotations: { ...annotations, [COPIED_FROM_ANNOTATION]: reason } },
     data: { ...data },
   };
   return {
@@ -77,9 +84,7 @@ export function resolveInferenceConfig(ws: Workspace, facts: ClusterFacts): Infe
     decision: {
       topic: 'inferenceConfig',
       choice: name,
-      reason: template
-        ? `default, copied from namespace ${facts.releaseNamespace}`
-        : `default, not found in namespace ${facts.releaseNamespace}: created from kaito-ts's built-in copy of the chart template`,
+      reason,
     },
   };
 }

@@ -21,6 +21,17 @@ export function stripForCache<T extends KubernetesObject>(obj: T): T {
   return obj;
 }
 
+/**
+ * resourceVersions are opaque, but etcd-backed servers hand out increasing integers; comparing them
+ * lets a write's response go into the cache (write-through) without an older watch event that
+ * arrives afterwards rolling it back. Non-numeric versions compare as "different means newer".
+ */
+export function isNewer(candidate: string | undefined, current: string | undefined): boolean {
+  if (candidate === current) return false;
+  if (candidate && current && /^\d+$/.test(candidate) && /^\d+$/.test(current)) return BigInt(candidate) > BigInt(current);
+  return true;
+}
+
 export class ObjectCache<T extends KubernetesObject> {
   private readonly objects = new Map<string, T>();
   // Secondary index: controller-owner UID → keys of the objects it controls.
@@ -71,7 +82,7 @@ export class ObjectCache<T extends KubernetesObject> {
     stripForCache(obj);
     const key = keyOf(obj);
     const old = this.objects.get(key);
-    if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion && old.metadata?.uid === obj.metadata?.uid) return undefined;
+    if (old && old.metadata?.uid === obj.metadata?.uid && !isNewer(obj.metadata?.resourceVersion, old.metadata?.resourceVersion)) return undefined;
     if (old) this.unindex(key, old);
     this.objects.set(key, obj);
     this.index(key, obj);

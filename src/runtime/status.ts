@@ -74,6 +74,8 @@ function pruneEmpty(v: unknown): unknown {
 export interface StatusWriteOptions {
   /** `apply` (SSA, default) or `merge` (merge patch of {status}). */
   mode?: 'apply' | 'merge';
+  /** Receives the object the server returned (e.g. to write it through to the cache). */
+  onWritten?: (obj: KubernetesObject) => void;
 }
 
 /**
@@ -85,7 +87,7 @@ export async function writeStatusIfChanged(
 ): Promise<boolean> {
   if (!statusChanged(desired, obj.status as WithConditions | undefined)) return false;
   const ref = { namespace: obj.metadata?.namespace, name: obj.metadata?.name ?? '' };
-  if (opts.mode === 'merge') await client.mergePatchStatus(type, ref, desired);
-  else await client.applyStatus(type, ref, desired);
+  const written = opts.mode === 'merge' ? await client.mergePatchStatus(type, ref, desired) : await client.applyStatus(type, ref, desired);
+  opts.onWritten?.(written);
   return true;
 }

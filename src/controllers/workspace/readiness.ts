@@ -59,9 +59,10 @@ export function statefulSetReadiness(sts: V1StatefulSet | undefined, pods: reado
   const desired = sts.spec?.replicas ?? 1;
   const st = sts.status;
   const generation = sts.metadata?.generation ?? 0;
-  if (!st || (st.observedGeneration ?? 0) < generation) {
-    return { ready: false, reason: NotReadyReason.RolloutInProgress, message: `StatefulSet ${name} generation ${generation} is not observed yet` };
-  }
+  // One message for every step of a rollout (not yet observed, pods being replaced), so the status
+  // is rewritten when the picture changes (ready count, reason), not on each StatefulSet status tick.
+  const rolling = (ready: number) => ({ ready: false as const, reason: NotReadyReason.RolloutInProgress, message: `StatefulSet ${name}: rollout of ${desired} replica(s) in progress, ${ready} ready` });
+  if (!st || (st.observedGeneration ?? 0) < generation) return rolling(st?.readyReplicas ?? 0);
   const ready = st.readyReplicas ?? 0;
   const updated = st.updatedReplicas ?? 0;
   const current = st.replicas ?? 0;
@@ -71,9 +72,7 @@ export function statefulSetReadiness(sts: V1StatefulSet | undefined, pods: reado
   }
   const fromPods = explainPods(pods);
   if (fromPods) return fromPods;
-  if (updated < desired || !oneRevision) {
-    return { ready: false, reason: NotReadyReason.RolloutInProgress, message: `StatefulSet ${name} rollout: ${updated}/${desired} replicas updated, ${ready}/${desired} ready` };
-  }
+  if (updated < desired || !oneRevision) return rolling(ready);
   return { ready: false, reason: NotReadyReason.PodsNotReady, message: `StatefulSet ${name}: ${ready}/${desired} replicas ready` };
 }
 

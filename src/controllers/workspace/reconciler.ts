@@ -9,7 +9,7 @@ import { errorsOf, formatIssues, validateWorkspace } from '../../api/validation.
 import { buildWorkspace, type BuildResult, type WorkspaceObjects } from '../../builders/workspace.js';
 import { matchingNodes, readyMatchingNodes } from '../../builders/facts.js';
 import { getPreset } from '../../catalog/presets.js';
-import { controllerOf } from '../../runtime/cache.js';
+import { controllerOf, type ObjectCache } from '../../runtime/cache.js';
 import { MERGE_PATCH } from '../../runtime/client.js';
 import type { Result } from '../../runtime/controller.js';
 import { needsApply } from '../../runtime/drift.js';
@@ -54,17 +54,19 @@ export class WorkspaceReconciler {
     const ws = this.deps.caches.workspaces.getByKey(key);
     if (!ws) return {};
     if (ws.metadata.deletionTimestamp) return finalizeWorkspace(ws, this.deps);
-    await this.ensureFinalizer(ws);
     try {
       return await this.reconcileLive(ws);
     } catch (err) {
       if (!(err instanceof Reported)) throw err;
-      await this.report(ws, { ...this.nodeFacts(ws, ws.status?.targetNodeCount || 1), failure: { reason: err.reason, message: err.message } });
+      // The pass may have written the workspace already: continue from what the cache holds now.
+      const current = await this.ensureMetadata(this.deps.caches.workspaces.getByKey(key) ?? ws);
+      await this.report(current, { ...this.nodeFacts(current, current.status?.targetNodeCount || 1), failure: { reason: err.reason, message: err.message } });
       return err.recheckAfterMs ? { requeueAfterMs: err.recheckAfterMs } : {};
     }
   };
 
-  private async reconcileLive(ws: WorkspaceObject): Promise<Result> {
+  private async reconcileLive(cached: WorkspaceObject): Promise<Result> {
+    let ws = cached;
     const { caches } = this.deps;
     const ns = ws.metadata.namespace ?? 'default';
     const name = ws.metadata.name ?? '';
@@ -80,6 +82,9 @@ export class WorkspaceReconciler {
     }
     await this.checkSecret(ws);
 
+    // One write for the finalizer and the revision annotations (only our keys: KAITO rewrites the
+    // whole annotation map, W23).
+    ws = await this.ensureMetadata(ws, { [ANNOTATION_HASH]: built.revisionHash, [ANNOTATION_REVISION]: String(built.revision) });
     await this.syncRevision(ws, built);
     const copy = built.objects.configMap;
     if (copy) await this.createIfMissing({ ...copy, metadata: { ...copy.metadata, labels: { ...copy.metadata?.labels, [MANAGED_BY_LABEL]: MANAGED_BY } } });
@@ -92,11 +97,11 @@ export class WorkspaceReconciler {
     // The main Service keeps pointing at the legacy pods until pod 0 serves (no-downtime migration).
     if (plan.kind !== 'waitForPod0' || !caches.services.get(ns, name)) await this.ensureService(ws, built.objects.mainService);
 
-    const shapeChanged = await this.ensureStatefulSet(ws, built, sts, facts.storageClassNames);
-    if (shapeChanged) return {}; // the delete event brings us back to create the new shape
+    const current = await this.ensureStatefulSet(ws, built, sts, facts.storageClassNames);
+    if (!current) return {}; // deleted to change its shape: the delete event brings us back to create it
     await this.migrate(ws, plan);
 
-    const readiness = this.inferenceReadiness(ws, sts, pods, plan);
+    const readiness = this.inferenceReadiness(ws, current, pods, plan);
     const nodeFacts = this.nodeFacts(ws, built.targetNodeCount);
     await this.report(ws, { ...nodeFacts, targetNodeCount: built.targetNodeCount, inference: readiness.readiness, decisions: built.decisions });
     return readiness.recheckAfterMs ? { requeueAfterMs: readiness.recheckAfterMs } : {};
@@ -104,11 +109,27 @@ export class WorkspaceReconciler {
 
   // --- steps -------------------------------------------------------------------------------
 
-  private async ensureFinalizer(ws: WorkspaceObject): Promise<void> {
+  /** Our finalizer and annotation keys, in one conditional merge patch, only when something is missing. */
+  private async ensureMetadata(ws: WorkspaceObject, annotations: Record<string, string> = {}): Promise<WorkspaceObject> {
     const finalizers = ws.metadata.finalizers ?? [];
-    if (finalizers.includes(WORKSPACE_FINALIZER)) return;
+    const current = ws.metadata.annotations ?? {};
+    const needFinalizer = !finalizers.includes(WORKSPACE_FINALIZER);
+    const needAnnotations = Object.entries(annotations).some(([k, v]) => current[k] !== v);
+    if (!needFinalizer && !needAnnotations) return ws;
     // resourceVersion makes the merge patch conditional: a concurrent edit yields 409 and a retry.
-    await this.deps.client.patch(Resources.workspaces, ref(ws), { metadata: { finalizers: [...finalizers, WORKSPACE_FINALIZER], resourceVersion: ws.metadata.resourceVersion } }, MERGE_PATCH);
+    const metadata: Record<string, unknown> = { resourceVersion: ws.metadata.resourceVersion };
+    if (needFinalizer) metadata.finalizers = [...finalizers, WORKSPACE_FINALIZER];
+    if (needAnnotations) metadata.annotations = annotations;
+    return this.written(this.deps.caches.workspaces, await this.deps.client.patch<WorkspaceObject>(Resources.workspaces, ref(ws), { metadata }, MERGE_PATCH));
+  }
+
+  /**
+   * Write-through: what the server returned goes into the cache at once, so the rest of this pass and
+   * the next one see it; the watch event with the same resourceVersion then changes nothing.
+   */
+  private written<T extends KubernetesObject>(cache: ObjectCache<T>, obj: T): T {
+    cache.upsert(obj);
+    return obj;
   }
 
   /** Rules the CRD cannot express (catalogs, gates, nodes); there is no webhook, so they are checked here. */
@@ -145,20 +166,14 @@ export class WorkspaceReconciler {
     if (existing && existing.metadata?.annotations?.[ANNOTATION_HASH] !== built.revisionHash) {
       throw new Reported('RevisionConflict', `revision name conflicts, the hash values are different (${cr.metadata?.name})`);
     }
-    if (!existing) await client.apply(Resources.controllerRevisions, cr);
+    if (!existing) this.written(this.deps.caches.controllerRevisions, await client.apply(Resources.controllerRevisions, cr));
     await pruneRevisions(ws, this.deps);
-    const annotations = ws.metadata.annotations ?? {};
-    const revision = String(built.revision);
-    if (annotations[ANNOTATION_HASH] !== built.revisionHash || annotations[ANNOTATION_REVISION] !== revision) {
-      // Only our two keys: other annotations are never rewritten (KAITO replaces the whole map: W23).
-      await client.patch(Resources.workspaces, ref(ws), { metadata: { annotations: { [ANNOTATION_HASH]: built.revisionHash, [ANNOTATION_REVISION]: revision } } }, MERGE_PATCH);
-    }
   }
 
   private async createIfMissing(obj: KubernetesObject): Promise<void> {
     if (this.deps.caches.configMaps.get(obj.metadata?.namespace, obj.metadata?.name ?? '')) return;
     try {
-      await this.deps.client.create(Resources.configMaps, obj);
+      this.written(this.deps.caches.configMaps, await this.deps.client.create(Resources.configMaps, obj));
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
     }
@@ -168,18 +183,15 @@ export class WorkspaceReconciler {
   private async ensureService(ws: WorkspaceObject, desired: V1Service): Promise<void> {
     const live = this.deps.caches.services.get(desired.metadata?.namespace, desired.metadata?.name ?? '');
     if (live && !ownedBy(live, ws)) throw new Reported(Reason.NotOwned, `Service ${live.metadata?.namespace}/${live.metadata?.name} exists and is not controlled by this workspace; kaito-ts leaves it untouched`);
-    if (needsApply(desired, live)) await this.deps.client.apply(Resources.services, desired);
+    if (needsApply(desired, live)) this.written(this.deps.caches.services, await this.deps.client.apply(Resources.services, desired));
   }
 
-  /** Returns true when the StatefulSet was deleted to change its immutable weights-volume shape. */
-  private async ensureStatefulSet(ws: WorkspaceObject, built: Extract<BuildResult, { ok: true }>, live: V1StatefulSet | undefined, storageClassNames: string[]): Promise<boolean> {
+  /** The StatefulSet as it now is, or undefined when it was deleted to change its immutable weights-volume shape. */
+  private async ensureStatefulSet(ws: WorkspaceObject, built: Extract<BuildResult, { ok: true }>, live: V1StatefulSet | undefined, storageClassNames: string[]): Promise<V1StatefulSet | undefined> {
     const desired = built.objects.statefulSet;
     const { client, recorder } = this.deps;
-    if (!live) {
-      await client.apply(Resources.statefulSets, desired);
-      return false;
-    }
-    if (live.metadata?.annotations?.[ANNOTATION_REVISION] === String(built.revision)) return false;
+    if (!live) return this.written(this.deps.caches.statefulSets, await client.apply(Resources.statefulSets, desired));
+    if (live.metadata?.annotations?.[ANNOTATION_REVISION] === String(built.revision)) return live;
     // A new revision: re-decide the weights volume as if creating. Claim templates are immutable,
     // so a different shape means recreating the StatefulSet, announced as a restart.
     const fresh = buildWorkspace(ws, { ...gatherFacts(ws, this.deps, undefined), storageClassNames });
@@ -188,10 +200,9 @@ export class WorkspaceReconciler {
     if (freshKind && freshKind !== liveKind) {
       await recorder.event(ws, 'Warning', 'WeightsVolumeChange', `Recreating StatefulSet ${live.metadata?.name}: model weights volume changes from ${liveKind} to ${freshKind} (volume claim templates are immutable); inference restarts`);
       await client.delete(Resources.statefulSets, ref(live), { uid: live.metadata?.uid ?? '' }).catch(ignoreNotFound);
-      return true;
+      return undefined;
     }
-    await client.apply(Resources.statefulSets, selectiveUpdate(desired, live));
-    return false;
+    return this.written(this.deps.caches.statefulSets, await client.apply(Resources.statefulSets, selectiveUpdate(desired, live)));
   }
 
   private async migrate(ws: WorkspaceObject, plan: MigrationPlan): Promise<void> {
@@ -242,7 +253,10 @@ export class WorkspaceReconciler {
     const fresh = this.deps.caches.workspaces.get(ws.metadata.namespace, ws.metadata.name ?? '') ?? ws;
     if (input.failure) await this.deps.recorder.event(ws, 'Warning', input.failure.reason, input.failure.message);
     try {
-      await writeStatusIfChanged(this.deps.client, Resources.workspaces, fresh, status as Record<string, unknown>, { mode: 'merge' });
+      await writeStatusIfChanged(this.deps.client, Resources.workspaces, fresh, status as Record<string, unknown>, {
+        mode: 'merge',
+        onWritten: (obj) => this.written(this.deps.caches.workspaces, obj as WorkspaceObject),
+      });
     } catch (err) {
       if (!isNotFound(err) && !isConflict(err)) throw err;
     }

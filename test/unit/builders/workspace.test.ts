@@ -328,7 +328,14 @@ test('template workspace: user pod template as a StatefulSet (§5.13)', () => {
 test('inference ConfigMap: user, existing default, copy from release namespace, built-in', () => {
   const template = { metadata: { name: 'inference-params-template', namespace: 'kaito-workspace', labels: { l: '1' }, uid: 'x', resourceVersion: '9' }, data: { 'inference_config.yaml': 'vllm:\n  max-model-len: 4096\n' } };
   const copied = ok(buildWorkspace(presetWorkspace('phi-4-mini-instruct'), facts({ configMaps: [template] })));
-  assert.deepEqual(copied.objects.configMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'inference-params-template', namespace: 'ns1', labels: { l: '1' } }, data: template.data });
+  assert.deepEqual(copied.objects.configMap, {
+    apiVersion: 'v1', kind: 'ConfigMap',
+    metadata: { name: 'inference-params-template', namespace: 'ns1', labels: { l: '1' }, annotations: { 'kaito-ts/copied-from': 'default, copied from namespace kaito-workspace' } },
+    data: template.data,
+  });
+  // Once the copy exists, the decision still says where it came from (a stable status).
+  const again = ok(buildWorkspace(presetWorkspace('phi-4-mini-instruct'), facts({ configMaps: [template, copied.objects.configMap!] })));
+  assert.equal(decision(again, 'inferenceConfig')?.reason, decision(copied, 'inferenceConfig')?.reason);
   // Explicit max-model-len in the config is used for the flag (W13).
   assert.match(command(copied.objects.statefulSet), / --max-model-len=4096 /);
 

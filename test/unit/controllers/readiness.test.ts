@@ -19,8 +19,9 @@ function pod(name: string, extra: Partial<V1Pod['status']>): V1Pod {
 const cases: { name: string; sts: V1StatefulSet | undefined; pods?: V1Pod[]; ready: boolean; reason: string; message?: RegExp }[] = [
   { name: 'missing StatefulSet', sts: undefined, ready: false, reason: NotReadyReason.StatefulSetNotFound },
   { name: 'all agree', sts: sts({}, healthy), ready: true, reason: 'WorkspaceInferenceStatusSuccess' },
-  { name: 'generation not observed', sts: sts({ generation: 2 }, healthy), ready: false, reason: NotReadyReason.RolloutInProgress, message: /generation 2/ },
-  { name: 'old ready pods during a roll (KAITO W6 says ready)', sts: sts({}, { ...healthy, updatedReplicas: 1, updateRevision: 'r2' }), ready: false, reason: NotReadyReason.RolloutInProgress, message: /1\/2 replicas updated/ },
+  { name: 'generation not observed', sts: sts({ generation: 2 }, healthy), ready: false, reason: NotReadyReason.RolloutInProgress, message: /rollout of 2 replica\(s\) in progress, 2 ready/ },
+  { name: 'old ready pods during a roll (KAITO W6 says ready)', sts: sts({}, { ...healthy, updatedReplicas: 1, updateRevision: 'r2' }), ready: false, reason: NotReadyReason.RolloutInProgress, message: /rollout of 2 replica\(s\) in progress/ },
+  { name: 'just created: no status yet', sts: { metadata: { name: 'ws', generation: 1 }, spec: { replicas: 1, selector: {}, serviceName: 'h', template: {} } }, ready: false, reason: NotReadyReason.RolloutInProgress, message: /rollout of 1 replica\(s\) in progress, 0 ready/ },
   { name: 'revisions differ although counts agree', sts: sts({}, { ...healthy, currentRevision: 'r1', updateRevision: 'r2' }), ready: false, reason: NotReadyReason.RolloutInProgress },
   { name: 'one replica not ready', sts: sts({}, { ...healthy, readyReplicas: 1 }), ready: false, reason: NotReadyReason.PodsNotReady, message: /1\/2 replicas ready/ },
   { name: 'zero replicas is never ready', sts: sts({ replicas: 0 }, { ...healthy, replicas: 0, readyReplicas: 0, updatedReplicas: 0 }), ready: false, reason: NotReadyReason.PodsNotReady },
