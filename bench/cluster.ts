@@ -74,7 +74,9 @@ export async function controlPlaneCpuTicks(l: Layout): Promise<Record<string, nu
 export function controllerManagerArgs(qps: number): string[] {
   if (qps <= 0) return [];
   // Each of its controllers has its own client; 20/30 is the default. More StatefulSet workers too (default 5).
-  return [`--kube-api-qps=${qps}`, `--kube-api-burst=${2 * qps}`, '--concurrent-statefulset-syncs=20'];
+  // A long node grace period: with ~1000 kwok nodes on 2 busy cores, lease renewals can lag past the 50 s
+  // default, and the node lifecycle controller then marks pods Ready=False, which kwok never flips back.
+  return [`--kube-api-qps=${qps}`, `--kube-api-burst=${2 * qps}`, '--concurrent-statefulset-syncs=20', '--node-monitor-grace-period=10m'];
 }
 
 /**

@@ -103,9 +103,9 @@ describe('sumMetric', () => {
 });
 
 describe('controllerManagerArgs', () => {
-  it('raises qps, burst (2×) and StatefulSet workers, or leaves kcm alone at 0', async () => {
+  it('raises qps, burst (2×), StatefulSet workers and node grace, or leaves kcm alone at 0', async () => {
     const { controllerManagerArgs } = await import('../../../bench/cluster.js');
-    assert.deepEqual(controllerManagerArgs(300), ['--kube-api-qps=300', '--kube-api-burst=600', '--concurrent-statefulset-syncs=20']);
+    assert.deepEqual(controllerManagerArgs(300), ['--kube-api-qps=300', '--kube-api-burst=600', '--concurrent-statefulset-syncs=20', '--node-monitor-grace-period=10m']);
     assert.deepEqual(controllerManagerArgs(0), []);
   });
 });
