@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { workspaceCrd } from '../src/api/crd.js';
 import { parseManagerOptions } from '../src/manager/options.js';
 import type { WorkspacePlan } from './plan.js';
@@ -57,6 +57,17 @@ function readYamlObjects(path: string): object[] {
 
 const FEATURE_GATES = 'vLLM=true,disableNodeAutoProvisioning=true';
 
+/**
+ * The Node.js flags kaito-ts ships with (the chart's `nodeOptions`, also the image's NODE_OPTIONS), so the
+ * benchmark measures the operator as it is deployed. Empty when the chart sets none.
+ */
+export function shippedNodeOptions(projectRoot: string): string[] {
+  const file = join(projectRoot, 'charts', 'kaito-ts', 'values.yaml');
+  if (!existsSync(file)) return [];
+  const values = parse(readFileSync(file, 'utf8')) as { nodeOptions?: unknown } | null;
+  return typeof values?.nodeOptions === 'string' ? values.nodeOptions.split(/\s+/).filter((w) => w !== '') : [];
+}
+
 const kaitoTs: ControllerSpec = {
   id: 'kaito-ts',
   defaults: (() => {
@@ -68,6 +79,7 @@ const kaitoTs: ControllerSpec = {
   launch: (o) => ({
     command: process.execPath,
     args: [
+      ...shippedNodeOptions(o.projectRoot),
       join(o.projectRoot, 'bin', 'kaito-ts.js'), 'run',
       `--kubeconfig=${o.kubeconfig}`,
       `--feature-gates=${FEATURE_GATES}`,

@@ -76,7 +76,11 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     metricsAddress: `127.0.0.1:${metricsPort}`, probeAddress: `127.0.0.1:${probePort}`,
   });
   const words = (text: string | undefined): string[] => (text ?? '').split(/\s+/).filter((w) => w !== '');
-  if (id === 'kaito-ts') launch.args = [...words(opts.nodeOptions), ...launch.args, ...words(opts.kaitoTsFlags)];
+  if (id === 'kaito-ts') {
+    // Node.js flags go before the script, after the shipped ones, so that they win.
+    const script = launch.args.findIndex((a) => a.endsWith('kaito-ts.js'));
+    launch.args = [...launch.args.slice(0, script), ...words(opts.nodeOptions), ...launch.args.slice(script), ...words(opts.kaitoTsFlags)];
+  }
   const logFile = join(ctx.logDir, `${id}.log`);
   tag(`starting: ${[launch.command, ...launch.args].join(' ')} (log ${logFile})`);
   const ctl: RunningController = await startController(launch, logFile, `http://127.0.0.1:${probePort}/readyz`);
