@@ -7,13 +7,17 @@ export interface Series {
   points: [number, number][];
 }
 
-export function readySeries(docs: BenchDocument[]): Series[] {
+/** A run document, optionally labelled (the label is appended to the controller's name in the legend). */
+export type LabelledDocument = BenchDocument & { label?: string };
+
+export function readySeries(docs: LabelledDocument[]): Series[] {
   const by = new Map<string, [number, number][]>();
   for (const d of docs) {
     for (const r of d.results) {
-      const pts = by.get(r.controller) ?? [];
+      const key = d.label ? `${r.controller} (${d.label})` : r.controller;
+      const pts = by.get(key) ?? [];
       if (r.allReadySeconds !== null) pts.push([d.n, r.allReadySeconds]);
-      by.set(r.controller, pts);
+      by.set(key, pts);
     }
   }
   return [...by].map(([controller, points]) => ({ controller, points: points.sort((a, b) => a[0] - b[0]) }));
@@ -33,7 +37,7 @@ function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-export function readyChartSvg(docs: BenchDocument[], title = 'Time until every workspace is InferenceReady'): string {
+export function readyChartSvg(docs: LabelledDocument[], title = 'Time until every workspace is InferenceReady'): string {
   const series = readySeries(docs);
   const W = 640;
   const H = 400;

@@ -8,10 +8,15 @@ import { markdownTable, parseBenchDocument } from './results.js';
 function main(argv: string[]): number {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { svg: { type: 'string' }, title: { type: 'string' } } });
   if (positionals.length === 0) {
-    process.stderr.write('usage: node dist/bench/report.js [--svg OUT.svg [--title TEXT]] RESULT.json...\n');
+    process.stderr.write('usage: node dist/bench/report.js [--svg OUT.svg [--title TEXT]] [LABEL=]RESULT.json...\n');
     return 2;
   }
-  const docs = positionals.map((f) => parseBenchDocument(readFileSync(f, 'utf8'), f));
+  // LABEL=FILE labels a run (e.g. its client limits) in the chart legend.
+  const docs = positionals.map((arg) => {
+    const eq = arg.indexOf('=');
+    const [label, file] = eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [undefined, arg];
+    return { ...parseBenchDocument(readFileSync(file, 'utf8'), file), ...(label ? { label } : {}) };
+  });
   process.stdout.write(markdownTable(docs));
   if (values.svg) writeFileSync(values.svg, values.title ? readyChartSvg(docs, values.title) : readyChartSvg(docs));
   return 0;

@@ -115,12 +115,16 @@ export function formatTable(doc: BenchDocument): string {
   return [`N = ${doc.n}`, line(head), ...rows.map(line)].join('\n') + '\n';
 }
 
-/** The same results as a Markdown table (docs/benchmarks.md). */
-export function markdownTable(docs: BenchDocument[]): string {
-  const out = ['| N | controller | all StatefulSets (s) | all ready (s) | peak RSS (MiB) | CPU (s) | writes / idle min | correct | requests by verb |', '|---|---|---|---|---|---|---|---|---|'];
-  for (const d of [...docs].sort((a, b) => a.n - b.n)) {
+/** The same results as a Markdown table (docs/benchmarks.md); a document's label gets its own column. */
+export function markdownTable(docs: (BenchDocument & { label?: string })[]): string {
+  const labelled = docs.some((d) => d.label);
+  const out = [
+    `|${labelled ? ' limits |' : ''} N | controller | all StatefulSets (s) | all ready (s) | peak RSS (MiB) | CPU (s) | writes / idle min | correct | requests by verb |`,
+    `|${labelled ? '---|' : ''}---|---|---|---|---|---|---|---|---|`,
+  ];
+  for (const d of [...docs].sort((a, b) => (a.label ?? '').localeCompare(b.label ?? '', undefined, { numeric: true }) || a.n - b.n)) {
     for (const r of d.results) {
-      out.push(`| ${d.n} | ${r.controller} | ${fmt(r.allStatefulSetsSeconds)} | ${fmt(r.allReadySeconds)} | ${r.peakRssMiB.toFixed(0)} | ${r.cpuSeconds.toFixed(1)} | ${r.writesPerIdleMinute} | ${r.correct ? 'yes' : 'no'} | ${verbs(r.requestsByVerb)} |`);
+      out.push(`|${labelled ? ` ${d.label ?? ''} |` : ''} ${d.n} | ${r.controller} | ${fmt(r.allStatefulSetsSeconds)} | ${fmt(r.allReadySeconds)} | ${r.peakRssMiB.toFixed(0)} | ${r.cpuSeconds.toFixed(1)} | ${r.writesPerIdleMinute} | ${r.correct ? 'yes' : 'no'} | ${verbs(r.requestsByVerb)} |`);
     }
   }
   return out.join('\n') + '\n';

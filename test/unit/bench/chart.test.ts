@@ -48,3 +48,12 @@ describe('readyChartSvg', () => {
     assert.match(readyChartSvg([odd]), /a&lt;b/);
   });
 });
+
+describe('labelled documents', () => {
+  it('keep one series per controller and label', () => {
+    const series = readySeries([{ ...doc(50, 3, 20), label: '30/50' }, { ...doc(50, 2, 19), label: '500/1000' }, { ...doc(200, 8, 80), label: '30/50' }]);
+    assert.deepEqual(series.map((s) => [s.controller, s.points.length]), [
+      ['kaito-ts (30/50)', 2], ['kaito-v0.8.0 (30/50)', 2], ['kaito-ts (500/1000)', 1], ['kaito-v0.8.0 (500/1000)', 1],
+    ]);
+  });
+});

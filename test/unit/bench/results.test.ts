@@ -109,3 +109,14 @@ describe('controllerManagerArgs', () => {
     assert.deepEqual(controllerManagerArgs(0), []);
   });
 });
+
+describe('markdownTable with labels', () => {
+  it('adds a limits column and sorts by label, then N', () => {
+    const md = markdownTable([{ ...benchDocument(200, [kaito]), label: '500/1000' }, { ...benchDocument(200, [kaitoTs]), label: '30/50' }, { ...benchDocument(50, [kaitoTs]), label: '30/50' }]);
+    const rows = md.trimEnd().split('\n');
+    assert.match(rows[0] ?? '', /^\| limits \| N \| controller \|/);
+    assert.deepEqual(rows.slice(2).map((r) => r.split('|').slice(1, 4).map((c) => c.trim())), [
+      ['30/50', '50', 'kaito-ts'], ['30/50', '200', 'kaito-ts'], ['500/1000', '200', 'kaito-v0.8.0'],
+    ]);
+  });
+});
