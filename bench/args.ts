@@ -23,6 +23,8 @@ export interface BenchOptions {
   kaitoTsFlags?: string;
   /** Client QPS of the benchmark cluster's kube-controller-manager (0: as the simcluster starts it). */
   kcmQps: number;
+  /** Seconds a pod takes to turn Ready (a model's load time), 0 for kwok's immediate Ready. */
+  podReadyDelaySeconds: number;
 }
 
 export class BenchArgsError extends Error {}
@@ -41,6 +43,7 @@ export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
   --kaito-ts-flags=FLAGS  extra "kaito-ts run" flags (e.g. "--max-concurrent-reconciles=20")
   --kcm-qps N             client QPS (burst 2×) of the benchmark cluster's kube-controller-manager,
                           so the cluster does not bound the run (default 300; 0 keeps 20/30)
+  --pod-ready-delay S     a pod turns Ready S seconds after it starts, as a model that loads (default 0)
 `;
 
 function integer(flag: string, value: string | undefined, fallback: number | undefined, min: number): number {
@@ -74,6 +77,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
         'node-options': { type: 'string' },
         'kcm-qps': { type: 'string' },
         'kaito-ts-flags': { type: 'string' },
+        'pod-ready-delay': { type: 'string' },
       },
     }));
   } catch (err) {
@@ -90,6 +94,9 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
   if (controllers.length === 0) throw new BenchArgsError('--controllers is empty');
   if (new Set(controllers).size !== controllers.length) throw new BenchArgsError('--controllers names a controller twice');
   if (values.json === '') throw new BenchArgsError('--json needs a file name');
+  if (values['shared-cluster'] && (values['pod-ready-delay'] ?? '0') !== '0') {
+    throw new BenchArgsError('--pod-ready-delay changes kwok, so it needs the benchmark cluster (not --shared-cluster)');
+  }
   return {
     workspaces: integer('workspaces', values.workspaces, undefined, 1),
     ...(values.json !== undefined ? { json: values.json } : {}),
@@ -103,5 +110,6 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
     ...(values['node-options'] !== undefined ? { nodeOptions: values['node-options'] } : {}),
     ...(values['kaito-ts-flags'] !== undefined ? { kaitoTsFlags: values['kaito-ts-flags'] } : {}),
     kcmQps: integer('kcm-qps', values['kcm-qps'], 300, 0),
+    podReadyDelaySeconds: integer('pod-ready-delay', values['pod-ready-delay'], 0, 0),
   };
 }

@@ -9,7 +9,7 @@ import {
   ApiextensionsV1Api, AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, StorageV1Api, loadAllYaml, setHeaderOptions,
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
-import { stringify } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 import { GROUP, PLURAL, VERSION, type Workspace } from '../src/api/types.js';
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, INFERENCE_CONFIG_KEY } from '../src/api/labels.js';
 import { up } from '../src/simcluster/cluster.js';
@@ -80,27 +80,61 @@ export function controllerManagerArgs(qps: number): string[] {
 }
 
 /**
- * Restarts the benchmark cluster's kube-controller-manager with `extra` flags unless it already runs with
- * them. With its default 20 QPS per controller, the StatefulSet controller creating pods and claims is the
- * slowest step of any run, for every operator. Uses the simcluster's own pid file, log and command line,
- * so `simcluster status/down` keep working. Never applied to the shared cluster.
+ * Makes component `name` of the benchmark cluster run with exactly `args`, restarting it if it runs with
+ * others. It goes through the simcluster's own pid file and log, so `simcluster status/down` keep working.
+ * Never applied to the shared cluster.
  */
-export async function tuneControllerManager(l: Layout, extra: string[], log: (line: string) => void): Promise<void> {
-  const kcm = components(l).find((c) => c.name === 'kube-controller-manager');
-  if (!kcm || extra.length === 0) return;
-  const pidFile = join(l.runDir, `${kcm.name}.pid`);
+async function runComponentWith(l: Layout, name: string, args: string[], log: (line: string) => void): Promise<void> {
+  const c = components(l).find((x) => x.name === name);
+  if (!c) throw new Error(`the simcluster has no component ${name}`);
+  const pidFile = join(l.runDir, `${c.name}.pid`);
   const pid = readPid(pidFile);
-  if (pid !== undefined && isOurProcess(pid, kcm.binary)) {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    if (extra.every((a) => argv.includes(a))) return;
-    await stopProcess(pid, kcm.binary);
+  if (pid !== undefined && isOurProcess(pid, c.binary)) {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1, -1);
+    if (argv.length === args.length && argv.every((a, i) => a === args[i])) return;
+    await stopProcess(pid, c.binary);
   }
-  const started = startDetached(kcm.binary, [...kcm.args, ...extra], join(l.logDir, `${kcm.name}.log`), pidFile);
-  for (let i = 0; !(await probe(kcm.healthUrl)); i++) {
-    if (i > 300 || !isOurProcess(started, kcm.binary)) throw new Error(`kube-controller-manager did not come back with ${extra.join(' ')}`);
+  const started = startDetached(c.binary, args, join(l.logDir, `${c.name}.log`), pidFile);
+  for (let i = 0; !(await probe(c.healthUrl)); i++) {
+    if (i > 300 || !isOurProcess(started, c.binary)) throw new Error(`${name} did not come back with ${args.join(' ')}; see ${l.logDir}`);
     await sleep(200);
   }
-  log(`kube-controller-manager restarted with ${extra.join(' ')}`);
+  const extra = args.filter((a) => !c.args.includes(a));
+  log(`${name} restarted with ${extra.length > 0 ? extra.join(' ') : 'its default flags'}`);
+}
+
+/** kube-controller-manager with `extra` flags on top of the simcluster's (none: as the simcluster starts it). */
+export async function tuneControllerManager(l: Layout, extra: string[], log: (line: string) => void): Promise<void> {
+  const kcm = components(l).find((c) => c.name === 'kube-controller-manager');
+  if (kcm) await runComponentWith(l, kcm.name, [...kcm.args, ...extra], log);
+}
+
+/**
+ * kwok's Stages with a delay before a pod turns Ready: the time a real inference pod spends pulling its
+ * image and loading the model. KAITO v0.8.0 holds one of its 5 workers per workspace for that long.
+ */
+export function withPodReadyDelay(stagesYaml: string, delayMs: number): string {
+  const docs = parseAllDocuments(stagesYaml);
+  const ready = docs.find((d) => d.getIn(['kind']) === 'Stage' && d.getIn(['metadata', 'name']) === 'pod-ready');
+  if (!ready) throw new Error('the kwok stages have no pod-ready Stage');
+  ready.setIn(['spec', 'delay'], { durationMilliseconds: delayMs });
+  // A document parsed after a `---` prints its own marker; give one to any that does not.
+  return docs.map((d, i) => (i === 0 || d.toString().startsWith('---') ? d.toString() : `---\n${d.toString()}`)).join('');
+}
+
+/** kwok with the simcluster's Stages, or a copy whose pod-ready Stage waits `podReadyDelayMs`. */
+export async function tuneKwok(l: Layout, podReadyDelayMs: number, log: (line: string) => void): Promise<void> {
+  const kwok = components(l).find((c) => c.name === 'kwok');
+  if (!kwok) return;
+  let args = kwok.args;
+  if (podReadyDelayMs > 0) {
+    const stock = kwok.args.find((a) => a.startsWith('--config='))?.slice('--config='.length);
+    if (!stock) throw new Error('kwok runs without --config');
+    const file = join(l.stateDir, `kwok-stages-pod-ready-${podReadyDelayMs}ms.yaml`);
+    writeFileSync(file, withPodReadyDelay(readFileSync(stock, 'utf8'), podReadyDelayMs));
+    args = kwok.args.map((a) => (a.startsWith('--config=') ? `--config=${file}` : a));
+  }
+  await runComponentWith(l, kwok.name, args, log);
 }
 
 /** The benchmark's cluster sits beside the project's (another state folder, every port + this offset). */

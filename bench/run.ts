@@ -16,7 +16,7 @@ import { BENCH_USAGE, BenchArgsError, parseBenchArgs, type BenchOptions } from '
 import { freePort, startController, type RunningController } from './child.js';
 import {
   controllerManagerArgs, controllerManagerThrottleSeconds, controlPlaneCpuTicks, createRunNamespace, createWorkspaces, deleteWorkspaces, ensureReleaseNamespace, installCrds, prepareCluster,
-  removeRunNamespace, removeStaleRunNamespaces, selectBenchCluster, storageClassExists, tuneControllerManager, volumeKinds,
+  removeRunNamespace, removeStaleRunNamespaces, selectBenchCluster, storageClassExists, tuneControllerManager, tuneKwok, volumeKinds,
 } from './cluster.js';
 import { CONTROLLERS, missingPrerequisite, type ControllerId, type VolumeKind } from './controllers.js';
 import { ConvergenceTracker } from './convergence.js';
@@ -227,7 +227,10 @@ async function main(argv: string[]): Promise<number> {
   const pools = poolsForPlan(base, plan);
   log(`N = ${opts.workspaces}; nodes: ${pools.map((p) => `${p.count} × ${p.instanceType}${p.nvme ? ' (NVMe)' : ''}`).join(', ')}`);
   const { kc, layout } = await prepareCluster(pools, log);
-  if (!opts.sharedCluster) await tuneControllerManager(layout, controllerManagerArgs(opts.kcmQps), log);
+  if (!opts.sharedCluster) {
+    await tuneControllerManager(layout, controllerManagerArgs(opts.kcmQps), log);
+    await tuneKwok(layout, opts.podReadyDelaySeconds * 1000, log);
+  }
   log(`cluster: ${layout.kubeconfigPath}`);
   await removeStaleRunNamespaces(kc, log);
   const storageClass = await storageClassExists(kc);

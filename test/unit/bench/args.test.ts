@@ -14,17 +14,22 @@ describe('parseBenchArgs', () => {
       removeNodes: false,
       sharedCluster: false,
       kcmQps: 300,
+      podReadyDelaySeconds: 0,
     });
   });
   it('takes every flag', () => {
     const o = parseBenchArgs([
       '--workspaces=200', '--json', 'out.json', '--controllers', 'kaito-v0.8.0, kaito-ts', '--qps', '100', '--burst', '200',
-      '--idle-seconds', '0', '--timeout-seconds', '900', '--remove-nodes', '--shared-cluster', '--node-options=--cpu-prof', '--kcm-qps', '0', '--kaito-ts-flags=--max-concurrent-reconciles=20',
+      '--idle-seconds', '0', '--timeout-seconds', '900', '--remove-nodes', '--shared-cluster', '--node-options=--cpu-prof', '--kcm-qps', '0', '--kaito-ts-flags=--max-concurrent-reconciles=20', '--pod-ready-delay', '0',
     ]);
     assert.deepEqual(o, {
       workspaces: 200, json: 'out.json', controllers: ['kaito-v0.8.0', 'kaito-ts'], qps: 100, burst: 200,
-      idleSeconds: 0, timeoutSeconds: 900, removeNodes: true, sharedCluster: true, nodeOptions: '--cpu-prof', kaitoTsFlags: '--max-concurrent-reconciles=20', kcmQps: 0,
+      idleSeconds: 0, timeoutSeconds: 900, removeNodes: true, sharedCluster: true, nodeOptions: '--cpu-prof', kaitoTsFlags: '--max-concurrent-reconciles=20', kcmQps: 0, podReadyDelaySeconds: 0,
     });
+  });
+  it('takes a pod-ready delay on the benchmark cluster', () => {
+    const o = parseBenchArgs(['--workspaces', '50', '--pod-ready-delay', '30']);
+    assert.equal(o === 'help' ? -1 : o.podReadyDelaySeconds, 30);
   });
   it('answers help', () => assert.equal(parseBenchArgs(['--help']), 'help'));
 
@@ -41,6 +46,7 @@ describe('parseBenchArgs', () => {
     [['--workspaces', '5', '--qps', '0'], /--qps must be an integer >= 1/],
     [['--workspaces', '5', '--frobnicate'], /Unknown option '--frobnicate'/],
     [['--workspaces', '5', 'extra'], /positional/],
+    [['--workspaces', '5', '--shared-cluster', '--pod-ready-delay', '30'], /needs the benchmark cluster/],
   ];
   for (const [argv, message] of bad) {
     it(`refuses ${JSON.stringify(argv)}`, () => {

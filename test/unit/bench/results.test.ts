@@ -120,3 +120,38 @@ describe('markdownTable with labels', () => {
     ]);
   });
 });
+
+describe('withPodReadyDelay', () => {
+  const stages = [
+    'apiVersion: kwok.x-k8s.io/v1alpha1',
+    'kind: Stage',
+    'metadata:',
+    '  name: node-initialize',
+    'spec:',
+    '  resourceRef: {apiGroup: v1, kind: Node}',
+    '---',
+    'apiVersion: kwok.x-k8s.io/v1alpha1',
+    'kind: Stage',
+    'metadata:',
+    '  name: pod-ready',
+    'spec:',
+    '  resourceRef: {apiGroup: v1, kind: Pod}',
+    '  next:',
+    '    statusTemplate: |',
+    '      conditions: []',
+    '',
+  ].join('\n');
+  it('delays only the pod-ready Stage and keeps the rest', async () => {
+    const { withPodReadyDelay } = await import('../../../bench/cluster.js');
+    const { parseAllDocuments } = await import('yaml');
+    const out = parseAllDocuments(withPodReadyDelay(stages, 30_000)).map((d) => d.toJS() as { metadata: { name: string }; spec: Record<string, unknown> });
+    assert.deepEqual(out.map((d) => d.metadata.name), ['node-initialize', 'pod-ready']);
+    assert.deepEqual(out[1]?.spec.delay, { durationMilliseconds: 30000 });
+    assert.equal(out[0]?.spec.delay, undefined);
+    assert.deepEqual(out[1]?.spec.next, { statusTemplate: 'conditions: []\n' });
+  });
+  it('refuses stages without pod-ready', async () => {
+    const { withPodReadyDelay } = await import('../../../bench/cluster.js');
+    assert.throws(() => withPodReadyDelay(stages.split('---')[0] ?? '', 1000), /no pod-ready Stage/);
+  });
+});
