@@ -7,7 +7,6 @@
 // estimate small (an unbounded string is costed as if it were ~3 MB long).
 import { ConditionType } from './labels.js';
 import {
-  DNS1123_LABEL_MAX,
   DNS1123_LABEL_REGEX,
   DNS1123_SUBDOMAIN_MAX,
   DNS1123_SUBDOMAIN_REGEX,
@@ -29,6 +28,21 @@ const LABEL_KEY_MAX = 317; // prefix (253) + '/' + name (63)
 const LABEL_VALUE_MAX = 63;
 const STRENGTH_MAX = 32;
 const METHOD_MAX = 32;
+
+/**
+ * The longest workspace name whose derived names all fit. The StatefulSet controller labels every pod
+ * `controller-revision-hash: <StatefulSet name>-<hash>`, the hash being a 32-bit FNV printed in
+ * decimal (up to 10 characters), and a label value holds 63: 63 - 1 - 10 = 52. The other derived
+ * names are looser: `<name>-headless` (Service, 63 → 54), `<name>-<ordinal>` (pod hostname, 63 →
+ * 59 with 3-digit ordinals), `<name>-<hash[:5]>` (ControllerRevision, 253).
+ */
+export const WORKSPACE_NAME_MAX = 52;
+/**
+ * Ceiling of `resource.count`: KAITO's estimator never asks for more than 153 nodes for any preset of
+ * the catalog on any SKU of the catalogs (deepseek-r1/v3 on 8 GiB single-GPU SKUs); the next power of
+ * two leaves room and keeps one workspace from asking the StatefulSet controller for 10^5 pods.
+ */
+export const RESOURCE_COUNT_MAX = 256;
 
 // ---------- tiny schema constructors (keep the tree below readable) ----------
 
@@ -156,6 +170,7 @@ function resourceSchema(version: string): OpenApiSchema {
       count: int(beta ? 'Deprecated. Requested GPU node count. Immutable.' : 'Requested GPU node count. Immutable.', {
         default: 1,
         minimum: 1,
+        maximum: RESOURCE_COUNT_MAX,
         ...rules(immutable()),
       }),
       instanceType: str(
@@ -365,7 +380,7 @@ function rootSchema(version: string): OpenApiSchema {
     {
       required: ['resource'],
       ...rules(
-        { rule: `size(${name}) <= ${DNS1123_LABEL_MAX}`, message: `metadata.name ${Msg.labelTooLong}`, fieldPath: '.metadata.name' },
+        { rule: `size(${name}) <= ${WORKSPACE_NAME_MAX}`, message: Msg.workspaceNameTooLong(WORKSPACE_NAME_MAX), fieldPath: '.metadata.name' },
         { rule: `${name}.matches('${LABEL_RE}')`, message: Msg.labelFormat, fieldPath: '.metadata.name' },
         { rule: 'has(self.inference) || has(self.tuning)', message: Msg.neitherInferenceNorTuning },
         { rule: '!(has(self.inference) && has(self.tuning))', message: Msg.bothInferenceAndTuning },

@@ -115,6 +115,14 @@ export const isGone = (err: unknown): boolean => toKubeError(err).kind === 'Gone
 export const isForbidden = (err: unknown): boolean => toKubeError(err).kind === 'Forbidden';
 export const isInvalid = (err: unknown): boolean => toKubeError(err).kind === 'Invalid';
 export const isRetryable = (err: unknown): boolean => toKubeError(err).retryable;
+/**
+ * The server refused the object itself: 422 Invalid (validation), or 400 BadRequest (e.g. server-side
+ * apply's typed conversion of a value of the wrong type). Sending the same object again cannot pass.
+ */
+export const isRefused = (err: unknown): boolean => {
+  const kind = toKubeError(err).kind;
+  return kind === 'Invalid' || kind === 'BadRequest';
+};
 
 /**
  * client-node's ApiException, recognised by shape: importing the class would load client-node's

@@ -10,6 +10,8 @@ export interface NodeFacts {
   ready: number;
   selected: number;
   workerNodes: string[];
+  /** BYO: too few matching nodes hold the StatefulSet below the target (src/builders/replicas.ts). */
+  shortfall?: { reason: string; message: string } | undefined;
 }
 
 export interface StatusInput {
@@ -45,6 +47,7 @@ export function computeStatus(ws: Workspace, input: StatusInput, now: Date): { s
   }
   if (input.nodes) {
     const n = input.nodes;
+    if (n.shortfall) resourceProblems.push(n.shortfall);
     const ok = n.ready >= n.target;
     const u = ok
       ? { reason: ConditionReason.NodesReady, message: ConditionMessage.nodesReady(n.target, n.ready, n.selected) }

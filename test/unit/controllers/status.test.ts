@@ -62,3 +62,13 @@ test('no node facts in this pass: ResourceReady is not claimed', () => {
   const { status } = computeStatus(ws(), { targetNodeCount: 0, inference: { ready: false, reason: 'WorkloadMigration', message: 'm' } }, now);
   assert.equal(status.conditions?.find((c) => c.type === 'ResourceReady'), undefined);
 });
+
+test('too few BYO nodes for the target: ResourceReady names the shortfall, InferenceReady still reflects the StatefulSet', () => {
+  const shortfall = { reason: 'InsufficientMatchingNodes', message: 'targetNodeCount is 200 but 2 node(s) match resource.labelSelector' };
+  const { status } = computeStatus(ws(), { ...readyInput, targetNodeCount: 200, nodes: { target: 200, ready: 2, selected: 2, workerNodes: ['a', 'b'], shortfall } }, now);
+  const byType = Object.fromEntries((status.conditions ?? []).map((c) => [c.type, c]));
+  assert.equal(byType.ResourceReady?.status, 'False');
+  assert.equal(byType.ResourceReady?.reason, 'InsufficientMatchingNodes');
+  assert.equal(byType.NodesReady?.status, 'False');
+  assert.equal(byType.InferenceReady?.status, 'True');
+});
