@@ -174,7 +174,8 @@ export class WorkspaceReconciler {
   private async ensureConfigCopy(ws: WorkspaceObject, copy: V1ConfigMap | undefined): Promise<void> {
     const { caches, client, recorder } = this.deps;
     if (!copy) {
-      const cm = ws.inference?.config ? undefined : caches.configMaps.get(ws.metadata.namespace, DEFAULT_INFERENCE_CONFIG_TEMPLATE);
+      const usesDefault = !!ws.inference?.preset && !ws.inference.config;
+      const cm = usesDefault ? caches.configMaps.get(ws.metadata.namespace, DEFAULT_INFERENCE_CONFIG_TEMPLATE) : undefined;
       if (cm && !writtenBy(cm, client.fieldManager)) await recorder.event(ws, 'Warning', Reason.NotOwned, notOwnedMessage('ConfigMap', cm, 'it was not created by kaito-ts: it is used as the inference config as found and never deleted'));
       return;
     }

@@ -150,3 +150,21 @@ test('a workspace name too long for a derived name is refused by CEL; resource.c
     assert.equal(workspaceSchema(version).properties?.resource?.properties?.count?.maximum, RESOURCE_COUNT_MAX);
   }
 });
+
+test('the resource.count ceiling covers the most nodes the estimator asks for, any catalog preset on any catalog SKU', async (t) => {
+  const { RESOURCE_COUNT_MAX } = await import('../../../src/api/crd.js');
+  const { estimateNodeCount } = await import('../../../src/builders/estimator.js');
+  const { getPreset, presetNames } = await import('../../../src/catalog/presets.js');
+  const { CLOUD_PROVIDERS, lookupSku, supportedSkus } = await import('../../../src/catalog/gpu-skus.js');
+  let most = { nodes: 0, where: '' };
+  for (const cloud of CLOUD_PROVIDERS) {
+    for (const sku of supportedSkus(cloud)) {
+      for (const name of presetNames()) {
+        const r = estimateNodeCount({ preset: getPreset(name), gpuConfig: lookupSku(cloud, sku), count: 1, maxModelLen: 2048 });
+        if (r.ok && r.nodes > most.nodes) most = { nodes: r.nodes, where: `${name} on ${cloud} ${sku}` };
+      }
+    }
+  }
+  t.diagnostic(`most nodes the estimator asks for: ${most.nodes} (${most.where}); ceiling ${RESOURCE_COUNT_MAX}`);
+  assert.ok(most.nodes > 1 && most.nodes <= RESOURCE_COUNT_MAX, `${most.nodes} (${most.where})`);
+});
