@@ -28,5 +28,5 @@ export function reportable(err: unknown): Reported | undefined {
   if (err instanceof Reported) return err;
   if (!isRefused(err)) return undefined;
   const e = toKubeError(err);
-  return new Reported(CHILD_OBJECT_REJECTED, `the API server refused an object of this workspace (${e.status} ${e.kind}): ${e.message}`, undefined, true);
+  return new Reported(CHILD_OBJECT_REJECTED, `the API server refused an object of this workspace (HTTP ${e.status}): ${e.message}`, undefined, true);
 }

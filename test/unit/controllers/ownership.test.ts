@@ -40,13 +40,15 @@ test('notOwnedMessage names the kind and the object', () => {
 
 test('reportable: refusals become ChildObjectRejected with the server message and backoff; other errors are not reported', () => {
   const invalid = new KubeApiError('Invalid', 'StatefulSet.apps "ws" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Never"', 422, 'Invalid');
-  const typed = new KubeApiError('BadRequest', 'failed to create typed patch object (team/ws; apps/v1, Kind=StatefulSet): .spec.replicas: expected numeric', 400, 'BadRequest');
+  const typed = new KubeApiError('ServerError', 'failed to create typed patch object (team/ws; apps/v1, Kind=StatefulSet): .spec.template.spec.containers: duplicate entries for key [name="c"]', 500, 'InternalError');
+  const bad = new KubeApiError('BadRequest', 'the body of the request was in an unknown format', 400, 'BadRequest');
   const cases: { name: string; err: unknown; reason?: string; backoff?: boolean; message?: RegExp }[] = [
-    { name: '422 Invalid', err: invalid, reason: CHILD_OBJECT_REJECTED, backoff: true, message: /refused an object of this workspace \(422 Invalid\): StatefulSet\.apps "ws" is invalid: .*restartPolicy/ },
-    { name: '400 from SSA typed conversion', err: typed, reason: CHILD_OBJECT_REJECTED, backoff: true, message: /\(400 BadRequest\): failed to create typed patch object/ },
+    { name: '422 Invalid', err: invalid, reason: CHILD_OBJECT_REJECTED, backoff: true, message: /refused an object of this workspace \(HTTP 422\): StatefulSet\.apps "ws" is invalid: .*restartPolicy/ },
+    { name: 'SSA typed conversion (500)', err: typed, reason: CHILD_OBJECT_REJECTED, backoff: true, message: /\(HTTP 500\): failed to create typed patch object .*duplicate entries/ },
+    { name: '400 BadRequest', err: bad, reason: CHILD_OBJECT_REJECTED, backoff: true, message: /\(HTTP 400\): the body/ },
     { name: 'a Reported passes through', err: new Reported('InvalidSpec', 'bad'), reason: 'InvalidSpec', backoff: false, message: /^bad$/ },
     { name: '409 Conflict: a plain retry', err: new KubeApiError('Conflict', 'the object has been modified', 409) },
-    { name: '500: a plain retry', err: new KubeApiError('ServerError', 'etcd', 500) },
+    { name: 'other 500: a plain retry', err: new KubeApiError('ServerError', 'etcdserver: request timed out', 500) },
     { name: 'a network error', err: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }) },
   ];
   for (const c of cases) {
