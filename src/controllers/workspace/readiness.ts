@@ -2,6 +2,7 @@
 // KAITO compares readyReplicas with replicas; that lies during rollouts (W6) and for crash loops
 // (#1493). Here every field the StatefulSet controller reports must agree, and pods explain why not.
 import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import { droppedFieldsMessage } from '../../builders/template.js';
 import { isReady } from '../../runtime/conditions.js';
 
 export type Readiness =
@@ -94,4 +95,9 @@ export function withReadinessTimeout(
   return {
     readiness: { ready: false, reason: NotReadyReason.ReadinessTimeout, message: `not ready after ${Math.round(elapsedMs / 1000)}s (timeout ${timeoutSeconds}s): ${r.message}` },
   };
+}
+
+/** Names template fields that were dropped in the InferenceReady message, ready or not. */
+export function withDroppedFields(r: Readiness, dropped: readonly string[] | undefined): Readiness {
+  return dropped?.length ? { ...r, message: `${r.message}; ${droppedFieldsMessage(dropped)}` } : r;
 }

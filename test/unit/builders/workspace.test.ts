@@ -299,7 +299,7 @@ test('template workspace: user pod template as a StatefulSet (§5.13)', () => {
       template: {
         metadata: { labels: { app: 'mine' } },
         spec: {
-          containers: [{ name: 'c', image: 'nginx' }],
+          containers: [{ name: 'c', image: 'nginx', resources: { limits: { cpu: '1000m' } }, bogus: true } as never],
           affinity: { podAntiAffinity: {} },
           tolerations: [{ key: 'mine', operator: 'Exists' }],
         },
@@ -311,14 +311,18 @@ test('template workspace: user pod template as a StatefulSet (§5.13)', () => {
   assert.equal(s.spec?.replicas, 2);
   assert.equal(s.spec?.serviceName, undefined);
   assert.equal(s.spec?.podManagementPolicy, undefined);
-  assert.equal(s.metadata?.annotations, undefined);
+  // Unlike KAITO, the revision annotation: a converged template workspace is not re-applied.
+  assert.deepEqual(s.metadata?.annotations, { 'workspace.kaito.io/revision': String(result.revision) });
+  assert.deepEqual(result.droppedFields, ['spec.containers[0].bogus']);
+  assert.match(result.decisions.find((d) => d.topic === 'templateFields')?.reason ?? '', /dropped: spec\.containers\[0\]\.bogus$/);
   assert.deepEqual(s.spec?.selector.matchLabels, { 'kaito.sh/workspace': 'custom', 'inferenceset.kaito.sh/created-by': 'iset' });
   assert.deepEqual(s.spec?.template.metadata?.labels, { app: 'mine', 'kaito.sh/workspace': 'custom', 'inferenceset.kaito.sh/created-by': 'iset' });
   assert.deepEqual(s.spec?.template.spec?.affinity, {
     nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'apps', operator: 'In', values: ['custom'] }] }] } },
   });
   assert.deepEqual(s.spec?.template.spec?.tolerations?.map((t) => t.key), ['mine', 'nvidia.com/gpu', 'sku']);
-  assert.deepEqual(s.spec?.template.spec?.containers, [{ name: 'c', image: 'nginx' }]);
+  // Go's decoding drops the unknown field (server-side apply would refuse it) and canonicalises quantities.
+  assert.deepEqual(s.spec?.template.spec?.containers, [{ name: 'c', image: 'nginx', resources: { limits: { cpu: '1' } } }]);
   assert.equal(result.objects.configMap, undefined);
   assert.equal(result.objects.mainService.metadata?.name, 'custom');
   // The user's object is not mutated.
