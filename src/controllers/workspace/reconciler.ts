@@ -230,7 +230,7 @@ export class WorkspaceReconciler {
   private inferenceReadiness(ws: WorkspaceObject, sts: V1StatefulSet | undefined, pods: V1Pod[], plan: MigrationPlan): { readiness: Readiness; recheckAfterMs?: number } {
     if (plan.kind === 'waitForPod0') return { readiness: { ready: false, reason: Reason.WorkloadMigration, message: plan.message } };
     if (plan.kind === 'foreign') return { readiness: { ready: false, reason: Reason.NotOwned, message: plan.message } };
-    const base = statefulSetReadiness(sts, pods);
+    const base = statefulSetReadiness(sts, pods, this.deps.caches.nodes.list());
     const current = findCondition(ws.status?.conditions, ConditionType.InferenceReady);
     const since = current?.status === 'False' ? new Date(current.lastTransitionTime) : this.deps.now();
     const timeout = getPreset(ws.inference?.preset?.name ?? '')?.readinessTimeoutSeconds ?? TEMPLATE_READINESS_TIMEOUT_SECONDS;
