@@ -255,6 +255,8 @@ test('multi-node vLLM: 3 replicas, Ray leader/worker command, POD_INDEX, exec pr
     timeoutSeconds: 1,
     failureThreshold: 1,
   });
+  // KAITO v0.10: the readiness check as the startup probe, over the preset's 30 min.
+  assert.deepEqual(main(s).startupProbe, { ...main(s).readinessProbe, failureThreshold: 180 });
   assert.equal(decision(result, 'distributed')?.choice, 'ray');
 
   // Set-once status value wins over the estimator; transformers with count 2 gives independent replicas.
@@ -421,4 +423,19 @@ test('kept volume shape: the reason stays the original one, or says what a new S
   assert.match(decision(same, 'modelWeightsVolume')?.reason ?? '', /has local NVMe and StorageClass kaito-local-nvme-disk exists/);
   const changed = buildWorkspace(presetWorkspace('phi-4-mini-instruct'), facts({ volumeKindOverride: 'emptyDir' }));
   assert.match(decision(changed, 'modelWeightsVolume')?.reason ?? '', /kept from the existing StatefulSet .*a new StatefulSet would use nvme/);
+});
+
+test('startup probe (KAITO v0.10): /health every 10 s for the preset readiness timeout, liveness unchanged', () => {
+  const cases: [preset: string, timeoutSeconds: number, failureThreshold: number][] = [
+    ['phi-4-mini-instruct', 1800, 180],
+    ['gemma-3-27b-instruct', 2700, 270],
+  ];
+  for (const [preset, timeoutSeconds, failureThreshold] of cases) {
+    const ws = presetWorkspace(preset);
+    ws.inference = { preset: { name: preset, presetOptions: { modelAccessSecret: 'hf' } } };
+    const c = main(sts(buildWorkspace(ws, facts())));
+    assert.deepEqual(c.startupProbe, { httpGet: { path: '/health', port: 5000 }, periodSeconds: 10, failureThreshold }, preset);
+    assert.equal((c.startupProbe?.periodSeconds ?? 0) * (c.startupProbe?.failureThreshold ?? 0), timeoutSeconds, preset);
+    assert.equal(c.livenessProbe?.initialDelaySeconds, 600, preset);
+  }
 });
