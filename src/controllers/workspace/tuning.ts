@@ -72,6 +72,8 @@ export async function reconcileTuning(cached: WorkspaceObject, deps: WorkspaceDe
   }
   if (!built.ok) {
     const p = built.problems[0]!;
+    // Bring-your-own nodes that are not Ready yet: a node event brings us back.
+    if (p.reason === 'NoReadyNodes') return report({ kind: 'waiting', reason: TuningReason.WaitingForNodes, message: `waiting for nodes: ${p.message}` });
     return report({ kind: 'invalid', reason: p.reason, message: `${p.field}: ${p.message}` });
   }
 
