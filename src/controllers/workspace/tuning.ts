@@ -13,7 +13,7 @@ import { tuningConfigLookup } from '../../builders/tuning/config.js';
 import { controllerOf } from '../../runtime/cache.js';
 import type { Result } from '../../runtime/controller.js';
 import { needsApply } from '../../runtime/drift.js';
-import { isConflict, isNotFound } from '../../runtime/errors.js';
+import { isConflict, isInvalid, isNotFound, toKubeError } from '../../runtime/errors.js';
 import { Resources } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
@@ -90,7 +90,14 @@ export async function reconcileTuning(cached: WorkspaceObject, deps: WorkspaceDe
   if (trainingConfig && needsApply(trainingConfig, caches.configMaps.get(ns, trainingConfig.metadata?.name ?? ''))) {
     caches.configMaps.upsert(await client.apply(Resources.configMaps, trainingConfig));
   }
-  const created = await client.apply<V1Job>(Resources.jobs, built.objects.job);
+  let created: V1Job;
+  try {
+    created = await client.apply<V1Job>(Resources.jobs, built.objects.job);
+  } catch (err) {
+    // The API server refused the Job itself (e.g. a volume source it cannot accept): say so, do not retry.
+    if (!isInvalid(err)) throw err;
+    return report({ kind: 'invalid', reason: 'InvalidJob', message: `the API server refused Job ${ns}/${name}: ${toKubeError(err).message}` });
+  }
   caches.jobs.upsert(created);
   await recorder.event(ws, 'Normal', 'TuningJobCreated', `created Job ${ns}/${name} for revision ${built.revision}`);
   return report({ kind: 'job', job: observeJob(created, []) }, provisioning?.plan);
