@@ -1,7 +1,6 @@
 // The kaito.sh Workspace API (v1beta1 storage, v1alpha1 served). No `spec` wrapper:
 // `resource`, `inference` and `tuning` sit at the top level, exactly as in KAITO v0.8.0.
 import type { V1LabelSelector, V1ObjectMeta, V1PodTemplateSpec, V1Volume } from '@kubernetes/client-node';
-import type { WorkspaceState } from './labels.js';
 
 export const GROUP = 'kaito.sh';
 export const VERSION = 'v1beta1';
@@ -88,8 +87,8 @@ export interface WorkspaceStatus {
   workerNodes?: string[];
   conditions?: WorkspaceCondition[];
   targetNodeCount?: number;
-  /** KAITO v0.9: Pending, Ready or NotReady for inference. */
-  state?: WorkspaceState;
+  /** KAITO v0.9's `status.state` (WorkspaceState): Pending, Ready or NotReady for inference; Running, Succeeded or Failed for tuning. */
+  state?: string;
   /** kaito-ts extension: the decisions a user should see (volume kind, node count...). */
   decisions?: Decision[];
 }

@@ -100,3 +100,9 @@ test('observedGeneration: a new generation refreshes every condition, also ones 
   // The transition time of an unchanged status is kept.
   assert.equal(status.conditions?.find((c) => c.type === 'NodeClaimsReady')?.lastTransitionTime, '2025-01-01T00:00:00Z');
 });
+
+test('a tuning workspace keeps its own state when a failure is reported', () => {
+  const tuning = { ...ws({ state: 'Running' }), tuning: { preset: { name: 'phi-4' }, method: 'lora' } } as Workspace;
+  const { status } = computeStatus(tuning, { targetNodeCount: 0, failure: { reason: 'InvalidSpec', message: 'bad' } }, now);
+  assert.equal(status.state, 'Running');
+});
