@@ -86,7 +86,7 @@ export function nodeNames(pool: NodePool): string[] {
 }
 
 /** A stable fake InternalIP in 10.128.0.0/9 derived from the name, so nodes added later never reuse one. */
-function fakeIp(name: string): string {
+export function fakeIp(name: string): string {
   const h = createHash('sha256').update(name).digest();
   return `10.${128 + ((h[0] ?? 0) & 127)}.${h[1] ?? 0}.${1 + ((h[2] ?? 0) % 254)}`;
 }

@@ -27,27 +27,29 @@ export function storageClassManifest(): V1StorageClass {
 export function localPvManifests(pools: NodePool[]): V1PersistentVolume[] {
   return pools.flatMap((pool) => {
     const nvme = pool.nvme;
-    if (!nvme) return [];
-    return nodeNames(pool).flatMap((node) =>
-      Array.from({ length: nvme.volumes }, (_, i): V1PersistentVolume => ({
-        apiVersion: 'v1',
-        kind: 'PersistentVolume',
-        metadata: { name: `nvme-${node}-${i}`, labels: { [PV_NODE_LABEL]: node } },
-        spec: {
-          capacity: { storage: nvme.size },
-          accessModes: ['ReadWriteOnce'],
-          volumeMode: 'Filesystem',
-          // Delete would end in Failed: no deleter exists for local volumes. Released ones are recycled instead.
-          persistentVolumeReclaimPolicy: 'Retain',
-          storageClassName: NVME_STORAGE_CLASS,
-          local: { path: `/mnt/nvme/${i}` },
-          nodeAffinity: {
-            required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] },
-          },
-        },
-      })),
-    );
+    return nvme ? nodeNames(pool).flatMap((node) => localPvsForNode(node, nvme)) : [];
   });
+}
+
+/** One node's local NVMe PVs, nvme-<node>-<i>, pinned to it by node affinity. */
+export function localPvsForNode(node: string, nvme: { volumes: number; size: string }): V1PersistentVolume[] {
+  return Array.from({ length: nvme.volumes }, (_, i): V1PersistentVolume => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name: `nvme-${node}-${i}`, labels: { [PV_NODE_LABEL]: node } },
+    spec: {
+      capacity: { storage: nvme.size },
+      accessModes: ['ReadWriteOnce'],
+      volumeMode: 'Filesystem',
+      // Delete would end in Failed: no deleter exists for local volumes. Released ones are recycled instead.
+      persistentVolumeReclaimPolicy: 'Retain',
+      storageClassName: NVME_STORAGE_CLASS,
+      local: { path: `/mnt/nvme/${i}` },
+      nodeAffinity: {
+        required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] },
+      },
+    },
+  }));
 }
 
 async function createIfMissing(create: () => Promise<unknown>): Promise<void> {

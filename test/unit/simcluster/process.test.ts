@@ -18,7 +18,8 @@ const BASH = execFileSync('bash', ['-c', 'command -v bash'], { encoding: 'utf8' 
 describe('detached processes', () => {
   it('starts, records the pid, and stops with SIGTERM', async () => {
     const pidFile = join(dir, 'sleep.pid');
-    const pid = startDetached(BASH, ['-c', 'sleep 30'], join(dir, 'sleep.log'), pidFile);
+    // `; :` keeps bash from exec'ing sleep (it would then no longer be the binary we started).
+    const pid = startDetached(BASH, ['-c', 'sleep 30; :'], join(dir, 'sleep.log'), pidFile);
     assert.equal(readPid(pidFile), pid);
     // spawn() returns before the child has exec'd bash: give it a moment on a loaded machine.
     for (let i = 0; i < 100 && !isOurProcess(pid, BASH); i++) await sleep(20);
