@@ -2,6 +2,7 @@
 // or ConfigMaps in the `kaito-ts-sim` namespace that match claims by SKU, claim name or workspace.
 // Pure: the caller passes the claim and the ConfigMaps from its cache.
 import type { V1ConfigMap } from '@kubernetes/client-node';
+import { parseDuration } from './options.js';
 import { instanceTypeOf, WORKSPACE_LABEL, WORKSPACE_NAMESPACE_LABEL, type NodeClaim } from './nodeclaim.js';
 
 export const FAULT_NAMESPACE = 'kaito-ts-sim';
@@ -15,6 +16,8 @@ export const FaultKey = {
   neverRegister: 'never-register',
   /** The node turns NotReady (kwok's chaos Stage) while the fault holds. */
   notReady: 'not-ready',
+  /** NodeRepair for this claim after this duration instead of --repair-after (e.g. `5s`). */
+  repairAfter: 'repair-after',
 } as const;
 
 /** ConfigMap keys that select claims; a ConfigMap with none of them matches nothing. */
@@ -29,6 +32,7 @@ export interface Faults {
   launchError?: string;
   neverRegister: boolean;
   notReady: boolean;
+  repairAfterMs?: number;
   /** Where each fault came from (`annotation`, `configmap <name>`), for logs and messages. */
   sources: string[];
 }
@@ -68,6 +72,15 @@ export function faultsFor(claim: NodeClaim, configMaps: readonly V1ConfigMap[]):
     }
     if (!out.neverRegister && isTrue(data[FaultKey.neverRegister])) out.neverRegister = used = true;
     if (!out.notReady && isTrue(data[FaultKey.notReady])) out.notReady = used = true;
+    const repair = data[FaultKey.repairAfter];
+    if (out.repairAfterMs === undefined && repair !== undefined) {
+      try {
+        out.repairAfterMs = parseDuration(repair);
+        used = true;
+      } catch {
+        // a bad duration is no fault: the flag's value applies
+      }
+    }
     if (used) out.sources.push(source);
   }
   return out;

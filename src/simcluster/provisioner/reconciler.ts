@@ -153,7 +153,7 @@ export class Provisioner {
     if (!nodeHas(node, patch) || staleFaultLabel) await this.d.client.apply(Resources.nodes, patch);
     const waits: number[] = [];
     if (facts) waits.push(await this.devicePlugin(node, facts));
-    const repair = await this.repair(claim, node, ready);
+    const repair = await this.repair(claim, node, ready, faults.repairAfterMs ?? this.d.delays.repairAfterMs);
     if (repair === 'deleted') return {};
     waits.push(repair);
     const after = Math.min(...waits.filter((w) => w > 0), Infinity);
@@ -173,10 +173,10 @@ export class Provisioner {
   }
 
   /** NodeRepair: NotReady (False or Unknown) for repairAfter → delete the claim. Returns ms until due, 0 when healthy. */
-  private async repair(claim: NodeClaim, node: V1Node, ready: boolean): Promise<number | 'deleted'> {
+  private async repair(claim: NodeClaim, node: V1Node, ready: boolean, repairAfterMs: number): Promise<number | 'deleted'> {
     const cond = node.status?.conditions?.find((c) => c.type === 'Ready');
     if (ready || !cond) return 0;
-    const left = timeOf(cond.lastTransitionTime) + this.d.delays.repairAfterMs - this.now();
+    const left = timeOf(cond.lastTransitionTime) + repairAfterMs - this.now();
     if (left > 0) return left;
     const name = claim.metadata?.name ?? '';
     await this.d.client.delete(NODE_CLAIMS, { name }, { uid: claim.metadata?.uid ?? '' }).catch(ignore((e) => isNotFound(e) || isConflict(e)));

@@ -166,7 +166,7 @@ describe('the node a launch creates', () => {
 describe('fault selection', () => {
   const cm = (name: string, data: Record<string, string>): V1ConfigMap => ({ metadata: { name }, data });
   const quota = 'QuotaExceeded: Operation could not be completed as it results in exceeding approved standardNCADSA100v4Family Cores quota';
-  const cases: [string, NodeClaim, V1ConfigMap[], { launchError?: string; neverRegister: boolean; notReady: boolean }][] = [
+  const cases: [string, NodeClaim, V1ConfigMap[], { launchError?: string; neverRegister: boolean; notReady: boolean; repairAfterMs?: number }][] = [
     ['nothing injected', kaitoClaim(), [], { neverRegister: false, notReady: false }],
     ['SKU-wide launch error', kaitoClaim(), [cm('q', { 'instance-type': 'Standard_NC24ads_A100_v4', 'launch-error': quota })], { launchError: quota, neverRegister: false, notReady: false }],
     ['other SKU', kaitoClaim(), [cm('q', { 'instance-type': 'Standard_NC96ads_A100_v4', 'launch-error': quota })], { neverRegister: false, notReady: false }],
@@ -177,6 +177,8 @@ describe('fault selection', () => {
     ['a ConfigMap without selector matches nothing', kaitoClaim(), [cm('all', { 'launch-error': 'boom' })], { neverRegister: false, notReady: false }],
     ['an annotation on the claim', kaitoClaim({ annotations: { 'sim.kaito-ts.io/launch-error': 'SkuNotAvailable: gone' } }), [], { launchError: 'SkuNotAvailable: gone', neverRegister: false, notReady: false }],
     ['the annotation wins over a ConfigMap', kaitoClaim({ annotations: { 'sim.kaito-ts.io/launch-error': 'mine' } }), [cm('a', { nodeclaim: 'ws0a1b2c3d4', 'launch-error': 'theirs' })], { launchError: 'mine', neverRegister: false, notReady: false }],
+    ['a per-claim repair delay', kaitoClaim({ annotations: { 'sim.kaito-ts.io/repair-after': '5s' } }), [], { neverRegister: false, notReady: false, repairAfterMs: 5000 }],
+    ['a bad repair delay is ignored', kaitoClaim({ annotations: { 'sim.kaito-ts.io/repair-after': 'soon' } }), [], { neverRegister: false, notReady: false }],
     ['"false" is no fault', kaitoClaim({ annotations: { 'sim.kaito-ts.io/not-ready': 'false' } }), [], { neverRegister: false, notReady: false }],
   ];
   for (const [what, claim, cms, want] of cases) {
