@@ -58,6 +58,8 @@ const timeOf = (s: string | Date | undefined): number => (s ? new Date(s).getTim
 export class Provisioner {
   readonly stats: ProvisionerStats = { launched: 0, launchFailures: 0, repaired: 0, terminated: 0 };
   private readonly backoff = new ItemExponentialBackoff<string>(1_000, 300_000);
+  // When each node was first seen NotReady: kwok's Stages set lastTransitionTime to the node's creation.
+  private readonly notReadySince = new Map<string, number>();
   private readonly now: () => number;
   private readonly log: NonNullable<ProvisionerDeps['log']>;
 
@@ -174,14 +176,21 @@ export class Provisioner {
 
   /** NodeRepair: NotReady (False or Unknown) for repairAfter → delete the claim. Returns ms until due, 0 when healthy. */
   private async repair(claim: NodeClaim, node: V1Node, ready: boolean, repairAfterMs: number): Promise<number | 'deleted'> {
+    const nodeName = node.metadata?.name ?? '';
     const cond = node.status?.conditions?.find((c) => c.type === 'Ready');
-    if (ready || !cond) return 0;
-    const left = timeOf(cond.lastTransitionTime) + repairAfterMs - this.now();
+    if (ready || !cond) {
+      this.notReadySince.delete(nodeName);
+      return 0;
+    }
+    const since = this.notReadySince.get(nodeName) ?? this.now();
+    this.notReadySince.set(nodeName, since);
+    const left = since + repairAfterMs - this.now();
     if (left > 0) return left;
     const name = claim.metadata?.name ?? '';
     await this.d.client.delete(NODE_CLAIMS, { name }, { uid: claim.metadata?.uid ?? '' }).catch(ignore((e) => isNotFound(e) || isConflict(e)));
     this.stats.repaired++;
-    this.log({ nodeclaim: name, node: node.metadata?.name, notReadySince: cond.lastTransitionTime }, 'NodeRepair: node NotReady too long, claim deleted');
+    this.notReadySince.delete(nodeName);
+    this.log({ nodeclaim: name, node: nodeName, notReadySince: new Date(since).toISOString() }, 'NodeRepair: node NotReady too long, claim deleted');
     return 'deleted';
   }
 
