@@ -1,6 +1,6 @@
 // Deletion: announce it, clean up what ownerReferences cannot (the shared default inference
 // ConfigMap copy, when no other workspace in the namespace uses it), then drop our finalizer.
-// Owned objects (StatefulSet, Services, ControllerRevisions) go through garbage collection; the
+// NodeClaims (cluster-scoped) are deleted and waited for. Owned objects (StatefulSet, Services, ControllerRevisions) go through garbage collection; the
 // StatefulSet's NVMe claims follow it (whenDeleted: Delete).
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, WORKSPACE_FINALIZER } from '../../api/labels.js';
 import { JSON_PATCH } from '../../runtime/client.js';
@@ -9,6 +9,7 @@ import { isConflict, isNotFound } from '../../runtime/errors.js';
 import { Resources } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
+import { claimsLeftMessage, deleteClaims } from './provisioning.js';
 import { deletingStatus } from './status.js';
 
 /** Label kaito-ts puts on the ConfigMap copies it creates, so it only ever deletes its own. */
@@ -19,8 +20,12 @@ export async function finalizeWorkspace(ws: WorkspaceObject, deps: WorkspaceDeps
   const finalizers = ws.metadata.finalizers ?? [];
   const index = finalizers.indexOf(WORKSPACE_FINALIZER);
   if (index < 0) return {};
-  const { status, changed } = deletingStatus(ws, deps.now());
+  // NodeClaims are cluster-scoped, so garbage collection cannot follow the workspace: delete them and
+  // keep the finalizer until the provisioner has let them go (their deletion events bring us back).
+  const claimsLeft = deps.caches.nodeClaims && deps.nodeClaimCrdInstalled() ? await deleteClaims(ws, deps) : [];
+  const { status, changed } = deletingStatus(ws, deps.now(), claimsLeft.length ? claimsLeftMessage(claimsLeft) : undefined);
   if (changed) await writeStatusIfChanged(deps.client, Resources.workspaces, ws, status as Record<string, unknown>, { mode: 'merge' }).catch(ignore404);
+  if (claimsLeft.length) return {};
 
   await deleteUnusedConfigCopy(ws, deps);
 

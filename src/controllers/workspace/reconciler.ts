@@ -21,9 +21,12 @@ import { finalizeWorkspace, MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
 import { gatherFacts, volumeKindOf } from './facts.js';
 import { planMigration, type MigrationPlan } from './migration.js';
 import { statefulSetReadiness, withReadinessTimeout, type Readiness } from './readiness.js';
+import { createClaims, labelClaimNodes, planFor } from './provisioning.js';
+import { NODECLAIMS_CREATED_ANNOTATION, type ProvisioningPlan } from './provisioning-plan.js';
 import { pruneRevisions } from './revisions.js';
 import { selectiveUpdate } from './selective-update.js';
 import { computeStatus, type StatusInput } from './status.js';
+import { reconcileTuning, type TuningSteps } from './tuning.js';
 
 /** kaito-ts condition reasons beyond KAITO's (documented in docs/controller.md). */
 export const Reason = {
@@ -32,6 +35,7 @@ export const Reason = {
   NotOwned: 'ObjectNotOwned',
   WorkloadMigration: 'WorkloadMigration',
   NodeClaimCrdMissing: 'NodeClaimCRDNotInstalled',
+  WaitingForNodes: 'WaitingForNodes',
 } as const;
 
 /** Secrets are not watched: a workspace waiting for one looks again this often (bounded, never a hot loop). */
@@ -50,10 +54,20 @@ class Reported extends Error {
 export class WorkspaceReconciler {
   constructor(private readonly deps: WorkspaceDeps) {}
 
+  /** The steps of this reconciler that the tuning path (tuning.ts) shares. */
+  private readonly tuningSteps: TuningSteps = {
+    ensureMetadata: (ws, annotations) => this.ensureMetadata(ws, annotations),
+    syncRevision: (ws, controllerRevision, revisionHash) => this.syncRevision(ws, { objects: { controllerRevision }, revisionHash } as Extract<BuildResult, { ok: true }>),
+    createConfigMapIfMissing: (cm) => this.createIfMissing({ ...cm, metadata: { ...cm.metadata, labels: { ...cm.metadata?.labels, [MANAGED_BY_LABEL]: MANAGED_BY } } }),
+    provision: (ws, target) => this.provision(ws, target),
+    nodeFacts: (ws, target, plan) => this.nodeFacts(ws, target, plan),
+  };
+
   reconcile = async (key: string): Promise<Result> => {
     const ws = this.deps.caches.workspaces.getByKey(key);
     if (!ws) return {};
     if (ws.metadata.deletionTimestamp) return finalizeWorkspace(ws, this.deps);
+    if (ws.tuning) return reconcileTuning(ws, this.deps, this.tuningSteps);
     try {
       return await this.reconcileLive(ws);
     } catch (err) {
@@ -97,14 +111,24 @@ export class WorkspaceReconciler {
     // The main Service keeps pointing at the legacy pods until pod 0 serves (no-downtime migration).
     if (plan.kind !== 'waitForPod0' || !caches.services.get(ns, name)) await this.ensureService(ws, built.objects.mainService);
 
+    const provisioning = await this.provision(ws, built.targetNodeCount);
+    if (provisioning) ws = provisioning.ws;
+    if (!sts && provisioning && !provisioning.plan.nodesUsable) {
+      // KAITO's order: the workload waits for its nodes (a new StatefulSet would only sit Pending).
+      const waiting = provisioning.plan.nodeIssue ?? provisioning.plan.claims;
+      await this.report(ws, { ...this.nodeFacts(ws, built.targetNodeCount, provisioning.plan), targetNodeCount: built.targetNodeCount, inference: { ready: false, reason: Reason.WaitingForNodes, message: `waiting for nodes: ${waiting.message}` }, decisions: built.decisions });
+      return provisioning.plan.recheckAfterMs ? { requeueAfterMs: provisioning.plan.recheckAfterMs } : {};
+    }
+
     const current = await this.ensureStatefulSet(ws, built, sts, facts.storageClassNames);
     if (!current) return {}; // deleted to change its shape: the delete event brings us back to create it
     await this.migrate(ws, plan);
 
     const readiness = this.inferenceReadiness(ws, current, pods, plan);
-    const nodeFacts = this.nodeFacts(ws, built.targetNodeCount);
+    const nodeFacts = this.nodeFacts(ws, built.targetNodeCount, provisioning?.plan);
     await this.report(ws, { ...nodeFacts, targetNodeCount: built.targetNodeCount, inference: readiness.readiness, decisions: built.decisions });
-    return readiness.recheckAfterMs ? { requeueAfterMs: readiness.recheckAfterMs } : {};
+    const recheck = [readiness.recheckAfterMs, provisioning?.plan.recheckAfterMs].filter((x): x is number => x !== undefined);
+    return recheck.length ? { requeueAfterMs: Math.min(...recheck) } : {};
   }
 
   // --- steps -------------------------------------------------------------------------------
@@ -229,14 +253,27 @@ export class WorkspaceReconciler {
     return withReadinessTimeout(base, since, timeout, this.deps.now());
   }
 
-  private nodeFacts(ws: WorkspaceObject, target: number): Pick<StatusInput, 'nodes' | 'nodeClaims'> {
+  /**
+   * Node auto-provisioning: creates the claims the plan asks for and labels their nodes. Undefined
+   * when off, or while the claim cache is not synced (never count claims from an empty cache).
+   */
+  private async provision(ws: WorkspaceObject, target: number): Promise<{ ws: WorkspaceObject; plan: ProvisioningPlan } | undefined> {
+    if (this.deps.config.featureGates.disableNodeAutoProvisioning || this.deps.nodeClaimCrdInstalled() !== true) return undefined;
+    const plan = planFor(ws, this.deps, target);
+    const current = await createClaims(ws, this.deps, plan, (total) => this.ensureMetadata(ws, { [NODECLAIMS_CREATED_ANNOTATION]: String(total) }));
+    await labelClaimNodes(this.deps, plan.nodesToLabel);
+    return { ws: current, plan };
+  }
+
+  private nodeFacts(ws: WorkspaceObject, target: number, plan?: ProvisioningPlan): Pick<StatusInput, 'nodes' | 'nodeClaims'> {
     const nodes = this.deps.caches.nodes.list();
     const matching = matchingNodes(ws, nodes);
     const ready = readyMatchingNodes(ws, nodes);
     const out: Pick<StatusInput, 'nodes' | 'nodeClaims'> = {
-      nodes: { target, ready: ready.length, selected: matching.length, workerNodes: matching.map((n) => n.metadata?.name ?? '').sort() },
+      nodes: { target, ready: ready.length, selected: matching.length, workerNodes: matching.map((n) => n.metadata?.name ?? '').sort(), ...(plan?.nodeIssue ? { issue: plan.nodeIssue } : {}) },
+      ...(plan ? { nodeClaims: plan.claims } : {}),
     };
-    if (!this.deps.config.featureGates.disableNodeAutoProvisioning && this.deps.nodeClaimCrdInstalled() === false) {
+    if (!plan && !this.deps.config.featureGates.disableNodeAutoProvisioning && this.deps.nodeClaimCrdInstalled() === false) {
       out.nodeClaims = {
         ready: false,
         reason: Reason.NodeClaimCrdMissing,
