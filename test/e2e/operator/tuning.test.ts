@@ -127,3 +127,38 @@ test('the API server refuses bad tuning workspaces at apply (CEL), and tuning ca
   // Only the case of the method: allowed, as in KAITO.
   await kubectl(['patch', 'workspace', 'ok', '--type=merge', '-p', '{"tuning":{"method":"QLoRA"}}'], { namespace: w.ns });
 });
+
+test('an input edit reruns training as revision 2 once the old Job is gone; deletion removes the Job and the owned config copy', async (t) => {
+  const p = pool('a100', 1);
+  const w = await world(t, { pools: [p] });
+  // A relative output_dir: the trainer gets an owned copy saying /mnt/adapter, where the volume is mounted.
+  const training = 'training_config:\n  QuantizationConfig:\n    load_in_4bit: false\n  TrainingArguments:\n    output_dir: adapter\n';
+  await kubectl(['create', 'configmap', 'my-training', `--from-literal=training_config.yaml=${training}`], { namespace: w.ns });
+  const jobsSeen = await record<V1Job>(t, `/apis/batch/v1/namespaces/${w.ns}/jobs`);
+  await applyWorkspace(w.ns, tuningWorkspace('edit', selectorFor(p), { method: 'lora', config: 'my-training', output: { volumeSource: { emptyDir: {} } } }));
+  await waitCondition(w.ns, 'edit', 'WorkspaceSucceeded', 'True', { timeoutMs: 90_000 });
+  const copy = await getOne<{ data?: Record<string, string>; metadata?: { ownerReferences?: { kind: string }[] } }>(w.ns, 'configmap', 'edit-training-config');
+  assert.match(copy?.data?.['training_config.yaml'] ?? '', /output_dir: \/mnt\/adapter/);
+  assert.equal(copy?.metadata?.ownerReferences?.[0]?.kind, 'Workspace');
+  const first = await getOne<V1Job>(w.ns, 'job', 'edit');
+  assert.equal(first?.spec?.template.spec?.containers[0]?.volumeMounts?.find((m) => m.name === 'results-volume')?.mountPath, '/mnt/adapter');
+
+  await kubectl(['patch', 'workspace', 'edit', '--type=merge', '-p', JSON.stringify({ tuning: { input: { urls: ['https://example.com/data/other.parquet'] } } })], { namespace: w.ns });
+  const rerun = await waitCondition(w.ns, 'edit', 'WorkspaceSucceeded', 'True', { timeoutMs: 90_000 });
+  assert.equal(rerun.metadata.annotations?.['workspace.kaito.io/revision'], '2');
+  const second = await getOne<V1Job>(w.ns, 'job', 'edit');
+  assert.equal(second?.metadata?.annotations?.['workspace.kaito.io/revision'], '2');
+  assert.notEqual(second?.metadata?.uid, first?.metadata?.uid);
+  assert.match(second?.spec?.template.spec?.initContainers?.find((c) => c.name === 'data-downloader')?.env?.[0]?.value ?? '', /other\.parquet/);
+  // The new Job was created only after the old one was deleted.
+  const firstGone = jobsSeen.find((e) => e.type === 'DELETED' && e.obj.metadata?.uid === first?.metadata?.uid);
+  const secondAdded = jobsSeen.find((e) => e.type === 'ADDED' && e.obj.metadata?.uid === second?.metadata?.uid);
+  assert.ok(firstGone && secondAdded && firstGone.rv < secondAdded.rv, 'old Job deleted before the new one was created');
+
+  await kubectl(['delete', 'workspace', 'edit', '--wait=true', '--timeout=60s'], { namespace: w.ns });
+  await waitFor('the Job and the owned config copy garbage-collected', async () => {
+    const [job, cm] = await Promise.all([getOne(w.ns, 'job', 'edit'), getOne(w.ns, 'configmap', 'edit-training-config')]);
+    return job === undefined && cm === undefined;
+  }, { timeoutMs: 60_000 });
+  assert.ok(await getOne(w.ns, 'configmap', 'my-training'), "the user's ConfigMap stays");
+});
