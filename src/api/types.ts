@@ -87,6 +87,8 @@ export interface WorkspaceStatus {
   workerNodes?: string[];
   conditions?: WorkspaceCondition[];
   targetNodeCount?: number;
+  /** KAITO v0.9's `status.state` (WorkspaceState): Pending, Ready or NotReady for inference; Running, Succeeded or Failed for tuning. */
+  state?: string;
   /** kaito-ts extension: the decisions a user should see (volume kind, node count...). */
   decisions?: Decision[];
 }

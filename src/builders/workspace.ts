@@ -23,7 +23,7 @@ import { buildControllerRevision, computeSpecHash, revisionNumberFor } from './r
 import { headlessService, mainService, serviceTypeDecision } from './services.js';
 import { replicaBound, replicasFor } from './replicas.js';
 import { presetStatefulSet } from './statefulset.js';
-import { templateStatefulSet } from './template.js';
+import { droppedFieldsMessage, templateStatefulSet } from './template.js';
 import { chooseWeightsVolume, modelWeightsClaimTemplate } from './volumes.js';
 
 export interface WorkspaceObjects {
@@ -44,7 +44,7 @@ interface Common {
 }
 
 export type BuildResult =
-  | (Common & { ok: true; objects: WorkspaceObjects; targetNodeCount: number; /** BYO: the most replicas the matching nodes hold. */ replicaBound?: number; problems: [] })
+  | (Common & { ok: true; objects: WorkspaceObjects; targetNodeCount: number; problems: []; droppedFields?: string[]; /** BYO: the most replicas the matching nodes hold. */ replicaBound?: number })
   | (Common & { ok: false; problems: Problem[] });
 
 /** Objects in the order the operator applies them (revision, config, services, workload). */
@@ -54,7 +54,7 @@ export function objectList(objects: WorkspaceObjects): object[] {
 }
 
 /** The workspace's own annotation when it already describes this hash, else from the existing revisions. */
-function chooseRevision(ws: Workspace, hash: string, facts: ClusterFacts): number {
+export function chooseRevision(ws: Workspace, hash: string, facts: ClusterFacts): number {
   const annotated = ws.metadata.annotations;
   const current = Number(annotated?.[ANNOTATION_REVISION]);
   if (annotated?.[ANNOTATION_HASH] === hash && Number.isInteger(current) && current > 0) return current;
@@ -96,7 +96,7 @@ export function buildWorkspace(ws: Workspace, facts: ClusterFacts): BuildResult 
   const fail = (...problems: Problem[]): BuildResult => ({ ok: false, revisionHash, revision, decisions, problems });
 
   if (!ws.inference) {
-    return fail(problem('tuning', 'TuningNotSupported', 'only inference workspaces are built; tuning is not supported by kaito-ts yet'));
+    return fail(problem('tuning', 'NotInference', 'tuning workspaces are built by buildTuning (src/builders/tuning/build.ts)'));
   }
   const runtime = runtimeDecision(ws, facts.featureGates);
   decisions.push(runtime);
@@ -108,6 +108,8 @@ export function buildWorkspace(ws: Workspace, facts: ClusterFacts): BuildResult 
     if (!nodes.ok) return fail(problem('resource.count', 'TargetNodeCount', nodes.message));
     decisions.push({ topic: 'targetNodeCount', choice: String(nodes.nodes), reason: nodes.reason }, serviceTypeDecision(ws));
     const { replicas, ...bound } = boundedReplicas(ws, facts, nodes.nodes, decisions);
+    const { statefulSet, dropped } = templateStatefulSet(ws, replicas, revision);
+    if (dropped.length) decisions.push({ topic: 'templateFields', choice: 'dropped', reason: droppedFieldsMessage(dropped) });
     return {
       ok: true,
       revisionHash,
@@ -116,7 +118,8 @@ export function buildWorkspace(ws: Workspace, facts: ClusterFacts): BuildResult 
       problems: [],
       targetNodeCount: nodes.nodes,
       ...bound,
-      objects: { statefulSet: templateStatefulSet(ws, replicas), controllerRevision, ...services },
+      objects: { statefulSet, controllerRevision, ...services },
+      ...(dropped.length ? { droppedFields: dropped } : {}),
     };
   }
 

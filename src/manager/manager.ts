@@ -51,7 +51,7 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
     log,
     maxConcurrentReconciles: o.maxConcurrentReconciles,
     namespace: o.namespace,
-    config: { featureGates: o.featureGates, cloudProvider: o.cloudProvider, presetRegistry: o.presetRegistry, releaseNamespace: o.releaseNamespace },
+    config: { featureGates: o.featureGates, cloudProvider: o.cloudProvider, presetRegistry: o.presetRegistry, releaseNamespace: o.releaseNamespace, nodeProvisioningTimeoutMs: o.nodeProvisioningTimeoutMs },
   });
   const { controller } = workspace;
   const leaseNamespace = o.leaderElectionNamespace ?? DEFAULT_LEADER_ELECTION_NAMESPACE;

@@ -13,6 +13,7 @@ export interface ManagerOptions {
   cloudProvider: CloudProvider;
   presetRegistry: string;
   releaseNamespace: string;
+  nodeProvisioningTimeoutMs: number;
   maxConcurrentReconciles: number;
   kubeClientQps: number;
   kubeClientBurst: number;
@@ -40,6 +41,8 @@ export const RUN_USAGE = `Usage: kaito-ts run [flags]
                                      10 s renew deadline, 2 s retry; losing it exits the process)
   --leader-election-namespace NS     Lease namespace (default POD_NAMESPACE, else kaito-workspace)
   --release-namespace NS             namespace of inference-params-template (else RELEASE_NAMESPACE)
+  --node-provisioning-timeout DUR    how long a NodeClaim may stay not Ready before the workspace
+                                     says so (default 30m; e.g. 90s, 45m, 2h); it keeps waiting after
   --log-level LEVEL                  debug|info|warn|error (default info); JSON lines on stdout
 `;
 
@@ -49,6 +52,17 @@ function positiveInt(flag: string, value: string | undefined, fallback: number):
   if (!Number.isInteger(n) || n <= 0) throw new Error(`--${flag} must be a positive integer, got "${value}"`);
   return n;
 }
+
+/** "90s", "45m", "2h" (Go-style units, one unit) → milliseconds. */
+export function parseDurationMs(flag: string, value: string | undefined, fallbackMs: number): number {
+  if (value === undefined) return fallbackMs;
+  const m = /^(\d+)(ms|s|m|h)$/.exec(value.trim());
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+  if (!m || Number(m[1]) <= 0) throw new Error(`--${flag} must be a positive duration such as 90s, 30m or 2h, got "${value}"`);
+  return Number(m[1]) * unit[m[2] as keyof typeof unit];
+}
+
+export const DEFAULT_NODE_PROVISIONING_TIMEOUT_MS = 30 * 60_000;
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
@@ -78,6 +92,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
       'leader-election-namespace': { type: 'string' },
       'release-namespace': { type: 'string' },
       'log-level': { type: 'string' },
+      'node-provisioning-timeout': { type: 'string' },
     },
   });
   if (values.help) return 'help';
@@ -93,6 +108,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
     cloudProvider: resolveCloudProvider(values['cloud-provider'], env),
     presetRegistry: presetRegistry(env),
     releaseNamespace: values['release-namespace'] ?? env.RELEASE_NAMESPACE ?? DEFAULT_RELEASE_NAMESPACE,
+    nodeProvisioningTimeoutMs: parseDurationMs('node-provisioning-timeout', values['node-provisioning-timeout'], DEFAULT_NODE_PROVISIONING_TIMEOUT_MS),
     maxConcurrentReconciles: positiveInt('max-concurrent-reconciles', values['max-concurrent-reconciles'], 5),
     kubeClientQps: positiveInt('kube-client-qps', values['kube-client-qps'], 30),
     kubeClientBurst: positiveInt('kube-client-burst', values['kube-client-burst'], 50),

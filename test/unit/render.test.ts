@@ -23,6 +23,7 @@ function exampleFiles(): string[] {
 
 /** BYO examples need the BYO gate and nodes; the rest render against the NVMe cluster state. */
 function argsFor(file: string): string[] {
+  if (file.includes('tuning-')) return ['-f', file, '--state', join(EXAMPLES, 'state', 'tuning.yaml')];
   return file.includes('byo-')
     ? ['-f', file, '--feature-gates', 'disableNodeAutoProvisioning=true', '--state', join(EXAMPLES, 'state', 'byo-nodes.yaml')]
     : ['-f', file, '--state', join(EXAMPLES, 'state', 'nvme.yaml')];
@@ -45,6 +46,11 @@ test('examples cover every preset family, a template, adapters, multi-node, BYO 
   assert.match(all, /llama-3\.3-70b-instruct/);
   assert.match(all, /kaito\.sh\/enablelb: "True"/);
   assert.ok(exampleFiles().some((f) => f.includes('byo-')));
+  // Tuning: every input kind (URLs, image, volume) and every output kind (image push, volume).
+  const tuning = exampleFiles().filter((f) => f.includes('tuning-')).map((f) => readFileSync(f, 'utf8')).join('\n');
+  for (const kind of [/input:\n\s+urls:/, /input:\n(\s+name: .*\n)?\s+image:/, /input:\n\s+volumeSource:/, /output:\n\s+image:/, /output:\n\s+volumeSource:/]) {
+    assert.match(tuning, kind);
+  }
 });
 
 test('every example is a valid Workspace per the generated CRD schema', () => {
@@ -62,7 +68,8 @@ test('every example renders: YAML and JSON, the objects of the workspace, nothin
     assert.equal(yaml.stderr, '', file);
     const objects = docs(yaml.stdout);
     const kinds = objects.map((o) => o.kind);
-    assert.deepEqual(kinds.filter((k) => k !== 'ConfigMap'), ['ControllerRevision', 'Service', 'Service', 'StatefulSet'], file);
+    const expected = file.includes('tuning-') ? ['ControllerRevision', 'Job'] : ['ControllerRevision', 'Service', 'Service', 'StatefulSet'];
+    assert.deepEqual(kinds.filter((k) => k !== 'ConfigMap'), expected, file);
     const name = (docs(readFileSync(file, 'utf8'))[0]?.metadata?.name) ?? '';
     assert.equal(objects.at(-1)?.metadata?.name, name, file);
 
@@ -136,5 +143,22 @@ test('bad input: exit 2, one line on stderr naming the problem, nothing on stdou
     assert.match(r.stderr, /^kaito-ts: /, c.name);
     assert.match(r.stderr, c.message, c.name);
     assert.doesNotMatch(r.stderr, /\n\s+at /, c.name);
+  }
+});
+
+test('template examples render with the spec hash KAITO v0.8.0 computes', async () => {
+  // Hashes from KAITO v0.8.0's own code: api/v1beta1/workspace_types.go with k8s.io/api and
+  // apimachinery v0.34.1, ComputeHash's three json.Encoder documents, run with `go run` on the
+  // workspaces as parsed here (CRD defaults applied). See docs/builders.md, "Spec hash parity".
+  const want: Record<string, string> = {
+    'template-nginx.yaml': '9c540613206b3488f9758ed81d61e22eb788cb26340212e90a558893fa7239d2',
+    'template-quantities.yaml': 'e2f6a9b51e225d3de8bc0b5ac13ccd6cfcda712e8367ef6d55d7f95763a4561c',
+  };
+  const templates = exampleFiles().filter((f) => /^\s+template:/m.test(readFileSync(f, 'utf8')));
+  assert.deepEqual(templates.map((f) => f.slice(EXAMPLES.length + 1)).sort(), Object.keys(want).sort());
+  for (const file of templates) {
+    const r = await run([...argsFor(file), '--explain']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`hash ${want[file.slice(EXAMPLES.length + 1)]}`), file);
   }
 });

@@ -1,5 +1,6 @@
 // Everything the workspace reconciler depends on, injected (no module-level clients or loggers).
-import type { KubernetesObject, V1ConfigMap, V1ControllerRevision, V1Deployment, V1Node, V1Pod, V1Service, V1StatefulSet, V1StorageClass } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ConfigMap, V1ControllerRevision, V1Deployment, V1Job, V1Node, V1Pod, V1Service, V1StatefulSet, V1StorageClass } from '@kubernetes/client-node';
+import type { NodeClaim } from '../../builders/nodeclaim.js';
 import type { FeatureGates } from '../../api/feature-gates.js';
 import type { Workspace } from '../../api/types.js';
 import type { CloudProvider } from '../../catalog/types.js';
@@ -14,6 +15,8 @@ export interface OperatorConfig {
   presetRegistry: string;
   /** Namespace of the default `inference-params-template` ConfigMap. */
   releaseNamespace: string;
+  /** Node auto-provisioning: how long a NodeClaim may stay not Ready before the condition says so. */
+  nodeProvisioningTimeoutMs: number;
 }
 
 export type WorkspaceObject = Workspace & KubernetesObject;
@@ -28,6 +31,10 @@ export interface WorkspaceCaches {
   nodes: ObjectCache<V1Node>;
   storageClasses: ObjectCache<V1StorageClass>;
   configMaps: ObjectCache<V1ConfigMap>;
+  /** Tuning Jobs (labelled with their workspace). */
+  jobs: ObjectCache<V1Job>;
+  /** Only with node auto-provisioning on. */
+  nodeClaims?: ObjectCache<NodeClaim>;
 }
 
 export interface WorkspaceDeps {

@@ -9,6 +9,7 @@ import { errorsOf, formatIssues, validateWorkspace } from '../../api/validation.
 import { buildWorkspace, type BuildResult, type WorkspaceObjects } from '../../builders/workspace.js';
 import { matchingNodes, readyMatchingNodes } from '../../builders/facts.js';
 import { replicasFor, replicaShortfall } from '../../builders/replicas.js';
+import { droppedFieldsMessage } from '../../builders/template.js';
 import { getPreset } from '../../catalog/presets.js';
 import { controllerOf, type ObjectCache } from '../../runtime/cache.js';
 import { MERGE_PATCH } from '../../runtime/client.js';
@@ -23,10 +24,13 @@ import { CHILD_OBJECT_REJECTED, Reported, reportable } from './failures.js';
 import { gatherFacts, volumeKindOf } from './facts.js';
 import { planMigration, type MigrationPlan } from './migration.js';
 import { deleteExactly, notOwnedMessage, ownedBy, writtenBy } from './ownership.js';
-import { statefulSetReadiness, withReadinessTimeout, type Readiness } from './readiness.js';
+import { statefulSetReadiness, withDroppedFields, withReadinessTimeout, type Readiness } from './readiness.js';
+import { createClaims, labelClaimNodes, planFor } from './provisioning.js';
+import { NODECLAIMS_CREATED_ANNOTATION, type ProvisioningPlan } from './provisioning-plan.js';
 import { pruneRevisions } from './revisions.js';
 import { selectiveUpdate } from './selective-update.js';
 import { computeStatus, type StatusInput } from './status.js';
+import { reconcileTuning, type TuningSteps } from './tuning.js';
 
 /** kaito-ts condition reasons beyond KAITO's (documented in docs/controller.md). */
 export const Reason = {
@@ -36,6 +40,8 @@ export const Reason = {
   WorkloadMigration: 'WorkloadMigration',
   NodeClaimCrdMissing: 'NodeClaimCRDNotInstalled',
   ChildObjectRejected: CHILD_OBJECT_REJECTED,
+  WaitingForNodes: 'WaitingForNodes',
+  TemplateFieldsDropped: 'TemplateFieldsDropped',
 } as const;
 
 /** Secrets are not watched: a workspace waiting for one looks again this often (bounded, never a hot loop). */
@@ -44,10 +50,20 @@ export const SECRET_RECHECK_MS = 30_000;
 export class WorkspaceReconciler {
   constructor(private readonly deps: WorkspaceDeps) {}
 
+  /** The steps of this reconciler that the tuning path (tuning.ts) shares. */
+  private readonly tuningSteps: TuningSteps = {
+    ensureMetadata: (ws, annotations) => this.ensureMetadata(ws, annotations),
+    syncRevision: (ws, controllerRevision, revisionHash) => this.syncRevision(ws, { objects: { controllerRevision }, revisionHash } as Extract<BuildResult, { ok: true }>),
+    createConfigMapIfMissing: (cm) => this.createConfigCopy(cm),
+    provision: (ws, target) => this.provision(ws, target),
+    nodeFacts: (ws, target, plan) => this.nodeFacts(ws, target, plan),
+  };
+
   reconcile = async (key: string): Promise<Result> => {
     const ws = this.deps.caches.workspaces.getByKey(key);
     if (!ws) return {};
     if (ws.metadata.deletionTimestamp) return finalizeWorkspace(ws, this.deps);
+    if (ws.tuning) return reconcileTuning(ws, this.deps, this.tuningSteps);
     try {
       return await this.reconcileLive(ws);
     } catch (err) {
@@ -92,14 +108,24 @@ export class WorkspaceReconciler {
     // The main Service keeps pointing at the legacy pods until pod 0 serves (no-downtime migration).
     if (plan.kind !== 'waitForPod0' || !caches.services.get(ns, name)) await this.ensureService(ws, built.objects.mainService);
 
+    const provisioning = await this.provision(ws, built.targetNodeCount);
+    if (provisioning) ws = provisioning.ws;
+    if (!sts && provisioning && !provisioning.plan.nodesUsable) {
+      // KAITO's order: the workload waits for its nodes (a new StatefulSet would only sit Pending).
+      const waiting = provisioning.plan.nodeIssue ?? provisioning.plan.claims;
+      await this.report(ws, { ...this.nodeFacts(ws, built.targetNodeCount, provisioning.plan), targetNodeCount: built.targetNodeCount, inference: { ready: false, reason: Reason.WaitingForNodes, message: `waiting for nodes: ${waiting.message}` }, decisions: built.decisions });
+      return provisioning.plan.recheckAfterMs ? { requeueAfterMs: provisioning.plan.recheckAfterMs } : {};
+    }
+
     const current = await this.ensureStatefulSet(ws, built, sts, facts.storageClassNames);
     if (!current) return {}; // deleted to change its shape: the delete event brings us back to create it
     await this.migrate(ws, plan);
 
     const readiness = this.inferenceReadiness(ws, current, pods, plan);
-    const nodeFacts = this.nodeFacts(ws, built.targetNodeCount);
-    await this.report(ws, { ...nodeFacts, targetNodeCount: built.targetNodeCount, inference: readiness.readiness, decisions: built.decisions });
-    return readiness.recheckAfterMs ? { requeueAfterMs: readiness.recheckAfterMs } : {};
+    const nodeFacts = this.nodeFacts(ws, built.targetNodeCount, provisioning?.plan);
+    await this.report(ws, { ...nodeFacts, targetNodeCount: built.targetNodeCount, inference: withDroppedFields(readiness.readiness, built.droppedFields), decisions: built.decisions });
+    const recheck = [readiness.recheckAfterMs, provisioning?.plan.recheckAfterMs].filter((x): x is number => x !== undefined);
+    return recheck.length ? { requeueAfterMs: Math.min(...recheck) } : {};
   }
 
   // --- steps -------------------------------------------------------------------------------
@@ -179,6 +205,12 @@ export class WorkspaceReconciler {
       if (cm && !writtenBy(cm, client.fieldManager)) await recorder.event(ws, 'Warning', Reason.NotOwned, notOwnedMessage('ConfigMap', cm, 'it was not created by kaito-ts: it is used as the inference config as found and never deleted'));
       return;
     }
+    await this.createConfigCopy(copy);
+  }
+
+  /** A shared default ConfigMap copy, created when missing and labelled as ours. */
+  private async createConfigCopy(copy: V1ConfigMap): Promise<void> {
+    const { caches, client } = this.deps;
     if (caches.configMaps.get(copy.metadata?.namespace, copy.metadata?.name ?? '')) return;
     const labelled = { ...copy, metadata: { ...copy.metadata, labels: { ...copy.metadata?.labels, [MANAGED_BY_LABEL]: MANAGED_BY } } };
     try {
@@ -199,7 +231,7 @@ export class WorkspaceReconciler {
   private async ensureStatefulSet(ws: WorkspaceObject, built: Extract<BuildResult, { ok: true }>, live: V1StatefulSet | undefined, storageClassNames: string[]): Promise<V1StatefulSet | undefined> {
     const desired = built.objects.statefulSet;
     const { client, recorder } = this.deps;
-    if (!live) return this.written(this.deps.caches.statefulSets, await client.apply(Resources.statefulSets, desired));
+    if (!live) return this.applyStatefulSet(ws, built, desired);
     const sameRevision = live.metadata?.annotations?.[ANNOTATION_REVISION] === String(built.revision);
     // BYO: raised towards the target as matching nodes appear (src/builders/replicas.ts).
     const replicas = replicasFor(built.targetNodeCount, built.replicaBound, live.spec?.replicas);
@@ -215,7 +247,13 @@ export class WorkspaceReconciler {
       return undefined;
     }
     const update = selectiveUpdate(desired, live);
-    return this.written(this.deps.caches.statefulSets, await client.apply(Resources.statefulSets, { ...update, spec: { ...update.spec!, replicas } }));
+    return this.applyStatefulSet(ws, built, { ...update, spec: { ...update.spec!, replicas } });
+  }
+
+  /** Template fields Kubernetes does not know are announced when the StatefulSet is written (idle passes stay silent). */
+  private async applyStatefulSet(ws: WorkspaceObject, built: Extract<BuildResult, { ok: true }>, sts: V1StatefulSet): Promise<V1StatefulSet> {
+    if (built.droppedFields) await this.deps.recorder.event(ws, 'Warning', Reason.TemplateFieldsDropped, droppedFieldsMessage(built.droppedFields));
+    return this.written(this.deps.caches.statefulSets, await this.deps.client.apply(Resources.statefulSets, sts));
   }
 
   private async migrate(ws: WorkspaceObject, plan: MigrationPlan): Promise<void> {
@@ -237,24 +275,38 @@ export class WorkspaceReconciler {
   private inferenceReadiness(ws: WorkspaceObject, sts: V1StatefulSet | undefined, pods: V1Pod[], plan: MigrationPlan): { readiness: Readiness; recheckAfterMs?: number } {
     if (plan.kind === 'waitForPod0') return { readiness: { ready: false, reason: Reason.WorkloadMigration, message: plan.message } };
     // Only our StatefulSet's pods explain it: a foreign Deployment's pods may carry the same label.
-    const base = statefulSetReadiness(sts, pods.filter((p) => !!sts && controllerOf(p)?.uid === sts.metadata?.uid));
+    const base = statefulSetReadiness(sts, pods.filter((p) => !!sts && controllerOf(p)?.uid === sts.metadata?.uid), this.deps.caches.nodes.list());
     const current = findCondition(ws.status?.conditions, ConditionType.InferenceReady);
     const since = current?.status === 'False' ? new Date(current.lastTransitionTime) : this.deps.now();
     const timeout = getPreset(ws.inference?.preset?.name ?? '')?.readinessTimeoutSeconds ?? TEMPLATE_READINESS_TIMEOUT_SECONDS;
     return withReadinessTimeout(base, since, timeout, this.deps.now());
   }
 
-  private nodeFacts(ws: WorkspaceObject, target: number): Pick<StatusInput, 'nodes' | 'nodeClaims'> {
+  /**
+   * Node auto-provisioning: creates the claims the plan asks for and labels their nodes. Undefined
+   * when off, or while the claim cache is not synced (never count claims from an empty cache).
+   */
+  private async provision(ws: WorkspaceObject, target: number): Promise<{ ws: WorkspaceObject; plan: ProvisioningPlan } | undefined> {
+    if (this.deps.config.featureGates.disableNodeAutoProvisioning || this.deps.nodeClaimCrdInstalled() !== true) return undefined;
+    const plan = planFor(ws, this.deps, target);
+    const current = await createClaims(ws, this.deps, plan, (total) => this.ensureMetadata(ws, { [NODECLAIMS_CREATED_ANNOTATION]: String(total) }));
+    await labelClaimNodes(this.deps, plan.nodesToLabel);
+    return { ws: current, plan };
+  }
+
+  private nodeFacts(ws: WorkspaceObject, target: number, plan?: ProvisioningPlan): Pick<StatusInput, 'nodes' | 'nodeClaims'> {
     const nodes = this.deps.caches.nodes.list();
     const matching = matchingNodes(ws, nodes);
     const ready = readyMatchingNodes(ws, nodes);
     const out: Pick<StatusInput, 'nodes' | 'nodeClaims'> = {
       nodes: {
         target, ready: ready.length, selected: matching.length, workerNodes: matching.map((n) => n.metadata?.name ?? '').sort(),
+        ...(plan?.nodeIssue ? { issue: plan.nodeIssue } : {}),
         shortfall: replicaShortfall(target, this.deps.config.featureGates.disableNodeAutoProvisioning, matching.length),
       },
+      ...(plan ? { nodeClaims: plan.claims } : {}),
     };
-    if (!this.deps.config.featureGates.disableNodeAutoProvisioning && this.deps.nodeClaimCrdInstalled() === false) {
+    if (!plan && !this.deps.config.featureGates.disableNodeAutoProvisioning && this.deps.nodeClaimCrdInstalled() === false) {
       out.nodeClaims = {
         ready: false,
         reason: Reason.NodeClaimCrdMissing,

@@ -1,7 +1,10 @@
 // Wires the workspace controller (controller-runtime's SetupWithManager): one reflector per kind
 // the reconciler reads, and the mappers that turn a change of any of them into workspace keys.
-import type { KubernetesObject, V1Node, V1Pod } from '@kubernetes/client-node';
-import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_WORKSPACE_NAME } from '../../api/labels.js';
+import type { KubernetesObject, V1Job, V1Node, V1Pod } from '@kubernetes/client-node';
+import { isDeepStrictEqual } from 'node:util';
+import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_WORKSPACE_NAME, LABEL_WORKSPACE_NAMESPACE, RESOURCE_NVIDIA_GPU } from '../../api/labels.js';
+import type { NodeClaim } from '../../builders/nodeclaim.js';
+import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js';
 import { matchesSelector } from '../../runtime/label-selector.js';
 import { keyOf, type ObjectCache, type ObjectEvent } from '../../runtime/cache.js';
 import type { KubeClient } from '../../runtime/client.js';
@@ -52,11 +55,13 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     nodes: reflect<V1Node>(Resources.nodes),
     storageClasses: reflect(Resources.storageClasses),
     configMaps: reflect(Resources.configMaps),
+    jobs: reflect<V1Job>(Resources.jobs, { labelSelector: LABEL_WORKSPACE_NAME }),
   };
-  // Only to learn whether the NodeClaim CRD is served (node auto-provisioning mode); never required.
-  const nodeClaims = o.config.featureGates.disableNodeAutoProvisioning ? undefined : reflect(Resources.nodeClaims);
+  // Node auto-provisioning only. Optional: the operator starts without the NodeClaim CRD and picks it up later.
+  const nodeClaims = o.config.featureGates.disableNodeAutoProvisioning ? undefined : reflect<NodeClaim>(Resources.nodeClaims, { labelSelector: LABEL_WORKSPACE_NAME });
 
   const caches = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v.cache])) as unknown as WorkspaceCaches;
+  if (nodeClaims) caches.nodeClaims = nodeClaims.cache;
   const reconciler = new WorkspaceReconciler({
     client: o.client,
     caches,
@@ -74,14 +79,19 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     .watch(r.statefulSets, enqueueOwner('Workspace', 'kaito.sh'))
     .watch(r.services, enqueueOwner('Workspace', 'kaito.sh'))
     .watch(r.controllerRevisions, enqueueOwner('Workspace', 'kaito.sh'))
+    .watch(r.jobs, enqueueOwner('Workspace', 'kaito.sh'))
     // Any Deployment named like a workspace matters: owned ones migrate, foreign ones are reported.
     .watch(r.deployments, sameNameWorkspace(all))
     .watch(r.pods, podToWorkspace)
-    .watch(r.nodes, when(generationOrLabelsOrReadinessChanged, workspacesSelectingNode(caches.workspaces)))
+    .watch(r.nodes, when(nodeChangeMatters, workspacesSelectingNode(caches.workspaces)))
     // A StorageClass only matters to workspaces still deciding their volume: every one, cheaply.
     .watch(r.storageClasses, () => all.keys())
     .watch(r.configMaps, configMapToWorkspaces(caches.workspaces));
-  if (nodeClaims) controller.watch(nodeClaims, () => [], { required: false });
+  if (nodeClaims) {
+    controller.watch(nodeClaims, when(claimChanged, claimToWorkspace), { required: false });
+    // A CRD installed after start: every waiting workspace goes on, without a restart.
+    void nodeClaims.synced.then(() => all.keys().forEach((k) => controller.enqueue(k)));
+  }
   return { controller, caches, reflectors, reconciler };
 }
 
@@ -105,11 +115,34 @@ function workspacesSelectingNode(workspaces: ObjectCache<WorkspaceObject>): Mapp
   };
 }
 
-/** Node heartbeats change status every few seconds; only labels, spec and Ready flips matter. */
-function generationOrLabelsOrReadinessChanged(e: ObjectEvent<V1Node>): boolean {
+/** Node heartbeats change status every few seconds; only labels, spec, Ready flips and GPU capacity (the device plugin) matter. */
+function nodeChangeMatters(e: ObjectEvent<V1Node>): boolean {
   if (e.type !== 'update') return true;
   const ready = (n: V1Node) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-  return generationOrLabelsChanged(e as ObjectEvent<KubernetesObject>) || ready(e.old) !== ready(e.obj) || !!e.old.spec?.unschedulable !== !!e.obj.spec?.unschedulable;
+  const gpus = (n: V1Node) => n.status?.capacity?.[RESOURCE_NVIDIA_GPU];
+  return (
+    generationOrLabelsChanged(e as ObjectEvent<KubernetesObject>) ||
+    ready(e.old) !== ready(e.obj) ||
+    gpus(e.old) !== gpus(e.obj) ||
+    !!e.old.spec?.unschedulable !== !!e.obj.spec?.unschedulable
+  );
+}
+
+/** A claim names its workspace in labels (claims are cluster-scoped: no owner reference). */
+const claimToWorkspace: Mapper<NodeClaim> = (e) => {
+  const keys = [e.obj, e.type === 'update' ? e.old : undefined].map((c) => {
+    const name = c?.metadata.labels[LABEL_WORKSPACE_NAME];
+    const ns = c?.metadata.labels[LABEL_WORKSPACE_NAMESPACE];
+    return name && ns ? objectKey(ns, name) : undefined;
+  });
+  return [...new Set(keys.filter((k): k is string => !!k))];
+};
+
+/** KAITO's predicate: an update that only moves status.lastPodEventTime is noise. */
+function claimChanged(e: ObjectEvent<NodeClaim>): boolean {
+  if (e.type !== 'update') return true;
+  const strip = (c: NodeClaim) => ({ ...c, metadata: { ...c.metadata, resourceVersion: undefined }, status: { ...c.status, lastPodEventTime: undefined } });
+  return !isDeepStrictEqual(strip(e.old), strip(e.obj));
 }
 
 function configMapToWorkspaces(workspaces: ObjectCache<WorkspaceObject>): Mapper {
@@ -118,7 +151,13 @@ function configMapToWorkspaces(workspaces: ObjectCache<WorkspaceObject>): Mapper
     const name = e.obj.metadata?.name;
     return workspaces
       .list({ namespace: ns })
-      .filter((ws) => (ws.inference?.config || DEFAULT_INFERENCE_CONFIG_TEMPLATE) === name)
+      .filter((ws) => (ws.tuning ? tuningConfigName(ws) : ws.inference?.config || DEFAULT_INFERENCE_CONFIG_TEMPLATE) === name)
       .map(keyOf);
   };
+}
+
+/** The ConfigMap a tuning workspace reads: its own, or the method's template. */
+function tuningConfigName(ws: WorkspaceObject): string | undefined {
+  const method = tuningMethod(ws.tuning?.method);
+  return ws.tuning?.config || (method ? defaultTuningTemplate(method) : undefined);
 }

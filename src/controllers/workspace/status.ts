@@ -1,7 +1,7 @@
 // The workspace status, computed in one place from what this reconcile observed. Pure: the caller
 // passes `now`, and the result says whether anything changed so no write happens otherwise.
-import { setCondition, type ConditionUpdate } from '../../api/conditions.js';
-import { ConditionMessage, ConditionReason, ConditionType } from '../../api/labels.js';
+import { findCondition, setCondition, type ConditionUpdate } from '../../api/conditions.js';
+import { ConditionMessage, ConditionReason, ConditionType, V1ALPHA1_CONDITION_NODECLAIM_READY, WorkspaceState } from '../../api/labels.js';
 import type { Decision, Workspace, WorkspaceCondition, WorkspaceStatus } from '../../api/types.js';
 import type { Readiness } from './readiness.js';
 
@@ -10,6 +10,8 @@ export interface NodeFacts {
   ready: number;
   selected: number;
   workerNodes: string[];
+  /** The nodes exist but cannot take the workload yet (node auto-provisioning: NodePluginsNotReady). */
+  issue?: { reason: string; message: string };
   /** BYO: too few matching nodes hold the StatefulSet below the target (src/builders/replicas.ts). */
   shortfall?: { reason: string; message: string } | undefined;
 }
@@ -42,16 +44,21 @@ export function computeStatus(ws: Workspace, input: StatusInput, now: Date): { s
   const resourceProblems: { reason: string; message: string }[] = [];
   if (input.nodeClaims) {
     const nc = input.nodeClaims;
-    set({ type: ConditionType.NodeClaimsReady, status: nc.ready ? 'True' : 'False', reason: nc.reason, message: nc.message });
+    const update = { status: nc.ready ? 'True' : 'False', reason: nc.reason, message: nc.message } as const;
+    // v0.8.0 spells it NodeClaimsReady, v0.9+ NodeClaimReady: clients of either version find theirs.
+    set({ type: ConditionType.NodeClaimsReady, ...update });
+    set({ type: V1ALPHA1_CONDITION_NODECLAIM_READY, ...update });
     if (!nc.ready) resourceProblems.push(nc);
   }
   if (input.nodes) {
     const n = input.nodes;
     if (n.shortfall) resourceProblems.push(n.shortfall);
-    const ok = n.ready >= n.target;
-    const u = ok
-      ? { reason: ConditionReason.NodesReady, message: ConditionMessage.nodesReady(n.target, n.ready, n.selected) }
-      : { reason: ConditionReason.NodeNotReady, message: ConditionMessage.nodesNotReady(n.target, n.ready, n.selected) };
+    const ok = n.ready >= n.target && !n.issue;
+    const u = n.issue
+      ? n.issue
+      : ok
+        ? { reason: ConditionReason.NodesReady, message: ConditionMessage.nodesReady(n.target, n.ready, n.selected) }
+        : { reason: ConditionReason.NodeNotReady, message: ConditionMessage.nodesNotReady(n.target, n.ready, n.selected) };
     set({ type: ConditionType.NodesReady, status: ok ? 'True' : 'False', ...u });
     if (!ok) resourceProblems.push(u);
   }
@@ -78,7 +85,22 @@ export function computeStatus(ws: Workspace, input: StatusInput, now: Date): { s
     );
   }
 
+  // Like KAITO v0.12 (#2270): every condition carries the generation of this write, also the ones
+  // this pass did not re-evaluate.
+  if (generation !== undefined && conditions.some((c) => c.observedGeneration !== generation)) {
+    conditions = conditions.map((c) => ({ ...c, observedGeneration: generation }));
+    changed = true;
+  }
+
   const status: WorkspaceStatus = { ...prev, conditions };
+  // Tuning workspaces have their own states (tuning-status.ts).
+  if ((input.failure || input.inference) && !ws.tuning) {
+    const state = inferenceState(prev.state, conditions);
+    if (state !== prev.state) {
+      status.state = state;
+      changed = true;
+    }
+  }
   if (input.nodes && !sameList(prev.workerNodes, input.nodes.workerNodes)) {
     status.workerNodes = input.nodes.workerNodes;
     changed = true;
@@ -94,11 +116,22 @@ export function computeStatus(ws: Workspace, input: StatusInput, now: Date): { s
   return { status, changed };
 }
 
+/**
+ * KAITO v0.9's status.state for inference: Ready when inference and resources are ready; once a
+ * workspace has been Ready or NotReady it is NotReady when not ready, before that Pending.
+ */
+export function inferenceState(prev: string | undefined, conditions: readonly WorkspaceCondition[]): WorkspaceState {
+  const inference = findCondition(conditions, ConditionType.InferenceReady)?.status;
+  const resource = findCondition(conditions, ConditionType.ResourceReady)?.status;
+  if (inference === 'True' && resource !== 'False') return WorkspaceState.Ready;
+  return prev === WorkspaceState.Ready || prev === WorkspaceState.NotReady ? WorkspaceState.NotReady : WorkspaceState.Pending;
+}
+
 /** Status while the workspace is being deleted. */
-export function deletingStatus(ws: Workspace, now: Date): { status: WorkspaceStatus; changed: boolean } {
+export function deletingStatus(ws: Workspace, now: Date, message: string = ConditionMessage.workspaceDeleting): { status: WorkspaceStatus; changed: boolean } {
   const r = setCondition(
     ws.status?.conditions,
-    { type: ConditionType.WorkspaceDeleting, status: 'True', reason: ConditionReason.WorkspaceDeleted, message: ConditionMessage.workspaceDeleting, observedGeneration: ws.metadata.generation },
+    { type: ConditionType.WorkspaceDeleting, status: 'True', reason: ConditionReason.WorkspaceDeleted, message, observedGeneration: ws.metadata.generation },
     now,
   );
   return { status: { ...(ws.status ?? {}), conditions: r.conditions }, changed: r.changed };

@@ -18,7 +18,8 @@ const BASH = execFileSync('bash', ['-c', 'command -v bash'], { encoding: 'utf8' 
 describe('detached processes', () => {
   it('starts, records the pid, and stops with SIGTERM', async () => {
     const pidFile = join(dir, 'sleep.pid');
-    const pid = startDetached(BASH, ['-c', 'sleep 30'], join(dir, 'sleep.log'), pidFile);
+    // The trailing ':' keeps bash from exec'ing sleep in its place (then the pid would run sleep, not bash).
+    const pid = startDetached(BASH, ['-c', 'sleep 30; :'], join(dir, 'sleep.log'), pidFile);
     assert.equal(readPid(pidFile), pid);
     // spawn() returns before the child has exec'd bash: give it a moment on a loaded machine.
     for (let i = 0; i < 100 && !isOurProcess(pid, BASH); i++) await sleep(20);
