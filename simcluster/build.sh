@@ -10,7 +10,9 @@ BIN=$CACHE/simcluster/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION/bin
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
 step() { printf '[simcluster build] %s\n' "$*" >&2; }
 want="kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok"
-complete() { for b in $want; do [ -x "$BIN/$b" ] || return 1; done; [ -s "$BIN/kwok-stages.yaml" ]; }
+CRD=$BIN/crds/karpenter-$KARPENTER_VERSION/karpenter.sh_nodeclaims.yaml
+stages_ok() { grep -q 'name: node-not-ready' "$BIN/kwok-stages.yaml" 2>/dev/null; }
+complete() { for b in $want; do [ -x "$BIN/$b" ] || return 1; done; stages_ok && [ -s "$CRD" ]; }
 if complete; then echo "$BIN"; exit 0; fi
 mkdir -p "$BIN"
 # One build at a time per cache folder (two terminals, CI plus a test run): the second waits, then finds it done.
@@ -45,15 +47,18 @@ if [ -n "$k8s_missing" ]; then
       k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl )
   for b in kube-apiserver kube-controller-manager kube-scheduler kubectl; do mv "$tmp/$b" "$BIN/$b"; done
 fi
-if [ ! -s "$BIN/kwok-stages.yaml" ]; then
-  # kwok refuses to start without Stages: keep the upstream "fast" set (already in the module cache) next to the binary.
+if ! stages_ok; then
+  # kwok refuses to start without Stages: keep the upstream "fast" set (already in the module cache) next to the binary,
+  # plus the chaos node-not-ready Stage (only for nodes labelled node-not-ready.stage.kwok.x-k8s.io=true: the
+  # simulated provisioner's NotReady fault).
   stages=$(GOFLAGS= go env GOMODCACHE)/sigs.k8s.io/kwok@$KWOK_VERSION/kustomize/stage
   [ -d "$stages" ] || ( cd "$tmp" && GOFLAGS= go mod download "sigs.k8s.io/kwok@$KWOK_VERSION" )
   for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
-           pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+           node/chaos/node-not-ready.yaml pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
     echo '---'; cat "$stages/$f"
   done > "$tmp/kwok-stages.yaml"
   mv "$tmp/kwok-stages.yaml" "$BIN/kwok-stages.yaml"
 fi
+bash "$HERE/fetch-crds.sh" "$BIN"
 step "done: $BIN"
 echo "$BIN"

@@ -5,6 +5,8 @@
 // needed. Rules that need the SKU/preset catalogs, feature gates or cluster objects live in
 // validation.ts. String/list bounds below exist mainly to keep the API server's static CEL cost
 // estimate small (an unbounded string is costed as if it were ~3 MB long).
+import { getPreset, presetNames } from '../catalog/presets.js';
+import { IMAGE_REF_REGEX } from './image-ref.js';
 import { ConditionType } from './labels.js';
 import {
   DNS1123_LABEL_MAX,
@@ -29,6 +31,8 @@ const LABEL_KEY_MAX = 317; // prefix (253) + '/' + name (63)
 const LABEL_VALUE_MAX = 63;
 const STRENGTH_MAX = 32;
 const METHOD_MAX = 32;
+/** 63 minus the 27 characters of `docker-config-` + `-tuning-input`. */
+const TUNING_INPUT_NAME_MAX = 36;
 
 // ---------- tiny schema constructors (keep the tree below readable) ----------
 
@@ -243,9 +247,29 @@ function inferenceSchema(version: string): OpenApiSchema {
   );
 }
 
+/** `image` must parse as an image reference (KAITO: reference.ParseDockerRef). */
+const imageRefRule = (which: 'input' | 'output'): CelRule => ({
+  rule: `!has(self.image) || size(self.image) == 0 || self.image.matches(r'${IMAGE_REF_REGEX}')`,
+  message: Msg.badImageReference(which, 'invalid reference format'),
+  fieldPath: '.image',
+});
+
+/** Tuning presets: registered and tunable (KAITO admits any registered preset and then crashes on it: W3). */
+function tunablePresetRule(): CelRule {
+  const names = presetNames();
+  const tunable = names.filter((n) => getPreset(n)?.supportTuning);
+  const list = (xs: string[]) => `[${xs.map((n) => `'${n}'`).join(', ')}]`;
+  return {
+    rule: `self.name in ${list(tunable)}`,
+    message: Msg.unsupportedTuningPreset('<name>'),
+    messageExpression: `self.name in ${list(names.filter((n) => !tunable.includes(n)))} ? "preset " + self.name + " does not support tuning; tunable presets: ${tunable.join(', ')}" : "Unsupported tuning preset name " + self.name + " (tunable presets: ${tunable.join(', ')})"`,
+    fieldPath: '.name',
+  };
+}
+
 function tuningSchema(version: string): OpenApiSchema {
   const preset = presetSchema(version);
-  preset['x-kubernetes-validations'] = [immutable(Msg.tuningPresetChanged)];
+  preset['x-kubernetes-validations'] = [immutable(Msg.tuningPresetChanged), tunablePresetRule()];
   const input = dataSourceSchema('Training data.');
   input['x-kubernetes-validations'] = [
     ...(input['x-kubernetes-validations'] ?? []),
@@ -253,6 +277,13 @@ function tuningSchema(version: string): OpenApiSchema {
       rule: 'has(self.name) == has(oldSelf.name) && (!has(self.name) || self.name == oldSelf.name)',
       message: Msg.tuningInputNameChanged,
     },
+    // It names a volume, docker-config-<name>-tuning-input (KAITO checks nothing and the Job is refused: W12).
+    {
+      rule: `!has(self.name) || size(self.name) == 0 || (size(self.name) <= ${TUNING_INPUT_NAME_MAX} && self.name.matches('${LABEL_RE}'))`,
+      message: `${Msg.labelFormat}, at most ${TUNING_INPUT_NAME_MAX} characters (it names the volume docker-config-<name>-tuning-input)`,
+      fieldPath: '.name',
+    },
+    imageRefRule('input'),
   ];
   return obj(
     'Fine-tuning job.',
@@ -278,6 +309,7 @@ function tuningSchema(version: string): OpenApiSchema {
             message: Msg.pushSecretRequired,
             fieldPath: '.imagePushSecret',
           },
+          imageRefRule('output'),
         ),
       ),
     },
@@ -327,6 +359,7 @@ function statusSchema(version: string): OpenApiSchema {
     },
   };
   if (version === VERSION) {
+    properties.state = str('Tuning workspaces: Running, Succeeded or Failed (as KAITO 0.9).', { maxLength: 32 });
     properties.targetNodeCount = int('Number of GPU nodes/replicas the workspace runs on.', { format: 'int32', minimum: 0 });
     properties.decisions = {
       description: 'kaito-ts: the choices the operator made for this workspace and why.',

@@ -87,6 +87,8 @@ export interface WorkspaceStatus {
   workerNodes?: string[];
   conditions?: WorkspaceCondition[];
   targetNodeCount?: number;
+  /** Tuning workspaces: `Running`, `Succeeded` or `Failed` (KAITO 0.9's `status.state`). */
+  state?: string;
   /** kaito-ts extension: the decisions a user should see (volume kind, node count...). */
   decisions?: Decision[];
 }

@@ -14,6 +14,7 @@ import { workspaceSchema } from './crd.js';
 import type { FeatureGates } from './feature-gates.js';
 import { ANNOTATION_BYPASS_RESOURCE_CHECKS, INFERENCE_CONFIG_KEY } from './labels.js';
 import { Msg } from './messages.js';
+import { checkTrainingConfig, TRAINING_CONFIG_KEY, tuningMethod } from './tuning-config.js';
 import { workspaceRuntime } from './runtime.js';
 import { ALPHA_VERSION, API_VERSION, GROUP, KIND, type InferenceSpec, type TuningSpec, type Workspace } from './types.js';
 
@@ -44,6 +45,8 @@ export interface ValidationContext {
   nodeListError?: string;
   /** Omit to skip the inference-config checks. */
   inferenceConfig?: InferenceConfigLookup;
+  /** The tuning ConfigMap the Job would mount (same shape); omit to skip its checks. */
+  tuningConfig?: InferenceConfigLookup;
 }
 
 const error = (field: string, message: string): ValidationIssue => ({ field, message, severity: 'error' });
@@ -53,7 +56,7 @@ export function validateWorkspace(ws: Workspace, ctx: ValidationContext): Valida
   const issues = [...validateInstanceType(ws, ctx)];
   if (ctx.operation === 'update') return issues; // everything else that applies on update lives in the CRD
   if (ws.inference) issues.push(...validateInferenceCreate(ws, ws.inference, ctx));
-  if (ws.tuning) issues.push(...validateTuningCreate(ws.tuning));
+  if (ws.tuning) issues.push(...validateTuningCreate(ws.tuning, ctx.tuningConfig));
   return issues;
 }
 
@@ -229,7 +232,7 @@ function validateInferenceConfig(cm: InferenceConfigLookup, preset: Preset | und
 
 // --- tuning on create (the parts needing the preset catalog) ---
 
-function validateTuningCreate(tuning: TuningSpec): ValidationIssue[] {
+function validateTuningCreate(tuning: TuningSpec, cm: InferenceConfigLookup | undefined): ValidationIssue[] {
   const name = tuning.preset?.name ?? '';
   const preset = getPreset(name);
   if (!preset) {
@@ -239,7 +242,13 @@ function validateTuningCreate(tuning: TuningSpec): ValidationIssue[] {
   }
   // KAITO accepts any registered preset here and fails later; refuse what cannot be tuned up front.
   if (!preset.supportTuning) return [error('tuning.preset.name', `Preset ${name} does not support tuning`)];
-  return [];
+  const method = tuningMethod(tuning.method);
+  if (!method) return [error('tuning.method', Msg.tuningMethod(tuning.method ?? ''))];
+  if (!cm) return [];
+  const field = 'tuning.config';
+  if (!cm.found) return [error(field, `Failed to evaluate validateConfigMap: ${Msg.configMapNotFound(cm.name, cm.namespace)}`)];
+  const check = checkTrainingConfig(cm.data?.[TRAINING_CONFIG_KEY], method, cm.name);
+  return check.errors.map((m) => error(field, `Failed to evaluate validateConfigMap: ${m}`));
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -63,9 +63,27 @@ export function resolveInferenceConfig(ws: Workspace, facts: ClusterFacts): Infe
       decision: { topic: 'inferenceConfig', choice: name, reason: local.metadata?.annotations?.[COPIED_FROM_ANNOTATION] ?? `default, already present in namespace ${ns}` },
     };
   }
+  const { copy, reason } = copyOfDefault(name, ns, facts, { [INFERENCE_CONFIG_KEY]: BUILTIN_INFERENCE_CONFIG });
+  return {
+    ok: true,
+    name,
+    content: copy.data?.[INFERENCE_CONFIG_KEY],
+    copy,
+    decision: {
+      topic: 'inferenceConfig',
+      choice: name,
+      reason,
+    },
+  };
+}
+
+/**
+ * The copy of default ConfigMap `name` to create in namespace `ns`: the release namespace's template,
+ * or `builtin` when there is none. KAITO copies the template's metadata as-is minus resourceVersion/uid;
+ * server-set fields go too.
+ */
+export function copyOfDefault(name: string, ns: string, facts: ClusterFacts, builtin: Record<string, string>): { copy: V1ConfigMap; reason: string } {
   const template = findConfigMap(facts, facts.releaseNamespace, name);
-  const data = template?.data ?? { [INFERENCE_CONFIG_KEY]: BUILTIN_INFERENCE_CONFIG };
-  // KAITO copies the template's metadata as-is minus resourceVersion/uid; server-set fields go too.
   const { labels, annotations } = template?.metadata ?? {};
   const reason = template
     ? `default, copied from namespace ${facts.releaseNamespace}`
@@ -74,17 +92,7 @@ export function resolveInferenceConfig(ws: Workspace, facts: ClusterFacts): Infe
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name, namespace: ns, ...(labels ? { labels } : {}), annotations: { ...annotations, [COPIED_FROM_ANNOTATION]: reason } },
-    data: { ...data },
+    data: { ...(template?.data ?? builtin) },
   };
-  return {
-    ok: true,
-    name,
-    content: data[INFERENCE_CONFIG_KEY],
-    copy,
-    decision: {
-      topic: 'inferenceConfig',
-      choice: name,
-      reason,
-    },
-  };
+  return { copy, reason };
 }

@@ -53,7 +53,7 @@ export function objectList(objects: WorkspaceObjects): object[] {
 }
 
 /** The workspace's own annotation when it already describes this hash, else from the existing revisions. */
-function chooseRevision(ws: Workspace, hash: string, facts: ClusterFacts): number {
+export function chooseRevision(ws: Workspace, hash: string, facts: ClusterFacts): number {
   const annotated = ws.metadata.annotations;
   const current = Number(annotated?.[ANNOTATION_REVISION]);
   if (annotated?.[ANNOTATION_HASH] === hash && Number.isInteger(current) && current > 0) return current;
@@ -87,7 +87,7 @@ export function buildWorkspace(ws: Workspace, facts: ClusterFacts): BuildResult 
   const fail = (...problems: Problem[]): BuildResult => ({ ok: false, revisionHash, revision, decisions, problems });
 
   if (!ws.inference) {
-    return fail(problem('tuning', 'TuningNotSupported', 'only inference workspaces are built; tuning is not supported by kaito-ts yet'));
+    return fail(problem('tuning', 'NotInference', 'tuning workspaces are built by buildTuning (src/builders/tuning/build.ts)'));
   }
   const runtime = runtimeDecision(ws, facts.featureGates);
   decisions.push(runtime);

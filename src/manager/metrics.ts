@@ -4,7 +4,7 @@
 // read at scrape time (collect), so nothing runs between scrapes.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { ConditionType } from '../api/labels.js';
+import { ConditionReason, ConditionType } from '../api/labels.js';
 import type { Workspace } from '../api/types.js';
 import type { Controller, ReconcileOutcome } from '../runtime/controller.js';
 import type { ObjectCache } from '../runtime/cache.js';
@@ -13,7 +13,7 @@ import type { RequestCounter, Verb } from '../runtime/transport.js';
 export type WorkspacePhase = 'succeeded' | 'error' | 'pending' | 'deleting';
 export const WORKSPACE_PHASES: readonly WorkspacePhase[] = ['succeeded', 'error', 'pending', 'deleting'];
 
-type Conditions = { type: string; status: string }[] | undefined;
+type Conditions = { type: string; status: string; reason?: string }[] | undefined;
 
 /**
  * KAITO's phase of a workspace, with conditions looked up BY TYPE in a fixed precedence
@@ -21,11 +21,12 @@ type Conditions = { type: string; status: string }[] | undefined;
  * order, so the same workspace could count differently depending on list order (W9).
  */
 export function workspacePhase(ws: { metadata?: { deletionTimestamp?: unknown }; status?: { conditions?: Conditions } }): WorkspacePhase {
-  const status = (type: string) => ws.status?.conditions?.find((c) => c.type === type)?.status;
-  if (status(ConditionType.WorkspaceDeleting) === 'True') return 'deleting';
-  const succeeded = status(ConditionType.WorkspaceSucceeded);
-  if (succeeded === 'True') return 'succeeded';
-  if (succeeded === 'False') return 'error';
+  const find = (type: string) => ws.status?.conditions?.find((c) => c.type === type);
+  if (find(ConditionType.WorkspaceDeleting)?.status === 'True') return 'deleting';
+  const succeeded = find(ConditionType.WorkspaceSucceeded);
+  if (succeeded?.status === 'True') return 'succeeded';
+  // A running tuning Job (False/workspacePending) is pending, not an error (KAITO counts it as one: W13).
+  if (succeeded?.status === 'False') return succeeded.reason === ConditionReason.WorkspacePending ? 'pending' : 'error';
   return 'pending';
 }
 

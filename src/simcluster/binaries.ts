@@ -1,11 +1,11 @@
 // The build outputs in the cache: which are missing, and running simcluster/build.sh with its progress streamed.
 import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BINARIES, type Layout } from './layout.js';
 
-/** What build.sh must still produce: the six binaries and the kwok stages file. */
-export function missingBuildOutputs(binDir: string): string[] {
+/** What build.sh must still produce: the six binaries, the kwok stages file and the NodeClaim CRD. */
+export function missingBuildOutputs(binDir: string, karpenterVersion: string): string[] {
   const missing: string[] = BINARIES.filter((b) => {
     try {
       accessSync(join(binDir, b), constants.X_OK);
@@ -14,7 +14,8 @@ export function missingBuildOutputs(binDir: string): string[] {
       return true;
     }
   });
-  if (!existsSync(kwokStagesPath(binDir))) missing.push('kwok-stages.yaml');
+  if (!hasNotReadyStage(kwokStagesPath(binDir))) missing.push('kwok-stages.yaml');
+  if (!existsSync(nodeClaimCrdPath(binDir, karpenterVersion))) missing.push('karpenter.sh_nodeclaims.yaml');
   return missing;
 }
 
@@ -40,4 +41,18 @@ export function runBuild(l: Layout, log: (line: string) => void): Promise<void> 
 /** The kwok Stages (node initialize + heartbeat with lease, pod ready/complete/delete), copied by build.sh. */
 export function kwokStagesPath(binDir: string): string {
   return join(binDir, 'kwok-stages.yaml');
+}
+
+/** Stages files written before the provisioner's NotReady fault lack kwok's chaos node-not-ready Stage. */
+export function hasNotReadyStage(stagesFile: string): boolean {
+  try {
+    return readFileSync(stagesFile, 'utf8').includes('name: node-not-ready');
+  } catch {
+    return false;
+  }
+}
+
+/** Karpenter's NodeClaim CRD from its Go module, copied by simcluster/fetch-crds.sh. */
+export function nodeClaimCrdPath(binDir: string, karpenterVersion: string): string {
+  return join(binDir, 'crds', `karpenter-${karpenterVersion}`, 'karpenter.sh_nodeclaims.yaml');
 }

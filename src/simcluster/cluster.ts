@@ -4,8 +4,9 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { missingBuildOutputs, runBuild } from './binaries.js';
+import { missingBuildOutputs, nodeClaimCrdPath, runBuild } from './binaries.js';
 import { components, type Component } from './components.js';
+import { installCrd } from './crds.js';
 import { isNotFound } from './errors.js';
 import { portFree, probe, type ClientCert } from './health.js';
 import { adminKubeconfig } from './kubeconfig.js';
@@ -13,7 +14,8 @@ import { layoutFor, type Layout } from './layout.js';
 import { withLock } from './lock.js';
 import { addNodes, isNodeReady, loadNodePools, scalePools, type NodePool } from './nodes.js';
 import { ensurePki } from './pki.js';
-import { isOurProcess, readPid, startDetached, stopProcess } from './process.js';
+import { isOurProcess, processArgs, readPid, startDetached, stopProcess } from './process.js';
+import { resolveDelays, type Delays } from './provisioner/options.js';
 import { ensureStorage, recycleReleasedPvs } from './storage.js';
 
 export interface ClusterInfo {
@@ -25,6 +27,8 @@ export interface UpOptions {
   nodesFile?: string;
   /** pool name → node count, applied over the nodes file. */
   scale?: Record<string, number>;
+  /** The simulated provisioner's delays (over KAITO_TS_SIM_* env and the defaults); a change restarts it. */
+  provisioner?: Partial<Delays>;
   log?: (line: string) => void;
 }
 
@@ -43,7 +47,7 @@ function pidFile(l: Layout, c: Component): string {
 
 function runningPid(l: Layout, c: Component): number | undefined {
   const pid = readPid(pidFile(l, c));
-  return pid !== undefined && isOurProcess(pid, c.binary) ? pid : undefined;
+  return pid !== undefined && isOurProcess(pid, c.binary, c.script) ? pid : undefined;
 }
 
 function clientCert(l: Layout): ClientCert {
@@ -76,6 +80,11 @@ function elapsed(since: number): string {
 
 async function startComponent(l: Layout, c: Component, log: (line: string) => void): Promise<void> {
   const logFile = join(l.logDir, `${c.name}.log`);
+  const running = runningPid(l, c);
+  if (running !== undefined && c.stale?.(processArgs(running))) {
+    log(`${c.name} (pid ${running}) runs with an outdated command line; restarting it`);
+    await stopProcess(running, c.binary, c.stopGraceMs, c.script);
+  }
   if (runningPid(l, c) === undefined) {
     const t0 = Date.now();
     for (const port of c.ports) {
@@ -83,7 +92,7 @@ async function startComponent(l: Layout, c: Component, log: (line: string) => vo
     }
     const pid = startDetached(c.binary, c.args, logFile, pidFile(l, c));
     await until(`${c.name} (pid ${pid}) to serve ${c.healthUrl}; see ${logFile}`, 120_000, async () => {
-      if (!isOurProcess(pid, c.binary)) throw new Error(`${c.name} exited at start-up; see ${logFile}`);
+      if (!isOurProcess(pid, c.binary, c.script)) throw new Error(`${c.name} exited at start-up; see ${logFile}`);
       return healthy(l, c);
     });
     log(`${c.name} ready (pid ${pid}, ${elapsed(t0)})`);
@@ -135,23 +144,27 @@ export async function up(opts: UpOptions = {}): Promise<ClusterInfo> {
   const pools = selectedPools(l, opts);
   return withLock(l.lockPath, () => log('waiting for another simcluster up/down to finish'), async () => {
     const t0 = Date.now();
-    if (missingBuildOutputs(l.binDir).length > 0) {
+    if (missingBuildOutputs(l.binDir, l.versions.karpenter).length > 0) {
       log(`building missing binaries into ${l.binDir} (the first build takes a while; progress follows)`);
       await runBuild(l, log);
-      const still = missingBuildOutputs(l.binDir);
+      const still = missingBuildOutputs(l.binDir, l.versions.karpenter);
       if (still.length > 0) throw new Error(`build finished but ${still.join(', ')} missing in ${l.binDir}`);
       log(`build done (${elapsed(t0)})`);
     }
     await ensurePki(l.pkiDir);
     writeConfigFiles(l);
-    const [etcd, apiserver, ...rest] = components(l);
-    if (!etcd || !apiserver) throw new Error('component list is incomplete');
+    const [etcd, apiserver, ...rest] = components(l, resolveDelays(process.env, opts.provisioner));
+    const provisioner = rest.find((c) => c.name === 'gpu-provisioner');
+    if (!etcd || !apiserver || !provisioner) throw new Error('component list is incomplete');
     await startComponent(l, etcd, log);
     await startComponent(l, apiserver, log);
-    await Promise.all(rest.map((c) => startComponent(l, c, log)));
+    await Promise.all(rest.filter((c) => c !== provisioner).map((c) => startComponent(l, c, log)));
 
     const kc = adminKubeConfig(l);
     await waitForDefaultServiceAccount(kc);
+    // The provisioner lists NodeClaims from its first second: the CRD comes first.
+    await installCrd(kc, nodeClaimCrdPath(l.binDir, l.versions.karpenter));
+    await startComponent(l, provisioner, log);
     const names = await addNodes(kc, pools, l.versions.k8s);
     await ensureStorage(kc, pools);
     await waitForNodesReady(kc, names, 120_000);
@@ -190,7 +203,7 @@ export async function down(log: (line: string) => void = silent): Promise<{ stop
     const stop = async (c: Component): Promise<void> => {
       const pid = readPid(pidFile(l, c));
       if (pid === undefined) return;
-      const result = await stopProcess(pid, c.binary, c.stopGraceMs);
+      const result = await stopProcess(pid, c.binary, c.stopGraceMs, c.script);
       if (result !== 'absent') {
         stopped.push(c.name);
         log(`${c.name} (pid ${pid}) ${result}`);

@@ -1,9 +1,14 @@
 // The command lines of the five control-plane processes. Pure: a Layout in, argv lists out.
+import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
-import { kwokStagesPath } from './binaries.js';
+import { hasNotReadyStage, kwokStagesPath } from './binaries.js';
 import type { Layout } from './layout.js';
+import { DEFAULT_DELAYS, provisionerArgs, type Delays } from './provisioner/options.js';
 
-export type ComponentName = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok';
+export type ComponentName = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok' | 'gpu-provisioner';
+
+/** How the provisioner's Node process is told apart from other node processes (any checkout). */
+export const PROVISIONER_SCRIPT = 'dist/src/simcluster/provisioner/main.js';
 
 export interface Component {
   name: ComponentName;
@@ -17,12 +22,16 @@ export interface Component {
   healthWithClientCert: boolean;
   /** How long `down` waits after SIGTERM before SIGKILL. */
   stopGraceMs: number;
+  /** For interpreted components: argv[1] must end with this for a pid to count as ours. */
+  script?: string;
+  /** `up` restarts a running process when this says its command line (argv after argv[0]) is stale. */
+  stale?: (argv: string[]) => boolean;
 }
 
 const HEALTH_PATHS = '/healthz,/readyz,/livez,/metrics';
 
-/** Start order; `down` stops them in reverse. */
-export function components(l: Layout): Component[] {
+/** Start order; `down` stops them in reverse. `delays` only shape the provisioner's flags. */
+export function components(l: Layout, delays: Delays = DEFAULT_DELAYS): Component[] {
   const p = l.ports;
   const pki = (f: string): string => join(l.pkiDir, f);
   const bin = (b: string): string => join(l.binDir, b);
@@ -117,6 +126,27 @@ export function components(l: Layout): Component[] {
       healthUrl: `http://127.0.0.1:${p.kwok}/healthz`,
       healthWithClientCert: false,
       stopGraceMs: 10_000,
+      // A kwok started before the chaos node-not-ready Stage was added cannot play the NotReady fault.
+      stale: (argv) => !hasNotReadyStage(argv.find((a) => a.startsWith('--config='))?.slice('--config='.length) ?? ''),
     },
+    provisionerComponent(l, delays),
   ];
+}
+
+/** The simulated gpu-provisioner: a Node process of this checkout, restarted when its flags change. */
+function provisionerComponent(l: Layout, delays: Delays): Component {
+  const script = join(l.projectRoot, PROVISIONER_SCRIPT);
+  const args = [script, ...provisionerArgs({ ...delays, kubeconfig: l.kubeconfigPath, clusterName: 'kaito-ts-sim', healthPort: l.ports.provisioner })];
+  return {
+    name: 'gpu-provisioner',
+    ports: [l.ports.provisioner],
+    binary: l.nodeBinary,
+    args,
+    healthUrl: `http://127.0.0.1:${l.ports.provisioner}/healthz`,
+    healthWithClientCert: false,
+    stopGraceMs: 10_000,
+    script: PROVISIONER_SCRIPT,
+    // Flags other than the script path (which differs between checkouts) decide.
+    stale: (argv) => !isDeepStrictEqual(argv.slice(1), args.slice(1)),
+  };
 }

@@ -9,6 +9,8 @@ export interface Versions {
   k8s: string;
   etcd: string;
   kwok: string;
+  /** sigs.k8s.io/karpenter, whose NodeClaim CRD `up` installs (not part of the binary cache key). */
+  karpenter: string;
 }
 
 /**
@@ -22,6 +24,8 @@ export interface Ports {
   controllerManager: number;
   scheduler: number;
   kwok: number;
+  /** The simulated GPU provisioner's health endpoint. */
+  provisioner: number;
 }
 
 export const DEFAULT_PORTS: Ports = {
@@ -31,6 +35,7 @@ export const DEFAULT_PORTS: Ports = {
   controllerManager: 27257,
   scheduler: 27259,
   kwok: 27247,
+  provisioner: 27248,
 };
 
 /** KAITO_TS_SIM_PORT_OFFSET moves every port, so a second cluster (another state dir) can run beside the first. */
@@ -55,6 +60,8 @@ export interface Layout {
   kubeconfigPath: string;
   lockPath: string;
   ports: Ports;
+  /** The Node.js binary that runs the provisioner (the one running this code). */
+  nodeBinary: string;
 }
 
 /** Parses `simcluster/versions.env` (KEY=value lines, `#` comments). */
@@ -71,7 +78,7 @@ export function parseVersions(text: string): Versions {
     if (!v) throw new Error(`versions.env: ${key} is missing`);
     return v;
   };
-  return { k8s: need('K8S_VERSION'), etcd: need('ETCD_VERSION'), kwok: need('KWOK_VERSION') };
+  return { k8s: need('K8S_VERSION'), etcd: need('ETCD_VERSION'), kwok: need('KWOK_VERSION'), karpenter: need('KARPENTER_VERSION') };
 }
 
 /** Same key as simcluster/build.sh: changing a version selects another cache folder. */
@@ -103,6 +110,7 @@ export function layoutFor(env: NodeJS.ProcessEnv = process.env): Layout {
     kubeconfigPath: join(stateDir, 'admin.kubeconfig'),
     lockPath: join(stateDir, '.lock'),
     ports: shiftPorts(DEFAULT_PORTS, Number.parseInt(env.KAITO_TS_SIM_PORT_OFFSET ?? '0', 10) || 0),
+    nodeBinary: process.execPath,
   };
 }
 

@@ -1,7 +1,7 @@
 // Simulated GPU nodes: the pool spec (YAML), the Node objects it stands for (pure), and creating them.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { CoreV1Api, type KubeConfig, type V1Node } from '@kubernetes/client-node';
+import type { KubeConfig, V1Node } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { isConflict, isNotFound } from './errors.js';
 import { isReady } from '../runtime/conditions.js';
@@ -19,6 +19,9 @@ export interface NodePool {
   /** Extra node labels (e.g. `apps: llama`). */
   labels?: Record<string, string>;
 }
+
+/** client-node's generated API (~75 MiB of RSS) loads only where it is used: the provisioner process imports the pure parts. */
+export const clientNode = (): Promise<typeof import('@kubernetes/client-node')> => import('@kubernetes/client-node');
 
 export const POOL_LABEL = 'kaito.sh/sim-pool';
 export const NVME_LABEL = 'kaito.sh/sim-nvme';
@@ -86,7 +89,7 @@ export function nodeNames(pool: NodePool): string[] {
 }
 
 /** A stable fake InternalIP in 10.128.0.0/9 derived from the name, so nodes added later never reuse one. */
-function fakeIp(name: string): string {
+export function fakeIp(name: string): string {
   const h = createHash('sha256').update(name).digest();
   return `10.${128 + ((h[0] ?? 0) & 127)}.${h[1] ?? 0}.${1 + ((h[2] ?? 0) % 254)}`;
 }
@@ -147,7 +150,7 @@ export function nodeManifests(pools: NodePool[], kubeletVersion: string): V1Node
  * and allocatable (with `nvidia.com/gpu`) are there from the start; kwok then marks them Ready.
  */
 export async function addNodes(kc: KubeConfig, pools: NodePool[], kubeletVersion = 'v1.36.3'): Promise<string[]> {
-  const core = kc.makeApiClient(CoreV1Api);
+  const core = kc.makeApiClient((await clientNode()).CoreV1Api);
   const nodes = nodeManifests(pools, kubeletVersion);
   await Promise.all(
     nodes.map(async (body) => {
@@ -163,7 +166,7 @@ export async function addNodes(kc: KubeConfig, pools: NodePool[], kubeletVersion
 
 /** Deletes the pools' nodes (for tests that added their own). */
 export async function removeNodes(kc: KubeConfig, pools: NodePool[]): Promise<void> {
-  const core = kc.makeApiClient(CoreV1Api);
+  const core = kc.makeApiClient((await clientNode()).CoreV1Api);
   await Promise.all(
     pools.flatMap(nodeNames).map(async (name) => {
       try {

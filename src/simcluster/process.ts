@@ -24,28 +24,38 @@ export function readPid(pidFile: string): number | undefined {
 }
 
 /**
- * True when `pid` runs and is the expected binary. A zombie counts as dead, and a reused pid that
- * now belongs to another program is never reported (so never killed) as ours.
+ * True when `pid` runs and is the expected binary (and, for a script, argv[1] ends with `script`).
+ * A zombie counts as dead, and a reused pid that now belongs to another program is never reported
+ * (so never killed) as ours.
  */
-export function isOurProcess(pid: number, binary: string): boolean {
+export function isOurProcess(pid: number, binary: string, script?: string): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
     if (state === 'Z' || state === 'X') return false;
-    const argv0 = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '';
-    return argv0 === binary;
+    const [argv0 = '', argv1 = ''] = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return argv0 === binary && (script === undefined || argv1.endsWith(script));
   } catch {
     return false;
   }
 }
 
+/** The command line after argv[0], or [] when the process is gone. */
+export function processArgs(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1, -1);
+  } catch {
+    return [];
+  }
+}
+
 /** SIGTERM the process (and its group), wait up to `graceMs`, then SIGKILL and wait for it to vanish. */
-export async function stopProcess(pid: number, binary: string, graceMs = 10_000): Promise<'stopped' | 'killed' | 'absent'> {
-  if (!isOurProcess(pid, binary)) return 'absent';
+export async function stopProcess(pid: number, binary: string, graceMs = 10_000, script?: string): Promise<'stopped' | 'killed' | 'absent'> {
+  if (!isOurProcess(pid, binary, script)) return 'absent';
   signal(pid, 'SIGTERM');
-  if (await waitGone(pid, binary, graceMs)) return 'stopped';
+  if (await waitGone(pid, binary, graceMs, script)) return 'stopped';
   signal(pid, 'SIGKILL');
-  if (await waitGone(pid, binary, 5_000)) return 'killed';
+  if (await waitGone(pid, binary, 5_000, script)) return 'killed';
   throw new Error(`process ${pid} (${binary}) survived SIGKILL`);
 }
 
@@ -60,11 +70,11 @@ function signal(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
-async function waitGone(pid: number, binary: string, timeoutMs: number): Promise<boolean> {
+async function waitGone(pid: number, binary: string, timeoutMs: number, script?: string): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (!isOurProcess(pid, binary)) return true;
+    if (!isOurProcess(pid, binary, script)) return true;
     await sleep(100);
   }
-  return !isOurProcess(pid, binary);
+  return !isOurProcess(pid, binary, script);
 }

@@ -1,12 +1,9 @@
 // Local "NVMe" storage for the simulated nodes: the StorageClass KAITO looks for and static local
 // PersistentVolumes pinned to NVMe nodes. Nothing is mounted (there is no kubelet); the scheduler and
 // the controller-manager's PV binder only match API objects, which is all a claim needs to bind.
-import {
-  CoreV1Api, PatchStrategy, StorageV1Api, setHeaderOptions,
-  type KubeConfig, type V1PersistentVolume, type V1StorageClass,
-} from '@kubernetes/client-node';
+import type { KubeConfig, V1PersistentVolume, V1StorageClass } from '@kubernetes/client-node';
 import { isConflict, isNotFound } from './errors.js';
-import { nodeNames, type NodePool } from './nodes.js';
+import { clientNode, nodeNames, type NodePool } from './nodes.js';
 
 export const NVME_STORAGE_CLASS = 'kaito-local-nvme-disk';
 export const PV_NODE_LABEL = 'kaito.sh/sim-node';
@@ -27,27 +24,29 @@ export function storageClassManifest(): V1StorageClass {
 export function localPvManifests(pools: NodePool[]): V1PersistentVolume[] {
   return pools.flatMap((pool) => {
     const nvme = pool.nvme;
-    if (!nvme) return [];
-    return nodeNames(pool).flatMap((node) =>
-      Array.from({ length: nvme.volumes }, (_, i): V1PersistentVolume => ({
-        apiVersion: 'v1',
-        kind: 'PersistentVolume',
-        metadata: { name: `nvme-${node}-${i}`, labels: { [PV_NODE_LABEL]: node } },
-        spec: {
-          capacity: { storage: nvme.size },
-          accessModes: ['ReadWriteOnce'],
-          volumeMode: 'Filesystem',
-          // Delete would end in Failed: no deleter exists for local volumes. Released ones are recycled instead.
-          persistentVolumeReclaimPolicy: 'Retain',
-          storageClassName: NVME_STORAGE_CLASS,
-          local: { path: `/mnt/nvme/${i}` },
-          nodeAffinity: {
-            required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] },
-          },
-        },
-      })),
-    );
+    return nvme ? nodeNames(pool).flatMap((node) => localPvsForNode(node, nvme)) : [];
   });
+}
+
+/** One node's local NVMe PVs, nvme-<node>-<i>, pinned to it by node affinity. */
+export function localPvsForNode(node: string, nvme: { volumes: number; size: string }): V1PersistentVolume[] {
+  return Array.from({ length: nvme.volumes }, (_, i): V1PersistentVolume => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name: `nvme-${node}-${i}`, labels: { [PV_NODE_LABEL]: node } },
+    spec: {
+      capacity: { storage: nvme.size },
+      accessModes: ['ReadWriteOnce'],
+      volumeMode: 'Filesystem',
+      // Delete would end in Failed: no deleter exists for local volumes. Released ones are recycled instead.
+      persistentVolumeReclaimPolicy: 'Retain',
+      storageClassName: NVME_STORAGE_CLASS,
+      local: { path: `/mnt/nvme/${i}` },
+      nodeAffinity: {
+        required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] },
+      },
+    },
+  }));
 }
 
 async function createIfMissing(create: () => Promise<unknown>): Promise<void> {
@@ -59,13 +58,13 @@ async function createIfMissing(create: () => Promise<unknown>): Promise<void> {
 }
 
 export async function createStorageClass(kc: KubeConfig): Promise<void> {
-  const storage = kc.makeApiClient(StorageV1Api);
+  const storage = kc.makeApiClient((await clientNode()).StorageV1Api);
   await createIfMissing(() => storage.createStorageClass({ body: storageClassManifest() }));
 }
 
 /** Deletes the class (tests of the emptyDir path); a class has no finalizers, so it is gone at once. */
 export async function deleteStorageClass(kc: KubeConfig): Promise<void> {
-  const storage = kc.makeApiClient(StorageV1Api);
+  const storage = kc.makeApiClient((await clientNode()).StorageV1Api);
   try {
     await storage.deleteStorageClass({ name: NVME_STORAGE_CLASS });
   } catch (err) {
@@ -75,7 +74,7 @@ export async function deleteStorageClass(kc: KubeConfig): Promise<void> {
 
 /** The class plus the PVs of every NVMe node in `pools`; existing objects are kept. */
 export async function ensureStorage(kc: KubeConfig, pools: NodePool[]): Promise<void> {
-  const core = kc.makeApiClient(CoreV1Api);
+  const core = kc.makeApiClient((await clientNode()).CoreV1Api);
   await createStorageClass(kc);
   await Promise.all(localPvManifests(pools).map((body) => createIfMissing(() => core.createPersistentVolume({ body }))));
 }
@@ -85,9 +84,10 @@ export async function ensureStorage(kc: KubeConfig, pools: NodePool[]): Promise<
  * with Retain volumes), so repeated test runs never run out of volumes. Returns the recycled names.
  */
 export async function recycleReleasedPvs(kc: KubeConfig): Promise<string[]> {
-  const core = kc.makeApiClient(CoreV1Api);
+  const core = kc.makeApiClient((await clientNode()).CoreV1Api);
   const list = await core.listPersistentVolume();
   const released = list.items.filter((pv) => pv.spec?.storageClassName === NVME_STORAGE_CLASS && pv.status?.phase === 'Released');
+  const { PatchStrategy, setHeaderOptions } = await clientNode();
   const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
   await Promise.all(
     released.map((pv) => core.patchPersistentVolume({ name: pv.metadata?.name ?? '', body: { spec: { claimRef: null } } }, mergePatch)),

@@ -174,7 +174,7 @@ describe('simcluster bed', () => {
       const upOut = await run(process.execPath, [cli, 'simcluster', 'up', '--nodes-file', nodesFile], { env, timeout: 180_000 });
       assert.equal(upOut.stdout.trim(), join(stateDir, 'admin.kubeconfig'));
       const pids = readdirSync(join(stateDir, 'run')).map((f) => Number(readFileSync(join(stateDir, 'run', f), 'utf8')));
-      assert.equal(pids.length, 5);
+      assert.equal(pids.length, 6); // etcd, apiserver, controller-manager, scheduler, kwok, gpu-provisioner
       for (const pid of pids) assert.ok(existsSync(`/proc/${pid}`), `pid ${pid} runs after up`);
       const status = await run(process.execPath, [cli, 'simcluster', 'status'], { env });
       assert.match(status.stdout, /nodes +1\/1 Ready/);

@@ -23,6 +23,7 @@ function exampleFiles(): string[] {
 
 /** BYO examples need the BYO gate and nodes; the rest render against the NVMe cluster state. */
 function argsFor(file: string): string[] {
+  if (file.includes('tuning-')) return ['-f', file, '--state', join(EXAMPLES, 'state', 'tuning.yaml')];
   return file.includes('byo-')
     ? ['-f', file, '--feature-gates', 'disableNodeAutoProvisioning=true', '--state', join(EXAMPLES, 'state', 'byo-nodes.yaml')]
     : ['-f', file, '--state', join(EXAMPLES, 'state', 'nvme.yaml')];
@@ -45,6 +46,11 @@ test('examples cover every preset family, a template, adapters, multi-node, BYO 
   assert.match(all, /llama-3\.3-70b-instruct/);
   assert.match(all, /kaito\.sh\/enablelb: "True"/);
   assert.ok(exampleFiles().some((f) => f.includes('byo-')));
+  // Tuning: every input kind (URLs, image, volume) and every output kind (image push, volume).
+  const tuning = exampleFiles().filter((f) => f.includes('tuning-')).map((f) => readFileSync(f, 'utf8')).join('\n');
+  for (const kind of [/input:\n\s+urls:/, /input:\n(\s+name: .*\n)?\s+image:/, /input:\n\s+volumeSource:/, /output:\n\s+image:/, /output:\n\s+volumeSource:/]) {
+    assert.match(tuning, kind);
+  }
 });
 
 test('every example is a valid Workspace per the generated CRD schema', () => {
@@ -62,7 +68,8 @@ test('every example renders: YAML and JSON, the objects of the workspace, nothin
     assert.equal(yaml.stderr, '', file);
     const objects = docs(yaml.stdout);
     const kinds = objects.map((o) => o.kind);
-    assert.deepEqual(kinds.filter((k) => k !== 'ConfigMap'), ['ControllerRevision', 'Service', 'Service', 'StatefulSet'], file);
+    const expected = file.includes('tuning-') ? ['ControllerRevision', 'Job'] : ['ControllerRevision', 'Service', 'Service', 'StatefulSet'];
+    assert.deepEqual(kinds.filter((k) => k !== 'ConfigMap'), expected, file);
     const name = (docs(readFileSync(file, 'utf8'))[0]?.metadata?.name) ?? '';
     assert.equal(objects.at(-1)?.metadata?.name, name, file);
 

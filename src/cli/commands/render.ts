@@ -15,6 +15,8 @@ import { DEFAULT_RELEASE_NAMESPACE, defaultFacts, factsFromObjects, matchingNode
 import { resolveInferenceConfig } from '../../builders/inference-config.js';
 import { workspaceNamespace } from '../../builders/meta.js';
 import { buildWorkspace, objectList } from '../../builders/workspace.js';
+import { buildTuning, tuningObjectList } from '../../builders/tuning/build.js';
+import { tuningConfigLookup } from '../../builders/tuning/config.js';
 import { INFERENCE_CONFIG_KEY } from '../../api/labels.js';
 import { CliError, type CliIO } from '../errors.js';
 
@@ -22,7 +24,7 @@ const USAGE = `Usage: kaito-ts render -f <workspace.yaml> [--state <cluster.yaml
                        [--feature-gates k=v,...] [--cloud-provider azure|aws|arc] [--explain]
 
 Prints the objects the operator would apply for the workspace (ControllerRevision, ConfigMap copy,
-Services, StatefulSet). Without --state the cluster is empty. A workspace without a namespace renders
+Services, StatefulSet; for a tuning workspace the ConfigMaps and the Job). Without --state the cluster is empty. A workspace without a namespace renders
 into "default". --explain adds why (NVMe or emptyDir, node count, runtime...): YAML comments on top
 with -o yaml, stderr with -o json. Environment: CLOUD_PROVIDER, PRESET_REGISTRY_NAME, RELEASE_NAMESPACE.
 `;
@@ -86,18 +88,19 @@ function renderOne(ws: Workspace, facts: ClusterFacts, warn: (line: string) => v
     operation: 'create',
     ...(facts.featureGates.disableNodeAutoProvisioning ? { nodes: matchingNodes(ws, facts.nodes) } : {}),
     ...(ws.inference ? { inferenceConfig: inferenceConfigLookup(ws, facts) } : {}),
+    ...(ws.tuning ? { tuningConfig: tuningConfigLookup(ws, facts) } : {}),
   });
   const [firstError] = errorsOf(issues);
   if (firstError) throw new CliError(`workspace ${name}: ${firstError.field}: ${firstError.message}`);
   for (const w of issues) warn(`warning: workspace ${name}: ${w.field}: ${w.message}`);
 
-  const result = buildWorkspace(ws, facts);
+  const result = ws.tuning ? buildTuning(ws, facts) : buildWorkspace(ws, facts);
   if (!result.ok) {
     const [p] = result.problems;
     throw new CliError(`workspace ${name}: ${p?.field}: ${p?.message}`);
   }
   const header = [`workspace ${name}: revision ${result.revision}, hash ${result.revisionHash}`, ...formatDecisions(result.decisions)];
-  return { ws, objects: objectList(result.objects), header };
+  return { ws, objects: 'job' in result.objects ? tuningObjectList(result.objects) : objectList(result.objects), header };
 }
 
 export async function render(args: string[], io: CliIO): Promise<number> {

@@ -1,12 +1,17 @@
 // `kaito-ts simcluster up|down|status|env`: argument parsing only; the work is in src/simcluster/.
 import { parseArgs } from 'node:util';
 import { CliError, type CliIO } from '../errors.js';
+import { DELAY_FLAGS, parseDuration, type Delays } from '../../simcluster/provisioner/options.js';
 
 const USAGE = `Usage: kaito-ts simcluster <up|down|status|env> [flags]
 
   up      build missing binaries, start the local control plane and GPU nodes, print the kubeconfig path
             --nodes-file <path>   node pools (default simcluster/nodes.yaml)
             --scale <pool=count>  override a pool's node count (repeatable)
+            --launch-delay <d>    simulated gpu-provisioner: claim → node (default 1s; env KAITO_TS_SIM_LAUNCH_DELAY)
+            --device-plugin-delay <d>  node → nvidia.com/gpu in its capacity (default 1s)
+            --repair-after <d>    NodeRepair: NotReady this long → claim deleted (default 10m)
+            --register-timeout <d>  launch gives up on a node that never registers (default 5s)
   down    stop every process of the cluster and remove its state (.simcluster/)
   status  show which components run and the nodes
   env     print shell lines: eval "$(kaito-ts simcluster env)"
@@ -22,6 +27,20 @@ function parseScale(values: string[]): Record<string, number> {
   return out;
 }
 
+function provisionerDelays(values: Record<string, unknown>): Partial<Delays> {
+  const out: Partial<Delays> = {};
+  for (const [flag, key] of DELAY_FLAGS) {
+    const v = values[flag];
+    if (typeof v !== 'string') continue;
+    try {
+      out[key] = parseDuration(v);
+    } catch (err) {
+      throw new CliError(`--${flag}: ${(err as Error).message}`);
+    }
+  }
+  return out;
+}
+
 export async function simcluster(args: string[], io: CliIO): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === undefined || sub === '--help' || sub === '-h') {
@@ -32,7 +51,10 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
     try {
       return parseArgs({
         args: rest,
-        options: { 'nodes-file': { type: 'string' }, scale: { type: 'string', multiple: true } },
+        options: {
+          'nodes-file': { type: 'string' }, scale: { type: 'string', multiple: true },
+          ...Object.fromEntries(DELAY_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
+        },
         strict: true,
         allowPositionals: false,
       });
@@ -40,8 +62,9 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
       throw new CliError((err as Error).message);
     }
   })();
-  if (sub !== 'up' && (values['nodes-file'] !== undefined || values.scale !== undefined)) {
-    throw new CliError(`--nodes-file and --scale only apply to "simcluster up"`);
+  const delays = provisionerDelays(values as Record<string, unknown>);
+  if (sub !== 'up' && (values['nodes-file'] !== undefined || values.scale !== undefined || Object.keys(delays).length > 0)) {
+    throw new CliError(`--nodes-file, --scale and the provisioner delays only apply to "simcluster up"`);
   }
   const cluster = await import('../../simcluster/cluster.js');
   const { NodeSpecError } = await import('../../simcluster/nodes.js');
@@ -52,7 +75,7 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
       const nodesFile = values['nodes-file'];
       let info;
       try {
-        info = await cluster.up({ log, scale, ...(nodesFile !== undefined ? { nodesFile } : {}) });
+        info = await cluster.up({ log, scale, provisioner: delays, ...(nodesFile !== undefined ? { nodesFile } : {}) });
       } catch (err) {
         // A bad node spec is an input error (exit 2); anything else is a failed start (exit 1).
         if (err instanceof NodeSpecError) throw new CliError(err.message);

@@ -26,6 +26,7 @@ import { NODECLAIMS_CREATED_ANNOTATION, type ProvisioningPlan } from './provisio
 import { pruneRevisions } from './revisions.js';
 import { selectiveUpdate } from './selective-update.js';
 import { computeStatus, type StatusInput } from './status.js';
+import { reconcileTuning, type TuningSteps } from './tuning.js';
 
 /** kaito-ts condition reasons beyond KAITO's (documented in docs/controller.md). */
 export const Reason = {
@@ -53,10 +54,20 @@ class Reported extends Error {
 export class WorkspaceReconciler {
   constructor(private readonly deps: WorkspaceDeps) {}
 
+  /** The steps of this reconciler that the tuning path (tuning.ts) shares. */
+  private readonly tuningSteps: TuningSteps = {
+    ensureMetadata: (ws, annotations) => this.ensureMetadata(ws, annotations),
+    syncRevision: (ws, controllerRevision, revisionHash) => this.syncRevision(ws, { objects: { controllerRevision }, revisionHash } as Extract<BuildResult, { ok: true }>),
+    createConfigMapIfMissing: (cm) => this.createIfMissing({ ...cm, metadata: { ...cm.metadata, labels: { ...cm.metadata?.labels, [MANAGED_BY_LABEL]: MANAGED_BY } } }),
+    provision: (ws, target) => this.provision(ws, target),
+    nodeFacts: (ws, target, plan) => this.nodeFacts(ws, target, plan),
+  };
+
   reconcile = async (key: string): Promise<Result> => {
     const ws = this.deps.caches.workspaces.getByKey(key);
     if (!ws) return {};
     if (ws.metadata.deletionTimestamp) return finalizeWorkspace(ws, this.deps);
+    if (ws.tuning) return reconcileTuning(ws, this.deps, this.tuningSteps);
     try {
       return await this.reconcileLive(ws);
     } catch (err) {

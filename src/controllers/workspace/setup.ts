@@ -1,9 +1,10 @@
 // Wires the workspace controller (controller-runtime's SetupWithManager): one reflector per kind
 // the reconciler reads, and the mappers that turn a change of any of them into workspace keys.
-import type { KubernetesObject, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Job, V1Node, V1Pod } from '@kubernetes/client-node';
 import { isDeepStrictEqual } from 'node:util';
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_WORKSPACE_NAME, LABEL_WORKSPACE_NAMESPACE, RESOURCE_NVIDIA_GPU } from '../../api/labels.js';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
+import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js';
 import { matchesSelector } from '../../runtime/label-selector.js';
 import { keyOf, type ObjectCache, type ObjectEvent } from '../../runtime/cache.js';
 import type { KubeClient } from '../../runtime/client.js';
@@ -54,6 +55,7 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     nodes: reflect<V1Node>(Resources.nodes),
     storageClasses: reflect(Resources.storageClasses),
     configMaps: reflect(Resources.configMaps),
+    jobs: reflect<V1Job>(Resources.jobs, { labelSelector: LABEL_WORKSPACE_NAME }),
   };
   // Node auto-provisioning only. Optional: the operator starts without the NodeClaim CRD and picks it up later.
   const nodeClaims = o.config.featureGates.disableNodeAutoProvisioning ? undefined : reflect<NodeClaim>(Resources.nodeClaims, { labelSelector: LABEL_WORKSPACE_NAME });
@@ -77,6 +79,7 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     .watch(r.statefulSets, enqueueOwner('Workspace', 'kaito.sh'))
     .watch(r.services, enqueueOwner('Workspace', 'kaito.sh'))
     .watch(r.controllerRevisions, enqueueOwner('Workspace', 'kaito.sh'))
+    .watch(r.jobs, enqueueOwner('Workspace', 'kaito.sh'))
     // Any Deployment named like a workspace matters: owned ones migrate, foreign ones are reported.
     .watch(r.deployments, sameNameWorkspace(all))
     .watch(r.pods, podToWorkspace)
@@ -148,7 +151,13 @@ function configMapToWorkspaces(workspaces: ObjectCache<WorkspaceObject>): Mapper
     const name = e.obj.metadata?.name;
     return workspaces
       .list({ namespace: ns })
-      .filter((ws) => (ws.inference?.config || DEFAULT_INFERENCE_CONFIG_TEMPLATE) === name)
+      .filter((ws) => (ws.tuning ? tuningConfigName(ws) : ws.inference?.config || DEFAULT_INFERENCE_CONFIG_TEMPLATE) === name)
       .map(keyOf);
   };
+}
+
+/** The ConfigMap a tuning workspace reads: its own, or the method's template. */
+function tuningConfigName(ws: WorkspaceObject): string | undefined {
+  const method = tuningMethod(ws.tuning?.method);
+  return ws.tuning?.config || (method ? defaultTuningTemplate(method) : undefined);
 }

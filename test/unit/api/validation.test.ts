@@ -5,6 +5,7 @@ import { ANNOTATION_BYPASS_RESOURCE_CHECKS, ANNOTATION_RUNTIME } from '../../../
 import type { Workspace } from '../../../src/api/types.js';
 import { errorsOf, formatIssues, parseWorkspace, validateWorkspace, WorkspaceParseError, type InferenceConfigLookup, type ValidationContext } from '../../../src/api/validation.js';
 import { labelSelectorAsMap } from '../../../src/api/selector.js';
+import { builtinTrainingConfig } from '../../../src/builders/tuning/config.js';
 
 const NAP: FeatureGates = DEFAULT_FEATURE_GATES;
 const BYO: FeatureGates = { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: true };
@@ -52,6 +53,12 @@ const gpuNode = (name: string, product = 'NVIDIA-A10', count = '1', memMiB = '24
   metadata: { name, labels: { 'nvidia.com/gpu.product': product, 'nvidia.com/gpu.count': count, 'nvidia.com/gpu.memory': memMiB } },
 });
 
+const tcm = (yaml: string | undefined, found = true): InferenceConfigLookup => ({
+  name: 'lora-params-template',
+  namespace: 'ns',
+  found,
+  data: yaml === undefined ? {} : { 'training_config.yaml': yaml },
+});
 const ctx = (over: Partial<ValidationContext> = {}): ValidationContext => ({ gates: NAP, cloud: 'azure', operation: 'create', ...over });
 const cm = (yaml: string | undefined, found = true): InferenceConfigLookup => ({
   name: 'inference-params-template',
@@ -164,6 +171,16 @@ const cases: [string, Workspace, ValidationContext, string[]][] = [
     'error tuning.preset.name: Preset falcon-7b-instruct does not support tuning',
   ]],
   ['tuning: tunable preset', ws({ tuning: 'phi-4' }), ctx(), []],
+  ['tuning: the chart lora template', ws({ tuning: 'phi-4' }), ctx({ tuningConfig: tcm(builtinTrainingConfig('lora')) }), []],
+  ['tuning: ConfigMap missing', ws({ tuning: 'phi-4' }), ctx({ tuningConfig: tcm(undefined, false) }), [
+    "error tuning.config: Failed to evaluate validateConfigMap: ConfigMap 'lora-params-template' specified in 'config' not found in namespace 'ns'",
+  ]],
+  ['tuning: qlora settings for a lora workspace', ws({ tuning: 'phi-4' }), ctx({ tuningConfig: tcm(builtinTrainingConfig('qlora')) }), [
+    "error tuning.config: Failed to evaluate validateConfigMap: For method 'lora', 'load_in_4bit' or 'load_in_8bit' in ConfigMap 'lora-params-template' must not be true",
+  ]],
+  ['tuning: method not lora/qlora', { ...ws({ tuning: 'phi-4' }), tuning: { ...ws({ tuning: 'phi-4' }).tuning!, method: 'full' } }, ctx(), [
+    'error tuning.method: invalid value: full: Method',
+  ]],
 ];
 
 for (const [name, workspace, context, expected] of cases) {

@@ -366,7 +366,7 @@ test('problems instead of objects', () => {
     { name: 'BYO node without GPU labels', ws: byoWorkspace('phi-4'), facts: byoFacts({ nodes: [gpuNode('n1', {})] }), field: 'resource.labelSelector', message: /missing required nvidia.com labels on node n1/ },
     { name: 'too little GPU memory (TP disabled)', ws: falconSmall, facts: facts(), field: 'resource', message: /failed to calculate target node count: GPU memory \d+ bytes is too small for model/ },
     { name: 'auth preset without secret', ws: presetWorkspace('llama-3.1-8b-instruct'), facts: facts(), field: 'inference.preset.presetOptions.modelAccessSecret', message: /requires authentication/ },
-    { name: 'tuning', ws: { ...presetWorkspace('phi-4'), inference: undefined, tuning: { preset: { name: 'phi-4' } } }, facts: facts(), field: 'tuning', message: /tuning is not supported/ },
+    { name: 'tuning', ws: { ...presetWorkspace('phi-4'), inference: undefined, tuning: { preset: { name: 'phi-4' } } }, facts: facts(), field: 'tuning', message: /tuning workspaces are built by buildTuning/ },
   ];
   for (const c of cases) {
     const result = buildWorkspace(c.ws, c.facts);

@@ -6,7 +6,7 @@ import { Controller } from '../../../src/runtime/controller.js';
 import { RequestCounter } from '../../../src/runtime/transport.js';
 import { TerminalError } from '../../../src/runtime/controller.js';
 
-const cond = (type: string, status: string) => ({ type, status, reason: 'R', message: '' });
+const cond = (type: string, status: string, reason = 'R') => ({ type, status, reason, message: '' });
 
 test('workspacePhase looks conditions up by type, so their order never matters (KAITO W9)', () => {
   const cases: { conditions: ReturnType<typeof cond>[]; deleting?: boolean; want: string }[] = [
@@ -14,6 +14,7 @@ test('workspacePhase looks conditions up by type, so their order never matters (
     { conditions: [cond('WorkspaceSucceeded', 'True')], want: 'succeeded' },
     { conditions: [cond('WorkspaceSucceeded', 'False')], want: 'error' },
     { conditions: [cond('WorkspaceSucceeded', 'Unknown')], want: 'pending' },
+    { conditions: [cond('WorkspaceSucceeded', 'False', 'workspacePending')], want: 'pending' }, // a running tuning Job
     { conditions: [cond('InferenceReady', 'True')], want: 'pending' },
     // KAITO: first decisive condition in stored order wins, so these two orders disagree there.
     { conditions: [cond('WorkspaceSucceeded', 'True'), cond('WorkspaceDeleting', 'True')], want: 'deleting' },

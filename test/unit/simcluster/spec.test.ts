@@ -15,10 +15,11 @@ const defaults = loadNodePools(layout.defaultNodesFile);
 
 describe('versions and layout', () => {
   it('reads the pinned versions and keys the binary cache on them', () => {
-    const v = parseVersions('# pins\nK8S_VERSION=v1.36.3\n\nETCD_VERSION="v3.6.14"\nKWOK_VERSION=v0.8.0\n');
-    assert.deepEqual(v, { k8s: 'v1.36.3', etcd: 'v3.6.14', kwok: 'v0.8.0' });
+    const v = parseVersions('# pins\nK8S_VERSION=v1.36.3\n\nETCD_VERSION="v3.6.14"\nKWOK_VERSION=v0.8.0\nKARPENTER_VERSION=v1.6.2\n');
+    assert.deepEqual(v, { k8s: 'v1.36.3', etcd: 'v3.6.14', kwok: 'v0.8.0', karpenter: 'v1.6.2' });
     assert.equal(binDirFor(v, '/c'), '/c/simcluster/k8s-v1.36.3-etcd-v3.6.14-kwok-v0.8.0/bin');
     assert.throws(() => parseVersions('K8S_VERSION=v1\nETCD_VERSION=v3\n'), /KWOK_VERSION is missing/);
+    assert.throws(() => parseVersions('K8S_VERSION=v1\nETCD_VERSION=v3\nKWOK_VERSION=v0\n'), /KARPENTER_VERSION is missing/);
   });
 
   it('follows the environment overrides', () => {
@@ -117,11 +118,11 @@ describe('NVMe storage', () => {
 describe('component command lines', () => {
   const list = components(layout);
 
-  it('starts etcd, apiserver, controller-manager, scheduler, kwok on distinct loopback ports', () => {
-    assert.deepEqual(list.map((c) => c.name), ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok']);
+  it('starts etcd, apiserver, controller-manager, scheduler, kwok and the GPU provisioner on distinct loopback ports', () => {
+    assert.deepEqual(list.map((c) => c.name), ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'gpu-provisioner']);
     const ports = list.flatMap((c) => c.ports);
     assert.equal(new Set(ports).size, ports.length);
-    for (const c of list) assert.equal(c.binary, join(layout.binDir, c.name));
+    for (const c of list) assert.equal(c.binary, c.name === 'gpu-provisioner' ? process.execPath : join(layout.binDir, c.name));
     for (const c of list) assert.ok(!c.args.join(' ').includes('0.0.0.0'), `${c.name} binds loopback only`);
   });
 

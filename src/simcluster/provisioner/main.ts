@@ -1,0 +1,106 @@
+// The simulated GPU provisioner process (`simcluster up` starts it detached): list/watch NodeClaims,
+// Nodes, its PersistentVolumes and the fault ConfigMaps with the project's runtime, reconcile each
+// claim in a work queue, and answer /healthz on 127.0.0.1. SIGTERM stops it cleanly.
+import { createServer, type Server } from 'node:http';
+import type { KubernetesObject, V1ConfigMap, V1Node, V1PersistentVolume } from '@kubernetes/client-node';
+import { KubeClient } from '../../runtime/client.js';
+import { loadClusterAccess } from '../../runtime/cluster-access.js';
+import { Controller } from '../../runtime/controller.js';
+import { isAlreadyExists } from '../../runtime/errors.js';
+import type { ObjectEvent } from '../../runtime/cache.js';
+import { Reflector } from '../../runtime/reflector.js';
+import { Resources, type ResourceType } from '../../runtime/resources.js';
+import { KubeTransport } from '../../runtime/transport.js';
+import { layoutFor } from '../layout.js';
+import { loadNodePools, type NodePool } from '../nodes.js';
+import { FAULT_NAMESPACE } from './faults.js';
+import { AGENT_POOL_LABEL, PV_CLAIM_LABEL } from './node.js';
+import type { NodeClaim } from './nodeclaim.js';
+import { parseProvisionerArgs, type ProvisionerOptions } from './options.js';
+import { PROVISIONER_FIELD_MANAGER, Provisioner } from './reconciler.js';
+
+const PERSISTENT_VOLUMES: ResourceType = { group: '', version: 'v1', plural: 'persistentvolumes', kind: 'PersistentVolume', namespaced: false };
+
+function log(fields: Record<string, unknown>, msg: string): void {
+  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), msg, ...fields })}\n`);
+}
+
+function defaultPools(): NodePool[] {
+  try {
+    return loadNodePools(layoutFor().defaultNodesFile);
+  } catch {
+    return [];
+  }
+}
+
+const byLabel = (label: string) => (e: ObjectEvent<KubernetesObject>): string[] => {
+  const v = e.obj.metadata?.labels?.[label];
+  const old = e.type === 'update' ? e.old.metadata?.labels?.[label] : undefined;
+  return [...new Set([v, old].filter((x): x is string => x !== undefined))];
+};
+
+export async function runProvisioner(o: ProvisionerOptions): Promise<{ stop: () => Promise<void> }> {
+  const transport = new KubeTransport(await loadClusterAccess({ kubeconfig: o.kubeconfig }), { qps: 50, burst: 100 });
+  const client = new KubeClient(transport, { fieldManager: PROVISIONER_FIELD_MANAGER });
+  const onError = (name: string) => (err: Error): void => log({ reflector: name, error: err.message }, 'watch failed; retrying');
+  const claims = new Reflector<NodeClaim>({ client, type: Resources.nodeClaims, onError: onError('nodeclaims') });
+  // Only agent-pool nodes (ours and any real AKS ones), never the static simcluster nodes.
+  const nodes = new Reflector<V1Node>({ client, type: Resources.nodes, labelSelector: AGENT_POOL_LABEL, onError: onError('nodes') });
+  const volumes = new Reflector<V1PersistentVolume>({ client, type: PERSISTENT_VOLUMES, labelSelector: PV_CLAIM_LABEL, onError: onError('persistentvolumes') });
+  const faults = new Reflector<V1ConfigMap>({ client, type: Resources.configMaps, namespace: FAULT_NAMESPACE, onError: onError('configmaps') });
+  await client.create(Resources.namespaces, { metadata: { name: FAULT_NAMESPACE } }).catch((err: unknown) => {
+    if (!isAlreadyExists(err)) throw err;
+  });
+  const kubeletVersion = layoutFor().versions.k8s;
+  const provisioner = new Provisioner({
+    client, caches: { claims: claims.cache, nodes: nodes.cache, volumes: volumes.cache, faults: faults.cache },
+    delays: o, clusterName: o.clusterName, kubeletVersion, pools: defaultPools(), log,
+  });
+  const controller = new Controller({
+    name: 'sim-gpu-provisioner', maxConcurrentReconciles: 4,
+    reconcile: async (key) => provisioner.reconcile(key),
+    log: { info: log, error: log },
+  });
+  controller
+    .watch(claims, (e) => [e.obj.metadata?.name ?? ''])
+    .watch(nodes, byLabel(AGENT_POOL_LABEL))
+    .watch(volumes, byLabel(PV_CLAIM_LABEL))
+    .watch(faults, () => claims.cache.keys());
+  await controller.start();
+  const server = await serve(o.healthPort, () => ({ ok: true, claims: claims.cache.size, nodes: nodes.cache.size, ...provisioner.stats }));
+  log({ ...o, kubeconfig: undefined }, 'simulated gpu-provisioner started');
+  return {
+    stop: async () => {
+      server.close();
+      await controller.stop(5_000);
+      transport.close();
+    },
+  };
+}
+
+function serve(port: number, body: () => Record<string, unknown>): Promise<Server> {
+  const server = createServer((req, res) => {
+    const ok = req.url === '/healthz' || req.url === '/readyz';
+    res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(ok ? JSON.stringify(body()) : '{}');
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
+}
+
+async function main(): Promise<void> {
+  const opts = parseProvisionerArgs(process.argv.slice(2));
+  const running = await runProvisioner(opts);
+  const shutdown = (): void => {
+    void running.stop().finally(() => process.exit(0));
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`sim-gpu-provisioner: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

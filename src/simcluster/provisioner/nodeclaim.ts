@@ -1,0 +1,87 @@
+// The NodeClaim as gpu-provisioner v0.3.8 reads it (karpenter.sh/v1), and the checks its launch
+// makes before it asks Azure for an agent pool. Pure.
+import type { KubernetesObject, V1Taint } from '@kubernetes/client-node';
+import { tryParseQuantity } from '../../catalog/quantity.js';
+
+export const WORKSPACE_LABEL = 'kaito.sh/workspace';
+export const WORKSPACE_NAMESPACE_LABEL = 'kaito.sh/workspacenamespace';
+export const RAGENGINE_LABEL = 'kaito.sh/ragengine';
+export const TERMINATION_FINALIZER = 'karpenter.sh/termination';
+export const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type';
+/** gpu-provisioner names the AKS agent pool after the claim; AKS allows only this. */
+export const AGENT_POOL_NAME = /^[a-z][a-z0-9]{0,11}$/;
+/** Karpenter v1's launch message limit, raised from 300 by gpu-provisioner's patch. */
+export const MAX_MESSAGE = 800;
+
+export interface Requirement {
+  key: string;
+  operator: string;
+  values?: string[];
+}
+
+export interface ClaimCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+}
+
+export interface ClaimStatus {
+  providerID?: string;
+  nodeName?: string;
+  imageID?: string;
+  capacity?: Record<string, string>;
+  allocatable?: Record<string, string>;
+  conditions?: ClaimCondition[];
+  lastPodEventTime?: string;
+}
+
+export interface NodeClaim extends KubernetesObject {
+  spec?: {
+    nodeClassRef?: { group?: string; kind?: string; name?: string };
+    taints?: V1Taint[];
+    startupTaints?: V1Taint[];
+    requirements?: Requirement[];
+    resources?: { requests?: Record<string, string> };
+  };
+  status?: ClaimStatus;
+}
+
+/** gpu-provisioner's patched IsManaged: KAITO's claims, whatever their nodeClassRef. */
+export function isKaitoClaim(claim: NodeClaim): boolean {
+  const labels = claim.metadata?.labels ?? {};
+  return WORKSPACE_LABEL in labels || RAGENGINE_LABEL in labels;
+}
+
+/** The VM size: the first value of the instance-type requirement (gpu-provisioner's `vmSize`). */
+export function instanceTypeOf(claim: NodeClaim): string | undefined {
+  const req = claim.spec?.requirements?.find((r) => r.key === INSTANCE_TYPE_LABEL && r.operator === 'In');
+  return req?.values?.[0];
+}
+
+/** The storage request in bytes (the OS disk size), or undefined when absent or unreadable. */
+export function storageBytesOf(claim: NodeClaim): number | undefined {
+  const text = claim.spec?.resources?.requests?.storage;
+  return text === undefined ? undefined : tryParseQuantity(String(text));
+}
+
+/** Why gpu-provisioner would refuse to launch this claim, or undefined when it would go ahead. */
+export function launchProblem(claim: NodeClaim): string | undefined {
+  const name = claim.metadata?.name ?? '';
+  if (!AGENT_POOL_NAME.test(name)) {
+    return `agent pool name "${name}" is invalid: it must match ${AGENT_POOL_NAME.source} (the NodeClaim name becomes the AKS agent pool name)`;
+  }
+  if (instanceTypeOf(claim) === undefined) return `NodeClaim ${name} has no "${INSTANCE_TYPE_LABEL}" requirement with operator In and a value`;
+  const storage = storageBytesOf(claim);
+  if (storage === undefined || storage <= 0) {
+    return `NodeClaim ${name} requests no storage (spec.resources.requests.storage must be > 0: it sizes the OS disk)`;
+  }
+  return undefined;
+}
+
+/** Karpenter truncates launch errors; gpu-provisioner keeps 800 characters. */
+export function truncateMessage(message: string): string {
+  return message.length <= MAX_MESSAGE ? message : `${message.slice(0, MAX_MESSAGE - 3)}...`;
+}

@@ -1,0 +1,164 @@
+// Tuning workspaces on the real control plane. kwok's pod-complete stage turns a running Job pod into
+// Succeeded; a failure is made on demand by writing a failed status to a pod that is not scheduled
+// (kwok only acts on pods bound to its nodes). Bring-your-own nodes: the GPU count comes from the
+// node labels.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import { kubectl, waitFor } from '../harness.js';
+import {
+  applyWorkspace, conditionOf, getAll, getOne, getWorkspace, nodeNamesOf, pool, record, selectorFor, setUnschedulable, waitCondition, warningEvents, world,
+} from '../support/operator.js';
+
+function tuningWorkspace(name: string, selector: { matchLabels: Record<string, string> }, tuning: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    metadata: { name },
+    resource: { labelSelector: selector },
+    tuning: {
+      preset: { name: 'phi-3-mini-128k-instruct' },
+      method: 'qlora',
+      input: { urls: ['https://example.com/data/train.parquet?download=true'] },
+      output: { image: 'registry.example.com/adapters/phi-3:0.0.1', imagePushSecret: 'push-secret' },
+      ...tuning,
+    },
+  };
+}
+
+async function jobPod(ns: string, job: string): Promise<V1Pod> {
+  return waitFor(`a pod of Job ${job}`, async () => (await getAll<V1Pod>(ns, 'pods', `job-name=${job}`))[0]);
+}
+
+test('a tuning Job runs to Complete and the workspace says Succeeded; operator restarts during and after the Job create no second Job', async (t) => {
+  const p = pool('a100', 1);
+  const w = await world(t, { pools: [p] });
+  const [node] = nodeNamesOf([p]);
+  // Cordoned: the Job's pod waits unscheduled, so the first restart lands while the Job runs.
+  await setUnschedulable(node!, true);
+  const jobsSeen = await record<V1Job>(t, `/apis/batch/v1/namespaces/${w.ns}/jobs`);
+  await applyWorkspace(w.ns, tuningWorkspace('tune', selectorFor(p)));
+
+  const pending = await waitCondition(w.ns, 'tune', 'JobStarted', 'False', { reason: 'WorkspaceTuningJobStatusPending' });
+  assert.match(conditionOf(pending, 'JobStarted')?.message ?? '', /not scheduled/);
+  assert.equal(pending.status?.state, 'Running');
+  assert.equal(conditionOf(pending, 'WorkspaceSucceeded')?.reason, 'workspacePending');
+  const job = await getOne<V1Job>(w.ns, 'job', 'tune');
+  assert.ok(job);
+  assert.equal(job.metadata?.annotations?.['workspace.kaito.io/revision'], '1');
+  assert.equal(job.metadata?.ownerReferences?.[0]?.uid, pending.metadata.uid);
+  assert.equal(job.spec?.template.spec?.initContainers?.at(-1)?.resources?.limits?.['nvidia.com/gpu'], '1', 'GPU count from the node labels (BYO)');
+
+  // Restart while the Job is running: the new operator observes it and creates nothing.
+  const op = await w.start();
+  await waitFor('the restarted operator to reconcile the workspace', () => op.reconciles() > 0);
+  await setUnschedulable(node!, false);
+
+  const done = await waitCondition(w.ns, 'tune', 'WorkspaceSucceeded', 'True', { timeoutMs: 90_000 });
+  assert.equal(conditionOf(done, 'WorkspaceSucceeded')?.reason, 'workspaceSucceeded');
+  assert.equal(conditionOf(done, 'JobStarted')?.status, 'True');
+  assert.equal(conditionOf(done, 'ResourceReady')?.status, 'True');
+  assert.equal(done.status?.state, 'Succeeded');
+  const finished = await getOne<V1Job>(w.ns, 'job', 'tune');
+  assert.ok(finished?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True'), 'the Job itself says Complete');
+  assert.equal(finished?.metadata?.uid, job.metadata?.uid);
+
+  // Restart after completion: the finished Job is not re-run.
+  const op2 = await w.start();
+  await waitFor('the second restarted operator to reconcile', () => op2.reconciles() > 0);
+  const after = await getWorkspace(w.ns, 'tune');
+  assert.equal(after?.status?.state, 'Succeeded');
+  const added = jobsSeen.filter((e) => e.type === 'ADDED').map((e) => e.obj.metadata?.uid);
+  assert.deepEqual(added, [job.metadata?.uid], 'exactly one Job was ever created');
+  assert.equal((await getAll<V1Job>(w.ns, 'jobs')).length, 1);
+});
+
+test('a failing tuning Job reports Failed with the pod, container, exit code and message', async (t) => {
+  const p = pool('a100', 1);
+  const w = await world(t, { pools: [p] });
+  const [node] = nodeNamesOf([p]);
+  await setUnschedulable(node!, true);
+  await applyWorkspace(w.ns, tuningWorkspace('broken', selectorFor(p), { method: 'lora', output: { volumeSource: { emptyDir: {} } } }));
+  const pod = await jobPod(w.ns, 'broken');
+  const trainer = { name: 'broken', image: 'mcr.microsoft.com/aks/kaito/kaito-base:0.1.1', imageID: '', ready: false, restartCount: 0 };
+  const status = {
+    phase: 'Failed',
+    containerStatuses: [{ ...trainer, state: { terminated: { exitCode: 1, reason: 'Error', message: 'Traceback (most recent call last):\ntorch.OutOfMemoryError: CUDA out of memory' } } }],
+  };
+  await kubectl(['patch', 'pod', pod.metadata?.name ?? '', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })], { namespace: w.ns });
+
+  const failed = await waitCondition(w.ns, 'broken', 'WorkspaceSucceeded', 'False', { reason: 'workspaceFailed', timeoutMs: 60_000 });
+  const message = conditionOf(failed, 'WorkspaceSucceeded')?.message ?? '';
+  t.diagnostic(message);
+  assert.match(message, /job .*\/broken failed \(BackoffLimitExceeded/);
+  assert.match(message, /container broken exited with code 1 \(Error\): torch\.OutOfMemoryError: CUDA out of memory$/);
+  assert.equal(conditionOf(failed, 'JobStarted')?.reason, 'WorkspaceTuningJobStatusFailed');
+  assert.equal(failed.status?.state, 'Failed');
+  await waitFor('a Warning event naming the failure', async () => (await warningEvents(w.ns, 'broken')).some((e) => e.reason === 'TuningJobFailed' && /exit/.test(e.note)));
+  assert.equal((await getAll<V1Job>(w.ns, 'jobs')).length, 1, 'no retry Job');
+});
+
+test('the API server refuses bad tuning workspaces at apply (CEL), and tuning cannot be added or removed', async (t) => {
+  const w = await world(t, { operator: false });
+  const sel = { matchLabels: { 'kaito.sh/sim-pool': 'none' } };
+  const cases: { what: string; ws: Record<string, unknown>; message: RegExp }[] = [
+    { what: 'a preset that cannot be tuned', ws: tuningWorkspace('untunable', sel, { preset: { name: 'mistral-7b-instruct' } }), message: /preset mistral-7b-instruct does not support tuning; tunable presets: falcon-7b/ },
+    { what: 'an unknown preset', ws: tuningWorkspace('unknown', sel, { preset: { name: 'phi-9' } }), message: /Unsupported tuning preset name phi-9/ },
+    { what: 'a method that is neither lora nor qlora', ws: tuningWorkspace('method', sel, { method: 'full' }), message: /invalid value: full: Method/ },
+    { what: 'two input sources', ws: tuningWorkspace('two', sel, { input: { urls: ['https://x/y'], image: 'r.io/d:1' } }), message: /Exactly one of URLs, Volume, or Image must be specified/ },
+    { what: 'an image without a push secret', ws: tuningWorkspace('nosecret', sel, { output: { image: 'r.io/o:1' } }), message: /Must specify imagePushSecret with destination image/ },
+    { what: 'an input image that does not parse', ws: tuningWorkspace('upper', sel, { input: { image: 'kaito.azurecr.io/INPUT:0.0.0' } }), message: /Unable to parse input image reference: invalid reference format/ },
+    { what: 'an input name that is not a DNS label', ws: tuningWorkspace('badname', sel, { input: { name: 'Bad_Name', image: 'r.io/d:1' } }), message: /lowercase RFC 1123 label/ },
+    { what: 'more than one node', ws: { ...tuningWorkspace('multi', sel), resource: { count: 2, labelSelector: sel } }, message: /Tuning does not currently support multinode configurations/ },
+  ];
+  for (const c of cases) {
+    await assert.rejects(applyWorkspace(w.ns, c.ws), c.message, c.what);
+    assert.equal(await getWorkspace(w.ns, String((c.ws.metadata as { name: string }).name)), undefined, `${c.what}: nothing stored`);
+  }
+  await applyWorkspace(w.ns, tuningWorkspace('ok', sel));
+  await applyWorkspace(w.ns, { metadata: { name: 'inf' }, resource: { labelSelector: sel }, inference: { preset: { name: 'phi-3-mini-4k-instruct' } } });
+  const toggles: [string, string, RegExp][] = [
+    ['ok', `{"tuning":null,"inference":{"preset":{"name":"phi-3-mini-4k-instruct"}}}`, /Tuning field cannot be toggled once set/],
+    ['inf', `{"inference":null,"tuning":${JSON.stringify(tuningWorkspace('x', sel).tuning)}}`, /Inference field cannot be toggled once set/],
+    ['ok', '{"tuning":{"preset":{"name":"phi-4"}}}', /Preset cannot be changed/],
+    ['ok', '{"tuning":{"method":"lora"}}', /Method cannot be changed/],
+  ];
+  for (const [name, patch, message] of toggles) {
+    await assert.rejects(kubectl(['patch', 'workspace', name, '--type=merge', '-p', patch], { namespace: w.ns }), message, patch);
+  }
+  // Only the case of the method: allowed, as in KAITO.
+  await kubectl(['patch', 'workspace', 'ok', '--type=merge', '-p', '{"tuning":{"method":"QLoRA"}}'], { namespace: w.ns });
+});
+
+test('an input edit reruns training as revision 2 once the old Job is gone; deletion removes the Job and the owned config copy', async (t) => {
+  const p = pool('a100', 1);
+  const w = await world(t, { pools: [p] });
+  // A relative output_dir: the trainer gets an owned copy saying /mnt/adapter, where the volume is mounted.
+  const training = 'training_config:\n  QuantizationConfig:\n    load_in_4bit: false\n  TrainingArguments:\n    output_dir: adapter\n';
+  await kubectl(['create', 'configmap', 'my-training', `--from-literal=training_config.yaml=${training}`], { namespace: w.ns });
+  const jobsSeen = await record<V1Job>(t, `/apis/batch/v1/namespaces/${w.ns}/jobs`);
+  await applyWorkspace(w.ns, tuningWorkspace('edit', selectorFor(p), { method: 'lora', config: 'my-training', output: { volumeSource: { emptyDir: {} } } }));
+  await waitCondition(w.ns, 'edit', 'WorkspaceSucceeded', 'True', { timeoutMs: 90_000 });
+  const copy = await getOne<{ data?: Record<string, string>; metadata?: { ownerReferences?: { kind: string }[] } }>(w.ns, 'configmap', 'edit-training-config');
+  assert.match(copy?.data?.['training_config.yaml'] ?? '', /output_dir: \/mnt\/adapter/);
+  assert.equal(copy?.metadata?.ownerReferences?.[0]?.kind, 'Workspace');
+  const first = await getOne<V1Job>(w.ns, 'job', 'edit');
+  assert.equal(first?.spec?.template.spec?.containers[0]?.volumeMounts?.find((m) => m.name === 'results-volume')?.mountPath, '/mnt/adapter');
+
+  await kubectl(['patch', 'workspace', 'edit', '--type=merge', '-p', JSON.stringify({ tuning: { input: { urls: ['https://example.com/data/other.parquet'] } } })], { namespace: w.ns });
+  const rerun = await waitCondition(w.ns, 'edit', 'WorkspaceSucceeded', 'True', { timeoutMs: 90_000 });
+  assert.equal(rerun.metadata.annotations?.['workspace.kaito.io/revision'], '2');
+  const second = await getOne<V1Job>(w.ns, 'job', 'edit');
+  assert.equal(second?.metadata?.annotations?.['workspace.kaito.io/revision'], '2');
+  assert.notEqual(second?.metadata?.uid, first?.metadata?.uid);
+  assert.match(second?.spec?.template.spec?.initContainers?.find((c) => c.name === 'data-downloader')?.env?.[0]?.value ?? '', /other\.parquet/);
+  // The new Job was created only after the old one was deleted.
+  const firstGone = jobsSeen.find((e) => e.type === 'DELETED' && e.obj.metadata?.uid === first?.metadata?.uid);
+  const secondAdded = jobsSeen.find((e) => e.type === 'ADDED' && e.obj.metadata?.uid === second?.metadata?.uid);
+  assert.ok(firstGone && secondAdded && firstGone.rv < secondAdded.rv, 'old Job deleted before the new one was created');
+
+  await kubectl(['delete', 'workspace', 'edit', '--wait=true', '--timeout=60s'], { namespace: w.ns });
+  await waitFor('the Job and the owned config copy garbage-collected', async () => {
+    const [job, cm] = await Promise.all([getOne(w.ns, 'job', 'edit'), getOne(w.ns, 'configmap', 'edit-training-config')]);
+    return job === undefined && cm === undefined;
+  }, { timeoutMs: 60_000 });
+  assert.ok(await getOne(w.ns, 'configmap', 'my-training'), "the user's ConfigMap stays");
+});
