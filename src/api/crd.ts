@@ -7,7 +7,7 @@
 // estimate small (an unbounded string is costed as if it were ~3 MB long).
 import { getPreset, presetNames } from '../catalog/presets.js';
 import { IMAGE_REF_REGEX } from './image-ref.js';
-import { ConditionType } from './labels.js';
+import { ConditionType, WORKSPACE_STATES } from './labels.js';
 import {
   DNS1123_LABEL_MAX,
   DNS1123_LABEL_REGEX,
@@ -359,8 +359,11 @@ function statusSchema(version: string): OpenApiSchema {
     },
   };
   if (version === VERSION) {
-    properties.state = str('Tuning workspaces: Running, Succeeded or Failed (as KAITO 0.9).', { maxLength: 32 });
     properties.targetNodeCount = int('Number of GPU nodes/replicas the workspace runs on.', { format: 'int32', minimum: 0 });
+    // KAITO v0.9's high-level state (inference: Pending, Ready, NotReady; tuning: Running, Succeeded, Failed).
+    properties.state = str('High-level state: Pending, Ready or NotReady (inference); Running, Succeeded or Failed (tuning).', {
+      enum: [...WORKSPACE_STATES],
+    });
     properties.decisions = {
       description: 'kaito-ts: the choices the operator made for this workspace and why.',
       type: 'array',
@@ -419,6 +422,9 @@ const PRINTER_COLUMNS = [
   ...[ConditionType.ResourceReady, ConditionType.InferenceReady, ConditionType.JobStarted, ConditionType.WorkspaceSucceeded].map(
     (t) => ({ name: t, type: 'string', jsonPath: `.status.conditions[?(@.type=="${t}")].status` }),
   ),
+  // KAITO v0.9's columns.
+  { name: 'TargetNodeCount', type: 'integer', jsonPath: '.status.targetNodeCount' },
+  { name: 'State', type: 'string', jsonPath: '.status.state' },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ];
 

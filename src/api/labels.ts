@@ -96,6 +96,18 @@ export const ConditionReason = {
 } as const;
 export type ConditionReason = (typeof ConditionReason)[keyof typeof ConditionReason];
 
+// --- status.state (KAITO v0.9): Pending is common, then inference or tuning values ---
+export const WorkspaceState = {
+  Pending: 'Pending',
+  Ready: 'Ready',
+  NotReady: 'NotReady',
+  Running: 'Running',
+  Succeeded: 'Succeeded',
+  Failed: 'Failed',
+} as const;
+export type WorkspaceState = (typeof WorkspaceState)[keyof typeof WorkspaceState];
+export const WORKSPACE_STATES: readonly WorkspaceState[] = Object.values(WorkspaceState);
+
 /** Fixed condition messages; the parameterised ones are functions so callers cannot misspell them. */
 export const ConditionMessage = {
   resourceReady: 'workspace resource is ready',

@@ -87,7 +87,7 @@ export interface WorkspaceStatus {
   workerNodes?: string[];
   conditions?: WorkspaceCondition[];
   targetNodeCount?: number;
-  /** Tuning workspaces: `Running`, `Succeeded` or `Failed` (KAITO 0.9's `status.state`). */
+  /** KAITO v0.9's `status.state` (WorkspaceState): Pending, Ready or NotReady for inference; Running, Succeeded or Failed for tuning. */
   state?: string;
   /** kaito-ts extension: the decisions a user should see (volume kind, node count...). */
   decisions?: Decision[];

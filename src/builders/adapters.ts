@@ -1,7 +1,9 @@
 // LoRA adapters (spec §5.8): one skopeo init container per adapter copies the `/data` directory of the
-// adapter image into the shared `adapter-volume`; pull secrets are projected as docker config files.
+// adapter image into the shared `adapter-volume` (KAITO's script, adapter-puller.ts); pull secrets are
+// projected as docker config files.
 import type { V1Container, V1EnvVar, V1LocalObjectReference, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { AdapterSpec, DataSource } from '../api/types.js';
+import { pullerScript } from './adapter-puller.js';
 
 export type UsableAdapter = AdapterSpec & { source: DataSource & { name: string; image: string } };
 
@@ -15,45 +17,52 @@ export function usableAdapters(adapters: readonly AdapterSpec[] | undefined): Us
   return (adapters ?? []).filter((a): a is UsableAdapter => !!a.source?.name && !!a.source.image);
 }
 
+// The docker reference grammar of github.com/distribution/reference v0.6.0 (KAITO's pin).
+const PATH_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*';
+const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
+const DOMAIN = `(?:${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*|\\[(?:[a-fA-F0-9:]+)\\])(?::[0-9]+)?`;
+const REFERENCE = new RegExp(`^((?:${DOMAIN}/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*)(?::([\\w][\\w.-]{0,127}))?(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}))?$`);
+const NAME = new RegExp(`^(?:(${DOMAIN})/)?(${PATH_COMPONENT}(?:/${PATH_COMPONENT})*)$`);
+const DIGEST_HEX_LENGTH: Record<string, number> = { sha256: 64, sha384: 96, sha512: 128 };
+
+/** Docker Hub's implicit domain and `library/` namespace (splitDockerDomain). */
+function splitDomain(image: string): [domain: string, remote: string] {
+  const slash = image.indexOf('/');
+  if (slash < 0) return ['docker.io', `library/${image}`];
+  const first = image.slice(0, slash);
+  const rest = image.slice(slash + 1);
+  let [domain, remote] = first === 'localhost' || first.includes('.') || first.includes(':') || first.toLowerCase() !== first ? [first, rest] : ['docker.io', image];
+  if (domain === 'index.docker.io') domain = 'docker.io';
+  if (domain === 'docker.io' && !remote.includes('/')) remote = `library/${remote}`;
+  return [domain, remote];
+}
+
 /**
- * A docker reference in its fully qualified form, as skopeo needs it: `alpine` → `docker.io/library/alpine:latest`,
- * `user/repo` → `docker.io/user/repo:latest`; a registry host (has `.` or `:`, or is `localhost`) is kept.
+ * The image reference the puller script gets, as KAITO normalises it (reference.ParseDockerRef):
+ * `alpine` → `docker.io/library/alpine:latest`, a tag dropped when there is a digest; a reference
+ * that does not parse is kept as written.
  */
 export function normalizeImageRef(image: string): string {
-  const slash = image.indexOf('/');
-  const first = slash < 0 ? '' : image.slice(0, slash);
-  const hasRegistry = first !== '' && (first.includes('.') || first.includes(':') || first === 'localhost');
-  let ref = hasRegistry ? image : `docker.io/${slash < 0 ? `library/${image}` : image}`;
-  const lastSegment = ref.slice(ref.lastIndexOf('/') + 1);
-  if (!lastSegment.includes(':') && !lastSegment.includes('@')) ref += ':latest';
-  return ref;
+  if (/^[a-f0-9]{64}$/.test(image)) return image;
+  const [domain, remainder] = splitDomain(image);
+  const colon = remainder.indexOf(':');
+  const remote = colon < 0 ? remainder : remainder.slice(0, colon);
+  if (remote.toLowerCase() !== remote) return image;
+  const m = REFERENCE.exec(`${domain}/${remainder}`);
+  const name = m?.[1] ?? '';
+  const path = NAME.exec(name)?.[2] ?? name;
+  if (!m || path.length > 255) return image;
+  const [, , tag, digest] = m;
+  if (digest) {
+    const [algorithm = '', hex = ''] = digest.split(':');
+    if (DIGEST_HEX_LENGTH[algorithm] !== hex.length || !/^[a-f0-9]+$/.test(hex)) return image;
+    return `${name}@${digest}`;
+  }
+  return `${name}:${tag ?? 'latest'}`;
 }
 
 function dockerConfigVolumeName(adapter: string): string {
   return `docker-config-${adapter}-inference-adapter`;
-}
-
-/** The shell script of the puller: copy the image anonymously, else with each mounted docker config, then unpack `/data`. */
-export function pullerScript(imageRef: string, adapterDir: string): string {
-  return [
-    'set -ex',
-    `IMG_REF='docker://${imageRef}'`,
-    `DEST='${adapterDir}'`,
-    'WORK=$(mktemp -d)',
-    'pull() { skopeo copy --dest-decompress "$@" "$IMG_REF" "dir:$WORK/layout"; }',
-    'if ! pull; then',
-    '  ok=""',
-    `  for auth in $(find -L "$HOME/.docker/config.d" -type f 2>/dev/null); do`,
-    '    if pull --authfile="$auth"; then ok=1; break; fi',
-    '  done',
-    '  [ -n "$ok" ] || { echo "cannot pull $IMG_REF" >&2; exit 1; }',
-    'fi',
-    'mkdir -p "$WORK/rootfs"',
-    `for layer in $(skopeo inspect --format '{{range .Layers}}{{println .}}{{end}}' "dir:$WORK/layout"); do`,
-    '  tar -xf "$WORK/layout/${layer#sha256:}" -C "$WORK/rootfs"',
-    'done',
-    'mv -f "$WORK/rootfs/data" "$DEST"',
-  ].join('\n');
 }
 
 export function adapterPullerContainers(adapters: readonly UsableAdapter[]): V1Container[] {

@@ -47,12 +47,12 @@ export function distributedLivenessProbe(leaderAddress: string): V1Probe {
   };
 }
 
-/** Readiness asks the leader's API server for /health. */
-export function distributedReadinessProbe(leaderAddress: string): V1Probe {
+/** Readiness asks the leader's API server for /health; as a startup probe it may fail for `startupFailures` periods. */
+export function distributedReadinessProbe(leaderAddress: string, startupFailures = 1): V1Probe {
   return {
     exec: execProbe(`readiness --leader-address=${leaderAddress} --vllm-port=${VLLM_PORT}`),
     periodSeconds: 10,
     timeoutSeconds: 1,
-    failureThreshold: 1,
+    failureThreshold: startupFailures,
   };
 }

@@ -24,7 +24,7 @@ import {
 } from './distributed.js';
 import type { WeightsVolumeKind } from './facts.js';
 import { leaderAddress, workspaceName } from './meta.js';
-import { livenessProbe, readinessProbe } from './probes.js';
+import { livenessProbe, readinessProbe, startupFailureThreshold, startupProbe } from './probes.js';
 import { gpuTolerations, requiredNodeAffinity } from './scheduling.js';
 import { baseVolumeMounts, configVolume, dshmVolume, MODEL_WEIGHTS_PATH, modelWeightsEmptyDir, modelWeightsMount } from './volumes.js';
 
@@ -94,6 +94,9 @@ export function presetPodSpec(input: PresetPodInput): V1PodSpec {
     command: ['/bin/sh', '-c', inferenceCommand(command, (server) => multiNodeCommand(preset, command.numNodes, leader, server))],
     resources: { requests: { [RESOURCE_NVIDIA_GPU]: gpus }, limits: { [RESOURCE_NVIDIA_GPU]: gpus } },
     ports: [{ containerPort: VLLM_PORT }],
+    startupProbe: command.distributed
+      ? distributedReadinessProbe(leader, startupFailureThreshold(preset.readinessTimeoutSeconds))
+      : startupProbe(preset.readinessTimeoutSeconds),
     livenessProbe: command.distributed ? distributedLivenessProbe(leader) : livenessProbe(),
     readinessProbe: command.distributed ? distributedReadinessProbe(leader) : readinessProbe(),
     volumeMounts,

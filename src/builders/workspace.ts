@@ -22,7 +22,7 @@ import { problem, type Problem } from './problems.js';
 import { buildControllerRevision, computeSpecHash, revisionNumberFor } from './revision.js';
 import { headlessService, mainService, serviceTypeDecision } from './services.js';
 import { presetStatefulSet } from './statefulset.js';
-import { templateStatefulSet } from './template.js';
+import { droppedFieldsMessage, templateStatefulSet } from './template.js';
 import { chooseWeightsVolume, modelWeightsClaimTemplate } from './volumes.js';
 
 export interface WorkspaceObjects {
@@ -43,7 +43,7 @@ interface Common {
 }
 
 export type BuildResult =
-  | (Common & { ok: true; objects: WorkspaceObjects; targetNodeCount: number; problems: [] })
+  | (Common & { ok: true; objects: WorkspaceObjects; targetNodeCount: number; problems: []; droppedFields?: string[] })
   | (Common & { ok: false; problems: Problem[] });
 
 /** Objects in the order the operator applies them (revision, config, services, workload). */
@@ -98,6 +98,8 @@ export function buildWorkspace(ws: Workspace, facts: ClusterFacts): BuildResult 
     const nodes = nodeCountFor(ws, facts, runtime.choice, () => estimateNodeCount({ count: ws.resource?.count, maxModelLen: DEFAULT_MAX_MODEL_LEN }));
     if (!nodes.ok) return fail(problem('resource.count', 'TargetNodeCount', nodes.message));
     decisions.push({ topic: 'targetNodeCount', choice: String(nodes.nodes), reason: nodes.reason }, serviceTypeDecision(ws));
+    const { statefulSet, dropped } = templateStatefulSet(ws, nodes.nodes, revision);
+    if (dropped.length) decisions.push({ topic: 'templateFields', choice: 'dropped', reason: droppedFieldsMessage(dropped) });
     return {
       ok: true,
       revisionHash,
@@ -105,7 +107,8 @@ export function buildWorkspace(ws: Workspace, facts: ClusterFacts): BuildResult 
       decisions,
       problems: [],
       targetNodeCount: nodes.nodes,
-      objects: { statefulSet: templateStatefulSet(ws, nodes.nodes), controllerRevision, ...services },
+      objects: { statefulSet, controllerRevision, ...services },
+      ...(dropped.length ? { droppedFields: dropped } : {}),
     };
   }
 

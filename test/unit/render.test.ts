@@ -145,3 +145,20 @@ test('bad input: exit 2, one line on stderr naming the problem, nothing on stdou
     assert.doesNotMatch(r.stderr, /\n\s+at /, c.name);
   }
 });
+
+test('template examples render with the spec hash KAITO v0.8.0 computes', async () => {
+  // Hashes from KAITO v0.8.0's own code: api/v1beta1/workspace_types.go with k8s.io/api and
+  // apimachinery v0.34.1, ComputeHash's three json.Encoder documents, run with `go run` on the
+  // workspaces as parsed here (CRD defaults applied). See docs/builders.md, "Spec hash parity".
+  const want: Record<string, string> = {
+    'template-nginx.yaml': '9c540613206b3488f9758ed81d61e22eb788cb26340212e90a558893fa7239d2',
+    'template-quantities.yaml': 'e2f6a9b51e225d3de8bc0b5ac13ccd6cfcda712e8367ef6d55d7f95763a4561c',
+  };
+  const templates = exampleFiles().filter((f) => /^\s+template:/m.test(readFileSync(f, 'utf8')));
+  assert.deepEqual(templates.map((f) => f.slice(EXAMPLES.length + 1)).sort(), Object.keys(want).sort());
+  for (const file of templates) {
+    const r = await run([...argsFor(file), '--explain']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`hash ${want[file.slice(EXAMPLES.length + 1)]}`), file);
+  }
+});

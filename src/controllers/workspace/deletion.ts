@@ -1,8 +1,9 @@
-// Deletion: announce it, clean up what ownerReferences cannot (the shared default inference
-// ConfigMap copy, when no other workspace in the namespace uses it), then drop our finalizer.
+// Deletion: announce it, clean up what ownerReferences cannot (the shared default inference or
+// tuning ConfigMap copy, when no other workspace in the namespace uses it), then drop our finalizer.
 // NodeClaims (cluster-scoped) are deleted and waited for. Owned objects (StatefulSet, Services, ControllerRevisions) go through garbage collection; the
 // StatefulSet's NVMe claims follow it (whenDeleted: Delete).
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, WORKSPACE_FINALIZER } from '../../api/labels.js';
+import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js';
 import { JSON_PATCH } from '../../runtime/client.js';
 import type { Result } from '../../runtime/controller.js';
 import { isConflict, isNotFound } from '../../runtime/errors.js';
@@ -42,16 +43,26 @@ export async function finalizeWorkspace(ws: WorkspaceObject, deps: WorkspaceDeps
   return {};
 }
 
+/** The shared default ConfigMap copy a workspace reads (inference or tuning template), if it uses one. */
+function defaultConfigCopyName(ws: WorkspaceObject): string | undefined {
+  if (ws.tuning) {
+    const method = tuningMethod(ws.tuning.method);
+    return ws.tuning.config || !method ? undefined : defaultTuningTemplate(method);
+  }
+  return ws.inference && !ws.inference.config ? DEFAULT_INFERENCE_CONFIG_TEMPLATE : undefined;
+}
+
 async function deleteUnusedConfigCopy(ws: WorkspaceObject, deps: WorkspaceDeps): Promise<void> {
-  if (ws.inference?.config) return;
+  const name = defaultConfigCopyName(ws);
+  if (!name) return;
   const ns = ws.metadata.namespace ?? 'default';
-  const cm = deps.caches.configMaps.get(ns, DEFAULT_INFERENCE_CONFIG_TEMPLATE);
+  const cm = deps.caches.configMaps.get(ns, name);
   if (!cm || cm.metadata?.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY || ns === deps.config.releaseNamespace) return;
   const stillUsed = deps.caches.workspaces
     .list({ namespace: ns })
-    .some((other) => other.metadata.uid !== ws.metadata.uid && !other.metadata.deletionTimestamp && other.inference && !other.inference.config);
+    .some((other) => other.metadata.uid !== ws.metadata.uid && !other.metadata.deletionTimestamp && defaultConfigCopyName(other) === name);
   if (stillUsed) return;
-  await deps.client.delete(Resources.configMaps, { namespace: ns, name: DEFAULT_INFERENCE_CONFIG_TEMPLATE }, { uid: cm.metadata?.uid ?? '' }).catch((err: unknown) => {
+  await deps.client.delete(Resources.configMaps, { namespace: ns, name }, { uid: cm.metadata?.uid ?? '' }).catch((err: unknown) => {
     if (!isNotFound(err) && !isConflict(err)) throw err;
   });
 }

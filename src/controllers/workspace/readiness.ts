@@ -1,59 +1,36 @@
 // Whether a workspace's inference workload is really serving, derived only from observed objects.
 // KAITO compares readyReplicas with replicas; that lies during rollouts (W6) and for crash loops
 // (#1493). Here every field the StatefulSet controller reports must agree, and pods explain why not.
-import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
-import { isReady } from '../../runtime/conditions.js';
+import type { V1Node, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import { droppedFieldsMessage } from '../../builders/template.js';
+import { explainPods, isPodReady } from './pod-problems.js';
 
 export type Readiness =
   | { ready: true; reason: string; message: string }
   | { ready: false; reason: string; message: string };
 
-/** Reasons kaito-ts writes on InferenceReady=False besides KAITO's own. */
+/** Reasons kaito-ts writes on InferenceReady=False besides KAITO's own (pod causes: PodProblem). */
 export const NotReadyReason = {
   StatefulSetNotFound: 'StatefulSetNotFound',
   RolloutInProgress: 'RolloutInProgress',
   PodsNotReady: 'PodsNotReady',
-  PodUnschedulable: 'PodUnschedulable',
-  PodCrashLooping: 'PodCrashLooping',
-  PodFailed: 'PodFailed',
   ReadinessTimeout: 'InferenceReadinessTimeout',
 } as const;
 
-const CRASH_REASONS = new Set(['CrashLoopBackOff', 'ErrImagePull', 'ImagePullBackOff', 'CreateContainerConfigError', 'InvalidImageName', 'RunContainerError']);
+export { isPodReady, PodProblem } from './pod-problems.js';
 
-/** Pod-level explanation for a workspace that is not ready yet, worst problem first. */
-export function explainPods(pods: readonly V1Pod[]): Readiness | undefined {
-  const sorted = [...pods].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
-  for (const pod of sorted) {
-    const name = pod.metadata?.name ?? '?';
-    const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
-    for (const cs of statuses) {
-      const waiting = cs.state?.waiting?.reason;
-      if (waiting && CRASH_REASONS.has(waiting)) {
-        const detail = cs.state?.waiting?.message ? `: ${cs.state.waiting.message}` : '';
-        return { ready: false, reason: NotReadyReason.PodCrashLooping, message: `pod ${name} container ${cs.name} is in ${waiting} (restarts: ${cs.restartCount ?? 0})${detail}` };
-      }
-    }
-    if (pod.status?.phase === 'Failed') {
-      return { ready: false, reason: NotReadyReason.PodFailed, message: `pod ${name} failed: ${pod.status.reason ?? ''} ${pod.status.message ?? ''}`.trim() };
-    }
-  }
-  for (const pod of sorted) {
-    const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
-    if (scheduled?.status === 'False' && scheduled.reason === 'Unschedulable') {
-      return { ready: false, reason: NotReadyReason.PodUnschedulable, message: `pod ${pod.metadata?.name} cannot be scheduled: ${scheduled.message ?? 'no reason given'}` };
-    }
-  }
-  return undefined;
-}
-
-export function isPodReady(pod: V1Pod | undefined): boolean {
-  if (!pod || pod.metadata?.deletionTimestamp) return false;
-  return isReady(pod);
+/** Pods of the StatefulSet that should exist (`<name>-0` … `<name>-<replicas-1>`), legacy pods excluded. */
+function expectedPods(sts: V1StatefulSet, pods: readonly V1Pod[]): V1Pod[] {
+  const name = sts.metadata?.name ?? '';
+  const desired = sts.spec?.replicas ?? 1;
+  return pods.filter((p) => {
+    const m = /-(\d+)$/.exec(p.metadata?.name ?? '');
+    return !!m && p.metadata?.name === `${name}-${m[1]}` && Number(m[1]) < desired;
+  });
 }
 
 /** The truth about a StatefulSet rollout: generation observed, every replica updated and ready, one revision. */
-export function statefulSetReadiness(sts: V1StatefulSet | undefined, pods: readonly V1Pod[]): Readiness {
+export function statefulSetReadiness(sts: V1StatefulSet | undefined, allPods: readonly V1Pod[], nodes: readonly V1Node[] = []): Readiness {
   if (!sts) return { ready: false, reason: NotReadyReason.StatefulSetNotFound, message: 'the StatefulSet has not been created yet' };
   const name = sts.metadata?.name ?? '?';
   const desired = sts.spec?.replicas ?? 1;
@@ -67,11 +44,16 @@ export function statefulSetReadiness(sts: V1StatefulSet | undefined, pods: reado
   const updated = st.updatedReplicas ?? 0;
   const current = st.replicas ?? 0;
   const oneRevision = !!st.updateRevision && st.currentRevision === st.updateRevision;
-  if (desired > 0 && ready === desired && updated === desired && current === desired && oneRevision) {
+  const pods = expectedPods(sts, allPods);
+  // Every pod of the group, not just the count the StatefulSet last reported: a dead Ray worker
+  // leaves vLLM on pod 0 running, and the pod is what says so first.
+  const downPod = pods.find((p) => !isPodReady(p));
+  if (desired > 0 && ready === desired && updated === desired && current === desired && oneRevision && !downPod) {
     return { ready: true, reason: 'WorkspaceInferenceStatusSuccess', message: 'Inference has been deployed successfully' };
   }
-  const fromPods = explainPods(pods);
-  if (fromPods) return fromPods;
+  const fromPods = explainPods(pods, nodes);
+  if (fromPods) return { ready: false, ...fromPods };
+  if (downPod && ready === desired) return { ready: false, reason: NotReadyReason.PodsNotReady, message: `StatefulSet ${name}: pod ${downPod.metadata?.name} is not ready` };
   if (updated < desired || !oneRevision) return rolling(ready);
   return { ready: false, reason: NotReadyReason.PodsNotReady, message: `StatefulSet ${name}: ${ready}/${desired} replicas ready` };
 }
@@ -94,4 +76,9 @@ export function withReadinessTimeout(
   return {
     readiness: { ready: false, reason: NotReadyReason.ReadinessTimeout, message: `not ready after ${Math.round(elapsedMs / 1000)}s (timeout ${timeoutSeconds}s): ${r.message}` },
   };
+}
+
+/** Names template fields that were dropped in the InferenceReady message, ready or not. */
+export function withDroppedFields(r: Readiness, dropped: readonly string[] | undefined): Readiness {
+  return dropped?.length ? { ...r, message: `${r.message}; ${droppedFieldsMessage(dropped)}` } : r;
 }

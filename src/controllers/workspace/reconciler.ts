@@ -8,6 +8,7 @@ import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, LABEL_WORKSPACE_NA
 import { errorsOf, formatIssues, validateWorkspace } from '../../api/validation.js';
 import { buildWorkspace, type BuildResult, type WorkspaceObjects } from '../../builders/workspace.js';
 import { matchingNodes, readyMatchingNodes } from '../../builders/facts.js';
+import { droppedFieldsMessage } from '../../builders/template.js';
 import { getPreset } from '../../catalog/presets.js';
 import { controllerOf, type ObjectCache } from '../../runtime/cache.js';
 import { MERGE_PATCH } from '../../runtime/client.js';
@@ -20,7 +21,7 @@ import type { WorkspaceDeps, WorkspaceObject } from './context.js';
 import { finalizeWorkspace, MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
 import { gatherFacts, volumeKindOf } from './facts.js';
 import { planMigration, type MigrationPlan } from './migration.js';
-import { statefulSetReadiness, withReadinessTimeout, type Readiness } from './readiness.js';
+import { statefulSetReadiness, withDroppedFields, withReadinessTimeout, type Readiness } from './readiness.js';
 import { createClaims, labelClaimNodes, planFor } from './provisioning.js';
 import { NODECLAIMS_CREATED_ANNOTATION, type ProvisioningPlan } from './provisioning-plan.js';
 import { pruneRevisions } from './revisions.js';
@@ -36,6 +37,7 @@ export const Reason = {
   WorkloadMigration: 'WorkloadMigration',
   NodeClaimCrdMissing: 'NodeClaimCRDNotInstalled',
   WaitingForNodes: 'WaitingForNodes',
+  TemplateFieldsDropped: 'TemplateFieldsDropped',
 } as const;
 
 /** Secrets are not watched: a workspace waiting for one looks again this often (bounded, never a hot loop). */
@@ -126,7 +128,7 @@ export class WorkspaceReconciler {
 
     const readiness = this.inferenceReadiness(ws, current, pods, plan);
     const nodeFacts = this.nodeFacts(ws, built.targetNodeCount, provisioning?.plan);
-    await this.report(ws, { ...nodeFacts, targetNodeCount: built.targetNodeCount, inference: readiness.readiness, decisions: built.decisions });
+    await this.report(ws, { ...nodeFacts, targetNodeCount: built.targetNodeCount, inference: withDroppedFields(readiness.readiness, built.droppedFields), decisions: built.decisions });
     const recheck = [readiness.recheckAfterMs, provisioning?.plan.recheckAfterMs].filter((x): x is number => x !== undefined);
     return recheck.length ? { requeueAfterMs: Math.min(...recheck) } : {};
   }
@@ -214,7 +216,7 @@ export class WorkspaceReconciler {
   private async ensureStatefulSet(ws: WorkspaceObject, built: Extract<BuildResult, { ok: true }>, live: V1StatefulSet | undefined, storageClassNames: string[]): Promise<V1StatefulSet | undefined> {
     const desired = built.objects.statefulSet;
     const { client, recorder } = this.deps;
-    if (!live) return this.written(this.deps.caches.statefulSets, await client.apply(Resources.statefulSets, desired));
+    if (!live) return this.applyStatefulSet(ws, built, desired);
     if (live.metadata?.annotations?.[ANNOTATION_REVISION] === String(built.revision)) return live;
     // A new revision: re-decide the weights volume as if creating. Claim templates are immutable,
     // so a different shape means recreating the StatefulSet, announced as a restart.
@@ -226,7 +228,13 @@ export class WorkspaceReconciler {
       await client.delete(Resources.statefulSets, ref(live), { uid: live.metadata?.uid ?? '' }).catch(ignoreNotFound);
       return undefined;
     }
-    return this.written(this.deps.caches.statefulSets, await client.apply(Resources.statefulSets, selectiveUpdate(desired, live)));
+    return this.applyStatefulSet(ws, built, selectiveUpdate(desired, live));
+  }
+
+  /** Template fields Kubernetes does not know are announced when the StatefulSet is written (idle passes stay silent). */
+  private async applyStatefulSet(ws: WorkspaceObject, built: Extract<BuildResult, { ok: true }>, sts: V1StatefulSet): Promise<V1StatefulSet> {
+    if (built.droppedFields) await this.deps.recorder.event(ws, 'Warning', Reason.TemplateFieldsDropped, droppedFieldsMessage(built.droppedFields));
+    return this.written(this.deps.caches.statefulSets, await this.deps.client.apply(Resources.statefulSets, sts));
   }
 
   private async migrate(ws: WorkspaceObject, plan: MigrationPlan): Promise<void> {
@@ -246,7 +254,7 @@ export class WorkspaceReconciler {
   private inferenceReadiness(ws: WorkspaceObject, sts: V1StatefulSet | undefined, pods: V1Pod[], plan: MigrationPlan): { readiness: Readiness; recheckAfterMs?: number } {
     if (plan.kind === 'waitForPod0') return { readiness: { ready: false, reason: Reason.WorkloadMigration, message: plan.message } };
     if (plan.kind === 'foreign') return { readiness: { ready: false, reason: Reason.NotOwned, message: plan.message } };
-    const base = statefulSetReadiness(sts, pods);
+    const base = statefulSetReadiness(sts, pods, this.deps.caches.nodes.list());
     const current = findCondition(ws.status?.conditions, ConditionType.InferenceReady);
     const since = current?.status === 'False' ? new Date(current.lastTransitionTime) : this.deps.now();
     const timeout = getPreset(ws.inference?.preset?.name ?? '')?.readinessTimeoutSeconds ?? TEMPLATE_READINESS_TIMEOUT_SECONDS;

@@ -1,7 +1,7 @@
 // The workspace status, computed in one place from what this reconcile observed. Pure: the caller
 // passes `now`, and the result says whether anything changed so no write happens otherwise.
-import { setCondition, type ConditionUpdate } from '../../api/conditions.js';
-import { ConditionMessage, ConditionReason, ConditionType, V1ALPHA1_CONDITION_NODECLAIM_READY } from '../../api/labels.js';
+import { findCondition, setCondition, type ConditionUpdate } from '../../api/conditions.js';
+import { ConditionMessage, ConditionReason, ConditionType, V1ALPHA1_CONDITION_NODECLAIM_READY, WorkspaceState } from '../../api/labels.js';
 import type { Decision, Workspace, WorkspaceCondition, WorkspaceStatus } from '../../api/types.js';
 import type { Readiness } from './readiness.js';
 
@@ -82,7 +82,22 @@ export function computeStatus(ws: Workspace, input: StatusInput, now: Date): { s
     );
   }
 
+  // Like KAITO v0.12 (#2270): every condition carries the generation of this write, also the ones
+  // this pass did not re-evaluate.
+  if (generation !== undefined && conditions.some((c) => c.observedGeneration !== generation)) {
+    conditions = conditions.map((c) => ({ ...c, observedGeneration: generation }));
+    changed = true;
+  }
+
   const status: WorkspaceStatus = { ...prev, conditions };
+  // Tuning workspaces have their own states (tuning-status.ts).
+  if ((input.failure || input.inference) && !ws.tuning) {
+    const state = inferenceState(prev.state, conditions);
+    if (state !== prev.state) {
+      status.state = state;
+      changed = true;
+    }
+  }
   if (input.nodes && !sameList(prev.workerNodes, input.nodes.workerNodes)) {
     status.workerNodes = input.nodes.workerNodes;
     changed = true;
@@ -96,6 +111,17 @@ export function computeStatus(ws: Workspace, input: StatusInput, now: Date): { s
     changed = true;
   }
   return { status, changed };
+}
+
+/**
+ * KAITO v0.9's status.state for inference: Ready when inference and resources are ready; once a
+ * workspace has been Ready or NotReady it is NotReady when not ready, before that Pending.
+ */
+export function inferenceState(prev: string | undefined, conditions: readonly WorkspaceCondition[]): WorkspaceState {
+  const inference = findCondition(conditions, ConditionType.InferenceReady)?.status;
+  const resource = findCondition(conditions, ConditionType.ResourceReady)?.status;
+  if (inference === 'True' && resource !== 'False') return WorkspaceState.Ready;
+  return prev === WorkspaceState.Ready || prev === WorkspaceState.NotReady ? WorkspaceState.NotReady : WorkspaceState.Pending;
 }
 
 /** Status while the workspace is being deleted. */

@@ -6,7 +6,7 @@ import type { V1ControllerRevision, V1StatefulSet } from '@kubernetes/client-nod
 import { ANNOTATION_REVISION, LABEL_REVISION_WORKSPACE_NAME, WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
 import type { WorkspaceObject } from '../../../src/controllers/workspace/context.js';
 import { kubectl, waitFor } from '../harness.js';
-import { applyWorkspace, getAll, getOne, getWorkspace, pool, record, selectorFor, sleep, waitReady, world } from '../support/operator.js';
+import { applyWorkspace, assertNoWritesWhenTouched, getAll, getOne, getWorkspace, pool, record, selectorFor, waitReady, world } from '../support/operator.js';
 
 const adapter = (name: string, strength?: string) => ({ source: { name, image: `registry.example/adapters/${name}:1` }, ...(strength ? { strength } : {}) });
 
@@ -59,23 +59,7 @@ test('a converged workspace: a forced reconcile makes zero API writes', async (t
   const w = await world(t, { pools: [pool('a10', 1)] });
   await applyWorkspace(w.ns, { metadata: { name: 'quiet' }, resource: { labelSelector: selectorFor(w.pools[0]!) }, inference: { preset: { name: 'phi-3-mini-4k-instruct' } } });
   await waitReady(w.ns, 'quiet');
-  const op = w.op!;
-  // Let the last events (status write echo, pod updates) drain.
-  await waitFor('operator idle', async () => {
-    const before = op.reconciles();
-    await sleep(1500);
-    return op.reconciles() === before && op.mgr.workspace.controller.queue.len === 0;
-  }, { timeoutMs: 20_000 });
-
-  const writes = op.writes();
-  const reconciles = op.reconciles();
-  const snapshot = JSON.stringify(op.mgr.client.counter.snapshot());
-  await kubectlAnnotate(w.ns, 'quiet', 'e2e.example/touch=1');
-  await waitFor('the touch reconciled', async () => op.reconciles() > reconciles, { timeoutMs: 10_000 });
-  await kubectlAnnotate(w.ns, 'quiet', 'e2e.example/touch=2');
-  await waitFor('the second touch reconciled', async () => op.reconciles() > reconciles + 1, { timeoutMs: 10_000 });
-  await sleep(1000);
-  assert.equal(op.writes(), writes, `writes changed: before ${snapshot}, after ${JSON.stringify(op.mgr.client.counter.snapshot())}`);
+  await assertNoWritesWhenTouched(w.op!, w.ns, 'quiet');
 });
 
 test('deletion leaves nothing: StatefulSet, Services, ControllerRevisions, claims gone, finalizer removed, workspace gone', async (t) => {
@@ -105,10 +89,6 @@ test('deletion leaves nothing: StatefulSet, Services, ControllerRevisions, claim
 
 async function kubectlPatch(ns: string, name: string, body: unknown): Promise<void> {
   await kubectl(['patch', 'statefulset', name, '--type=strategic', '-p', JSON.stringify(body)], { namespace: ns });
-}
-
-async function kubectlAnnotate(ns: string, name: string, kv: string): Promise<void> {
-  await kubectl(['annotate', '--overwrite', 'workspace', name, kv], { namespace: ns });
 }
 
 async function kubectlDelete(ns: string, ref: string): Promise<void> {

@@ -69,6 +69,14 @@ test('a tuning Job runs to Complete and the workspace says Succeeded; operator r
   const added = jobsSeen.filter((e) => e.type === 'ADDED').map((e) => e.obj.metadata?.uid);
   assert.deepEqual(added, [job.metadata?.uid], 'exactly one Job was ever created');
   assert.equal((await getAll<V1Job>(w.ns, 'jobs')).length, 1);
+
+  // Deletion: the default template copy made for it goes too (no other workspace uses it), the Job by GC.
+  assert.ok(await getOne(w.ns, 'configmap', 'qlora-params-template'));
+  await kubectl(['delete', 'workspace', 'tune', '--wait=true', '--timeout=60s'], { namespace: w.ns });
+  await waitFor('the template copy and the Job gone', async () => {
+    const [cm, j] = await Promise.all([getOne(w.ns, 'configmap', 'qlora-params-template'), getOne(w.ns, 'job', 'tune')]);
+    return cm === undefined && j === undefined;
+  }, { timeoutMs: 60_000 });
 });
 
 test('a failing tuning Job reports Failed with the pod, container, exit code and message', async (t) => {

@@ -308,3 +308,25 @@ export async function readNode(name: string): Promise<V1Node> {
 }
 
 export { sleep };
+
+/**
+ * Once the operator is idle, two annotation touches of the workspace are reconciled with zero API
+ * writes (what "a converged workspace costs nothing" means); fails with the per-verb counts otherwise.
+ */
+export async function assertNoWritesWhenTouched(op: TestOperator, ns: string, name: string): Promise<void> {
+  // Let the last events (status write echo, pod updates) drain.
+  await waitFor('operator idle', async () => {
+    const before = op.reconciles();
+    await sleep(1500);
+    return op.reconciles() === before && op.mgr.workspace.controller.queue.len === 0;
+  }, { timeoutMs: 20_000 });
+  const writes = op.writes();
+  const reconciles = op.reconciles();
+  const snapshot = JSON.stringify(op.mgr.client.counter.snapshot());
+  for (const touch of [1, 2]) {
+    await kubectl(['annotate', '--overwrite', 'workspace', name, `e2e.example/touch=${touch}`], { namespace: ns });
+    await waitFor(`touch ${touch} reconciled`, async () => op.reconciles() >= reconciles + touch, { timeoutMs: 10_000 });
+  }
+  await sleep(1000);
+  if (op.writes() !== writes) throw new Error(`writes changed: before ${snapshot}, after ${JSON.stringify(op.mgr.client.counter.snapshot())}`);
+}

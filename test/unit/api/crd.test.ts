@@ -43,7 +43,7 @@ test('names, scope, versions and status subresource match KAITO', () => {
   for (const v of crd.spec.versions) assert.deepEqual(v.subresources, { status: {} });
 });
 
-test('printer columns of §2.2 on both versions', () => {
+test('printer columns of §2.2 and KAITO v0.9 (TargetNodeCount, State) on both versions', () => {
   for (const v of workspaceCrd().spec.versions) {
     assert.deepEqual(v.additionalPrinterColumns, [
       { name: 'Instance', type: 'string', jsonPath: '.resource.instanceType' },
@@ -51,6 +51,8 @@ test('printer columns of §2.2 on both versions', () => {
       { name: 'InferenceReady', type: 'string', jsonPath: '.status.conditions[?(@.type=="InferenceReady")].status' },
       { name: 'JobStarted', type: 'string', jsonPath: '.status.conditions[?(@.type=="JobStarted")].status' },
       { name: 'WorkspaceSucceeded', type: 'string', jsonPath: '.status.conditions[?(@.type=="WorkspaceSucceeded")].status' },
+      { name: 'TargetNodeCount', type: 'integer', jsonPath: '.status.targetNodeCount' },
+      { name: 'State', type: 'string', jsonPath: '.status.state' },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ]);
   }

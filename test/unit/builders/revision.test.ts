@@ -55,7 +55,7 @@ test('Go encoding rules: struct order, omitempty, nil vs empty, sorted maps, HTM
         '{"preset":{"name":"p","accessMode":"public","presetOptions":{"modelAccessSecret":"hf"}},"adapters":[{"source":{"name":"ad","image":"img","imagePullSecrets":["s"]},"strength":"0.5"}]}\nnull\n',
     },
     {
-      name: 'template: zero creationTimestamp is null, containers resources {} and unknown fields dropped',
+      name: 'template: zero creationTimestamp omitted (apimachinery v0.34 omitzero), containers resources {} and unknown fields dropped',
       ws: {
         resource: { labelSelector: {} },
         inference: {
@@ -67,7 +67,7 @@ test('Go encoding rules: struct order, omitempty, nil vs empty, sorted maps, HTM
       },
       want:
         '{"labelSelector":{}}\n' +
-        '{"template":{"metadata":{"creationTimestamp":null,"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"nginx","ports":[{"containerPort":80}],"resources":{}}]}}}\nnull\n',
+        '{"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"nginx","ports":[{"containerPort":80}],"resources":{}}]}}}\nnull\n',
     },
     {
       name: 'tuning: input and output have no omitempty',

@@ -201,13 +201,13 @@ test('adapters: pullers, volumes, pull secrets, strength env, --enable-lora (§5
   const pullerA = pod?.initContainers?.[1];
   assert.equal(pullerA?.image, 'mcr.microsoft.com/aks/skopeo:1.14.4-6');
   assert.deepEqual(pullerA?.command, ['/bin/sh', '-c']);
-  assert.match(pullerA?.args?.[0] ?? '', /docker:\/\/fake\.kaito\.com\/kaito-image:0\.0\.1/);
-  assert.match(pullerA?.args?.[0] ?? '', /\/mnt\/adapter\/adapterA/);
+  assert.match(pullerA?.args?.[0] ?? '', /IMG_REF='fake\.kaito\.com\/kaito-image:0\.0\.1'/);
+  assert.match(pullerA?.args?.[0] ?? '', /VOL_DIR='\/mnt\/adapter\/adapterA'/);
   assert.deepEqual(pullerA?.volumeMounts, [
     { name: 'adapter-volume', mountPath: '/mnt/adapter' },
     { name: 'docker-config-adapterA-inference-adapter', mountPath: '/root/.docker/config.d/adapterA-inference-adapter' },
   ]);
-  assert.match(pod?.initContainers?.[2]?.args?.[0] ?? '', /docker:\/\/docker\.io\/library\/alpine:latest/);
+  assert.match(pod?.initContainers?.[2]?.args?.[0] ?? '', /IMG_REF='docker\.io\/library\/alpine:latest'/);
   assert.deepEqual(pod?.imagePullSecrets, [{ name: 'fake-secret' }, { name: 'other' }]);
   assert.deepEqual(pod?.volumes?.map((v) => v.name), [
     'config-volume', 'dshm', 'adapter-volume', 'docker-config-adapterA-inference-adapter', 'docker-config-adapterC-inference-adapter',
@@ -255,6 +255,8 @@ test('multi-node vLLM: 3 replicas, Ray leader/worker command, POD_INDEX, exec pr
     timeoutSeconds: 1,
     failureThreshold: 1,
   });
+  // KAITO v0.10: the readiness check as the startup probe, over the preset's 30 min.
+  assert.deepEqual(main(s).startupProbe, { ...main(s).readinessProbe, failureThreshold: 180 });
   assert.equal(decision(result, 'distributed')?.choice, 'ray');
 
   // Set-once status value wins over the estimator; transformers with count 2 gives independent replicas.
@@ -299,7 +301,7 @@ test('template workspace: user pod template as a StatefulSet (§5.13)', () => {
       template: {
         metadata: { labels: { app: 'mine' } },
         spec: {
-          containers: [{ name: 'c', image: 'nginx' }],
+          containers: [{ name: 'c', image: 'nginx', resources: { limits: { cpu: '1000m' } }, bogus: true } as never],
           affinity: { podAntiAffinity: {} },
           tolerations: [{ key: 'mine', operator: 'Exists' }],
         },
@@ -311,14 +313,18 @@ test('template workspace: user pod template as a StatefulSet (§5.13)', () => {
   assert.equal(s.spec?.replicas, 2);
   assert.equal(s.spec?.serviceName, undefined);
   assert.equal(s.spec?.podManagementPolicy, undefined);
-  assert.equal(s.metadata?.annotations, undefined);
+  // Unlike KAITO, the revision annotation: a converged template workspace is not re-applied.
+  assert.deepEqual(s.metadata?.annotations, { 'workspace.kaito.io/revision': String(result.revision) });
+  assert.deepEqual(result.droppedFields, ['spec.containers[0].bogus']);
+  assert.match(result.decisions.find((d) => d.topic === 'templateFields')?.reason ?? '', /dropped: spec\.containers\[0\]\.bogus$/);
   assert.deepEqual(s.spec?.selector.matchLabels, { 'kaito.sh/workspace': 'custom', 'inferenceset.kaito.sh/created-by': 'iset' });
   assert.deepEqual(s.spec?.template.metadata?.labels, { app: 'mine', 'kaito.sh/workspace': 'custom', 'inferenceset.kaito.sh/created-by': 'iset' });
   assert.deepEqual(s.spec?.template.spec?.affinity, {
     nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'apps', operator: 'In', values: ['custom'] }] }] } },
   });
   assert.deepEqual(s.spec?.template.spec?.tolerations?.map((t) => t.key), ['mine', 'nvidia.com/gpu', 'sku']);
-  assert.deepEqual(s.spec?.template.spec?.containers, [{ name: 'c', image: 'nginx' }]);
+  // Go's decoding drops the unknown field (server-side apply would refuse it) and canonicalises quantities.
+  assert.deepEqual(s.spec?.template.spec?.containers, [{ name: 'c', image: 'nginx', resources: { limits: { cpu: '1' } } }]);
   assert.equal(result.objects.configMap, undefined);
   assert.equal(result.objects.mainService.metadata?.name, 'custom');
   // The user's object is not mutated.
@@ -417,4 +423,19 @@ test('kept volume shape: the reason stays the original one, or says what a new S
   assert.match(decision(same, 'modelWeightsVolume')?.reason ?? '', /has local NVMe and StorageClass kaito-local-nvme-disk exists/);
   const changed = buildWorkspace(presetWorkspace('phi-4-mini-instruct'), facts({ volumeKindOverride: 'emptyDir' }));
   assert.match(decision(changed, 'modelWeightsVolume')?.reason ?? '', /kept from the existing StatefulSet .*a new StatefulSet would use nvme/);
+});
+
+test('startup probe (KAITO v0.10): /health every 10 s for the preset readiness timeout, liveness unchanged', () => {
+  const cases: [preset: string, timeoutSeconds: number, failureThreshold: number][] = [
+    ['phi-4-mini-instruct', 1800, 180],
+    ['gemma-3-27b-instruct', 2700, 270],
+  ];
+  for (const [preset, timeoutSeconds, failureThreshold] of cases) {
+    const ws = presetWorkspace(preset);
+    ws.inference = { preset: { name: preset, presetOptions: { modelAccessSecret: 'hf' } } };
+    const c = main(sts(buildWorkspace(ws, facts())));
+    assert.deepEqual(c.startupProbe, { httpGet: { path: '/health', port: 5000 }, periodSeconds: 10, failureThreshold }, preset);
+    assert.equal((c.startupProbe?.periodSeconds ?? 0) * (c.startupProbe?.failureThreshold ?? 0), timeoutSeconds, preset);
+    assert.equal(c.livenessProbe?.initialDelaySeconds, 600, preset);
+  }
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
-import { statefulSetReadiness, withReadinessTimeout, NotReadyReason } from '../../../src/controllers/workspace/readiness.js';
+import { statefulSetReadiness, withReadinessTimeout, NotReadyReason, PodProblem } from '../../../src/controllers/workspace/readiness.js';
 
 function sts(spec: { replicas?: number; generation?: number }, status: Partial<NonNullable<V1StatefulSet['status']>>): V1StatefulSet {
   return {
@@ -15,6 +15,7 @@ const healthy = { observedGeneration: 1, replicas: 2, readyReplicas: 2, updatedR
 function pod(name: string, extra: Partial<V1Pod['status']>): V1Pod {
   return { metadata: { name }, status: { phase: 'Pending', ...extra } };
 }
+const readyPod = (name: string) => pod(name, { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] });
 
 const cases: { name: string; sts: V1StatefulSet | undefined; pods?: V1Pod[]; ready: boolean; reason: string; message?: RegExp }[] = [
   { name: 'missing StatefulSet', sts: undefined, ready: false, reason: NotReadyReason.StatefulSetNotFound },
@@ -30,16 +31,38 @@ const cases: { name: string; sts: V1StatefulSet | undefined; pods?: V1Pod[]; rea
     sts: sts({}, { ...healthy, readyReplicas: 1 }),
     pods: [pod('ws-1', { containerStatuses: [{ name: 'ws', image: 'x', imageID: '', ready: false, restartCount: 7, state: { waiting: { reason: 'CrashLoopBackOff' } } }] })],
     ready: false,
-    reason: NotReadyReason.PodCrashLooping,
-    message: /ws-1 container ws is in CrashLoopBackOff \(restarts: 7\)/,
+    reason: PodProblem.CrashLoop,
+    message: /pod ws-1 container ws is in CrashLoopBackOff/,
   },
   {
     name: 'unschedulable pod explains with the scheduler message',
     sts: sts({}, { ...healthy, readyReplicas: 1 }),
     pods: [pod('ws-1', { conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/6 nodes are available: 6 Insufficient nvidia.com/gpu.' }] })],
     ready: false,
-    reason: NotReadyReason.PodUnschedulable,
-    message: /Insufficient nvidia.com\/gpu/,
+    reason: PodProblem.Unschedulable,
+    message: /pod ws-1 is unschedulable: 0\/6 nodes are available: 6 Insufficient nvidia.com\/gpu/,
+  },
+  {
+    name: 'multi-node: the StatefulSet still counts 2 ready, but worker pod ws-1 is down (vLLM keeps serving on pod 0)',
+    sts: sts({}, healthy),
+    pods: [readyPod('ws-0'), pod('ws-1', { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }] })],
+    ready: false,
+    reason: NotReadyReason.PodsNotReady,
+    message: /pod ws-1 is not ready/,
+  },
+  {
+    name: 'multi-node: every pod of the group Ready',
+    sts: sts({}, healthy),
+    pods: [readyPod('ws-0'), readyPod('ws-1')],
+    ready: true,
+    reason: 'WorkspaceInferenceStatusSuccess',
+  },
+  {
+    name: 'pods of a legacy Deployment (other names) and a scaled-away ordinal do not count',
+    sts: sts({}, healthy),
+    pods: [readyPod('ws-0'), readyPod('ws-1'), pod('ws-7d9f-abcde', {}), pod('ws-2', {})],
+    ready: true,
+    reason: 'WorkspaceInferenceStatusSuccess',
   },
 ];
 

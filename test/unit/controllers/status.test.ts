@@ -62,3 +62,47 @@ test('no node facts in this pass: ResourceReady is not claimed', () => {
   const { status } = computeStatus(ws(), { targetNodeCount: 0, inference: { ready: false, reason: 'WorkloadMigration', message: 'm' } }, now);
   assert.equal(status.conditions?.find((c) => c.type === 'ResourceReady'), undefined);
 });
+
+test('status.state (KAITO v0.9): Pending until first Ready, then NotReady when not ready', () => {
+  const notReady = { ...readyInput, inference: { ready: false as const, reason: 'PodsNotReady', message: '0/2 ready' } };
+  const noNodes = { ...readyInput, nodes: { target: 2, ready: 1, selected: 1, workerNodes: ['a'] } };
+  const failure = { targetNodeCount: 0, failure: { reason: 'InvalidSpec', message: 'bad' } };
+  const cases: { name: string; prev: NonNullable<Workspace['status']>['state']; input: Parameters<typeof computeStatus>[1]; want: string }[] = [
+    { name: 'new, not ready', prev: undefined, input: notReady, want: 'Pending' },
+    { name: 'new, ready', prev: undefined, input: readyInput, want: 'Ready' },
+    { name: 'pending, still not ready', prev: 'Pending', input: notReady, want: 'Pending' },
+    { name: 'was ready, now not', prev: 'Ready', input: notReady, want: 'NotReady' },
+    { name: 'not ready stays not ready', prev: 'NotReady', input: notReady, want: 'NotReady' },
+    { name: 'not ready recovers', prev: 'NotReady', input: readyInput, want: 'Ready' },
+    { name: 'inference ready but resources not', prev: 'Ready', input: noNodes, want: 'NotReady' },
+    { name: 'a spec problem before ever ready', prev: undefined, input: failure, want: 'Pending' },
+    { name: 'a spec problem after ready', prev: 'Ready', input: failure, want: 'NotReady' },
+  ];
+  for (const c of cases) {
+    const { status } = computeStatus(ws(c.prev ? { state: c.prev } : undefined), c.input, now);
+    assert.equal(status.state, c.want, c.name);
+  }
+});
+
+test('state unchanged and conditions unchanged: no write', () => {
+  const first = computeStatus(ws(), readyInput, now).status;
+  assert.equal(first.state, 'Ready');
+  assert.equal(computeStatus(ws(first), readyInput, later).changed, false);
+});
+
+test('observedGeneration: a new generation refreshes every condition, also ones not re-evaluated (KAITO #2270)', () => {
+  const first = computeStatus(ws(), readyInput, now).status;
+  const withOld = { ...first, conditions: [...(first.conditions ?? []), { type: 'NodeClaimsReady', status: 'True' as const, reason: 'r', message: 'm', lastTransitionTime: '2025-01-01T00:00:00Z', observedGeneration: 1 }] };
+  const next = { ...ws(withOld), metadata: { name: 'w', namespace: 'n', generation: 4 } };
+  const { status, changed } = computeStatus(next, readyInput, later);
+  assert.equal(changed, true);
+  for (const c of status.conditions ?? []) assert.equal(c.observedGeneration, 4, c.type);
+  // The transition time of an unchanged status is kept.
+  assert.equal(status.conditions?.find((c) => c.type === 'NodeClaimsReady')?.lastTransitionTime, '2025-01-01T00:00:00Z');
+});
+
+test('a tuning workspace keeps its own state when a failure is reported', () => {
+  const tuning = { ...ws({ state: 'Running' }), tuning: { preset: { name: 'phi-4' }, method: 'lora' } } as Workspace;
+  const { status } = computeStatus(tuning, { targetNodeCount: 0, failure: { reason: 'InvalidSpec', message: 'bad' } }, now);
+  assert.equal(status.state, 'Running');
+});

@@ -1,0 +1,128 @@
+// Why a workspace's pods are not serving, named from pod and node state: KAITO v0.12's reasons and
+// order (container failures, then evictions, then scheduling), plus what v0.12 misses: only pods
+// that are not Ready are blamed (an old OOM kill of a pod serving again is no reason), a Failed pod,
+// and the disk or memory pressure of the node a pod runs on before it is evicted.
+import type { V1ContainerStatus, V1Node, V1Pod } from '@kubernetes/client-node';
+import { isReady } from '../../runtime/conditions.js';
+
+export function isPodReady(pod: V1Pod | undefined): boolean {
+  if (!pod || pod.metadata?.deletionTimestamp) return false;
+  return isReady(pod);
+}
+
+/** KAITO v0.12's InferenceReady reasons (pkg/workspace/controllers/workspace_controller.go), plus PodFailed. */
+export const PodProblem = {
+  OOMKilled: 'ContainerOOMKilled',
+  ImagePull: 'ImagePullError',
+  ContainerStart: 'ContainerStartError',
+  CrashLoop: 'ContainerCrashLoopBackOff',
+  Evicted: 'PodEvicted',
+  NodeDiskPressure: 'NodeDiskPressure',
+  NodeMemoryPressure: 'NodeMemoryPressure',
+  Unschedulable: 'Unschedulable',
+  PodFailed: 'PodFailed',
+} as const;
+
+export interface Problem {
+  reason: string;
+  message: string;
+}
+
+/** kubelet image pull errors (k8s.io/kubernetes pkg/kubelet/images/types.go). */
+const IMAGE_PULL = new Set(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'ErrImageNeverPull', 'ImageInspectError', 'RegistryUnavailable']);
+/** kubelet container create/start errors (kuberuntime_container.go). */
+const CONTAINER_START = new Set(['CreateContainerConfigError', 'PreCreateHookError', 'CreateContainerError', 'PreStartHookError', 'RunContainerError', 'PostStartHookError']);
+/** Long messages (a scheduler's per-node list) are cut so the condition stays readable. */
+const MAX_MESSAGE = 512;
+
+type ContainerCheck = (pod: string, cs: V1ContainerStatus) => Problem | undefined;
+
+const withDetail = (text: string, detail: string | undefined) => (detail ? `${text}: ${detail}` : text);
+
+// Ordered from the most actionable root cause to the least, as in KAITO.
+const CONTAINER_CHECKS: ContainerCheck[] = [
+  (pod, cs) => {
+    const oom = [cs.state?.terminated, cs.lastState?.terminated].find((t) => t?.reason === 'OOMKilled');
+    return oom && { reason: PodProblem.OOMKilled, message: `pod ${pod} container ${cs.name} was OOMKilled (exit code ${oom.exitCode}); reduce memory usage or use a larger instance type` };
+  },
+  (pod, cs) => {
+    const w = cs.state?.waiting;
+    return w?.reason && IMAGE_PULL.has(w.reason) ? { reason: PodProblem.ImagePull, message: withDetail(`pod ${pod} container ${cs.name} image pull failed (${w.reason})`, w.message) } : undefined;
+  },
+  (pod, cs) => {
+    const w = cs.state?.waiting;
+    return w?.reason && CONTAINER_START.has(w.reason) ? { reason: PodProblem.ContainerStart, message: withDetail(`pod ${pod} container ${cs.name} failed to start (${w.reason})`, w.message) } : undefined;
+  },
+  (pod, cs) => {
+    if (cs.state?.waiting?.reason !== 'CrashLoopBackOff') return undefined;
+    const last = cs.lastState?.terminated;
+    const detail = last ? last.message || `exit code ${last.exitCode}` : undefined;
+    // No restart count: it would rewrite the status on every restart.
+    return { reason: PodProblem.CrashLoop, message: withDetail(`pod ${pod} container ${cs.name} is in CrashLoopBackOff; last termination`, detail ?? 'unknown') };
+  },
+];
+
+function containerProblem(pods: readonly V1Pod[]): Problem | undefined {
+  for (const check of CONTAINER_CHECKS) {
+    for (const pod of pods) {
+      const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+      for (const cs of statuses) {
+        const found = check(pod.metadata?.name ?? '?', cs);
+        if (found) return found;
+      }
+    }
+  }
+  return undefined;
+}
+
+function evictionProblem(pods: readonly V1Pod[]): Problem | undefined {
+  const pod = pods.find((p) => p.status?.phase === 'Failed' && p.status.reason === 'Evicted');
+  if (!pod) return undefined;
+  const name = pod.metadata?.name ?? '?';
+  const msg = pod.status?.message ?? '';
+  const lower = msg.toLowerCase();
+  if (lower.includes('ephemeral-storage') || lower.includes('disk')) return { reason: PodProblem.NodeDiskPressure, message: `pod ${name} evicted due to node disk pressure: ${msg}` };
+  if (lower.includes('memory')) return { reason: PodProblem.NodeMemoryPressure, message: `pod ${name} evicted due to node memory pressure: ${msg}` };
+  return { reason: PodProblem.Evicted, message: `pod ${name} was evicted: ${msg}` };
+}
+
+function failedProblem(pods: readonly V1Pod[]): Problem | undefined {
+  const pod = pods.find((p) => p.status?.phase === 'Failed');
+  return pod && { reason: PodProblem.PodFailed, message: `pod ${pod.metadata?.name} failed: ${pod.status?.reason ?? ''} ${pod.status?.message ?? ''}`.trim() };
+}
+
+function schedulingProblem(pods: readonly V1Pod[]): Problem | undefined {
+  for (const pod of pods) {
+    const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
+    if (pod.status?.phase === 'Pending' && scheduled?.status === 'False' && scheduled.reason === 'Unschedulable') {
+      return { reason: PodProblem.Unschedulable, message: `pod ${pod.metadata?.name} is unschedulable: ${scheduled.message ?? 'no reason given'}` };
+    }
+  }
+  return undefined;
+}
+
+const PRESSURE: [condition: string, reason: string, what: string][] = [
+  ['DiskPressure', PodProblem.NodeDiskPressure, 'disk'],
+  ['MemoryPressure', PodProblem.NodeMemoryPressure, 'memory'],
+];
+
+/** A not-ready pod on a node under pressure: the kubelet is about to evict it, or refuses to admit it. */
+function nodePressureProblem(pods: readonly V1Pod[], nodes: readonly V1Node[]): Problem | undefined {
+  for (const pod of pods) {
+    const node = nodes.find((n) => n.metadata?.name === pod.spec?.nodeName);
+    for (const [condition, reason, what] of PRESSURE) {
+      if (node?.status?.conditions?.some((c) => c.type === condition && c.status === 'True')) {
+        return { reason, message: `pod ${pod.metadata?.name} runs on node ${node.metadata?.name}, which reports ${what} pressure` };
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The first cause found in the pods that are not Ready (sorted by name), or undefined. */
+export function explainPods(pods: readonly V1Pod[], nodes: readonly V1Node[] = []): Problem | undefined {
+  const notReady = pods.filter((p) => !isPodReady(p)).sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+  const found =
+    containerProblem(notReady) ?? evictionProblem(notReady) ?? failedProblem(notReady) ?? schedulingProblem(notReady) ?? nodePressureProblem(notReady, nodes);
+  return found && { ...found, message: found.message.length > MAX_MESSAGE ? `${found.message.slice(0, MAX_MESSAGE - 3)}...` : found.message };
+}

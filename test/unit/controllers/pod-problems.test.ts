@@ -1,0 +1,78 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { V1ContainerStatus, V1Node, V1Pod } from '@kubernetes/client-node';
+import { explainPods, PodProblem } from '../../../src/controllers/workspace/pod-problems.js';
+
+const container = (state: Partial<V1ContainerStatus>): V1ContainerStatus => ({ name: 'main', image: 'i', imageID: '', ready: false, restartCount: 3, ...state });
+const pod = (name: string, status: NonNullable<V1Pod['status']>, nodeName = 'gpu-0'): V1Pod => ({ metadata: { name }, spec: { nodeName, containers: [] }, status });
+const running = (cs: V1ContainerStatus[]) => ({ phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }], containerStatuses: cs });
+const waiting = (reason: string, message?: string) => container({ state: { waiting: { reason, ...(message ? { message } : {}) } } });
+const node = (name: string, pressure?: string): V1Node => ({ metadata: { name }, status: { conditions: pressure ? [{ type: pressure, status: 'True' }] : [] } });
+
+const cases: { name: string; pods: V1Pod[]; nodes?: V1Node[]; reason?: string; message?: RegExp }[] = [
+  { name: 'image pull back-off', pods: [pod('ws-0', running([waiting('ImagePullBackOff', 'Back-off pulling image "x"')]))], reason: PodProblem.ImagePull, message: /^pod ws-0 container main image pull failed \(ImagePullBackOff\): Back-off pulling image "x"$/ },
+  { name: 'ErrImagePull', pods: [pod('ws-0', running([waiting('ErrImagePull')]))], reason: PodProblem.ImagePull, message: /\(ErrImagePull\)$/ },
+  { name: 'invalid image name', pods: [pod('ws-0', running([waiting('InvalidImageName')]))], reason: PodProblem.ImagePull },
+  {
+    name: 'crash loop with the last termination message',
+    pods: [pod('ws-0', running([container({ state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 1, message: 'CUDA error' } } })]))],
+    reason: PodProblem.CrashLoop,
+    message: /^pod ws-0 container main is in CrashLoopBackOff; last termination: CUDA error$/,
+  },
+  {
+    name: 'crash loop: exit code when no message',
+    pods: [pod('ws-0', running([container({ state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 137 } } })]))],
+    reason: PodProblem.CrashLoop,
+    message: /last termination: exit code 137$/,
+  },
+  {
+    name: 'OOMKilled beats the crash loop it causes',
+    pods: [pod('ws-0', running([container({ state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } } })]))],
+    reason: PodProblem.OOMKilled,
+    message: /^pod ws-0 container main was OOMKilled \(exit code 137\)/,
+  },
+  { name: 'container start error', pods: [pod('ws-0', running([waiting('CreateContainerConfigError', 'secret "hf" not found')]))], reason: PodProblem.ContainerStart, message: /failed to start \(CreateContainerConfigError\): secret "hf" not found$/ },
+  {
+    name: 'init container failures count too',
+    pods: [pod('ws-0', { phase: 'Pending', initContainerStatuses: [waiting('ErrImagePull')] })],
+    reason: PodProblem.ImagePull,
+  },
+  { name: 'evicted for disk', pods: [pod('ws-0', { phase: 'Failed', reason: 'Evicted', message: 'The node was low on resource: ephemeral-storage.' })], reason: PodProblem.NodeDiskPressure, message: /^pod ws-0 evicted due to node disk pressure: / },
+  { name: 'evicted for memory', pods: [pod('ws-0', { phase: 'Failed', reason: 'Evicted', message: 'The node was low on resource: memory.' })], reason: PodProblem.NodeMemoryPressure },
+  { name: 'evicted, other cause', pods: [pod('ws-0', { phase: 'Failed', reason: 'Evicted', message: 'Pod was preempted' })], reason: PodProblem.Evicted, message: /^pod ws-0 was evicted: Pod was preempted$/ },
+  { name: 'failed, not evicted', pods: [pod('ws-0', { phase: 'Failed', reason: 'NodeAffinity', message: 'node label changed' })], reason: PodProblem.PodFailed, message: /^pod ws-0 failed: NodeAffinity node label changed$/ },
+  {
+    name: 'unschedulable with the scheduler message',
+    pods: [pod('ws-0', { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/6 nodes are available: 6 Insufficient nvidia.com/gpu.' }] }, '')],
+    reason: PodProblem.Unschedulable,
+    message: /^pod ws-0 is unschedulable: 0\/6 nodes are available: 6 Insufficient nvidia\.com\/gpu\.$/,
+  },
+  { name: 'node disk pressure before any eviction', pods: [pod('ws-0', running([]), 'gpu-1')], nodes: [node('gpu-0'), node('gpu-1', 'DiskPressure')], reason: PodProblem.NodeDiskPressure, message: /^pod ws-0 runs on node gpu-1, which reports disk pressure$/ },
+  { name: 'node memory pressure', pods: [pod('ws-0', running([]))], nodes: [node('gpu-0', 'MemoryPressure')], reason: PodProblem.NodeMemoryPressure },
+  {
+    name: 'container causes come before evictions, whatever the pod order',
+    pods: [pod('ws-0', { phase: 'Failed', reason: 'Evicted', message: 'memory' }), pod('ws-1', running([waiting('ErrImagePull')]))],
+    reason: PodProblem.ImagePull,
+    message: /^pod ws-1 /,
+  },
+  {
+    name: 'a Ready pod is never blamed (an old OOM kill of a pod serving again)',
+    pods: [pod('ws-0', { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], containerStatuses: [container({ ready: true, lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } } })] })],
+    reason: undefined,
+  },
+  { name: 'nothing to say: starting', pods: [pod('ws-0', running([container({ state: { running: {} } })]))], nodes: [node('gpu-0')], reason: undefined },
+  {
+    name: 'long messages are cut',
+    pods: [pod('ws-0', { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: 'x'.repeat(2000) }] }, '')],
+    reason: PodProblem.Unschedulable,
+    message: /^.{509}\.\.\.$/,
+  },
+];
+
+for (const c of cases) {
+  test(`explainPods: ${c.name}`, () => {
+    const found = explainPods(c.pods, c.nodes ?? []);
+    assert.equal(found?.reason, c.reason);
+    if (c.message) assert.match(found?.message ?? '', c.message);
+  });
+}
