@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { kubectl, waitFor } from '../harness.js';
+import { kubectl, uniqueName, waitFor } from '../harness.js';
 import {
   applyWorkspace, conditionOf, getAll, getOne, getWorkspace, nodeNamesOf, pool, record, selectorFor, setUnschedulable, waitCondition, warningEvents, world,
 } from '../support/operator.js';
@@ -169,4 +169,22 @@ test('an input edit reruns training as revision 2 once the old Job is gone; dele
     return job === undefined && cm === undefined;
   }, { timeoutMs: 60_000 });
   assert.ok(await getOne(w.ns, 'configmap', 'my-training'), "the user's ConfigMap stays");
+});
+
+test('node auto-provisioning: the operator makes one NodeClaim, the Job runs on its node, deletion removes the claim', async (t) => {
+  const w = await world(t, { operator: false });
+  await w.start(['--feature-gates', 'disableNodeAutoProvisioning=false']);
+  const selector = { matchLabels: { apps: uniqueName('tune-nap') } };
+  await applyWorkspace(w.ns, { ...tuningWorkspace('nap', selector, { output: { volumeSource: { emptyDir: {} } } }), resource: { instanceType: 'Standard_NC24ads_A100_v4', labelSelector: selector } });
+  const done = await waitCondition(w.ns, 'nap', 'WorkspaceSucceeded', 'True', { timeoutMs: 180_000 });
+  assert.equal(conditionOf(done, 'NodeClaimsReady')?.status, 'True');
+  assert.equal(done.status?.state, 'Succeeded');
+  const claims = JSON.parse(await kubectl(['get', 'nodeclaims.karpenter.sh', '-l', `kaito.sh/workspace=nap,kaito.sh/workspacenamespace=${w.ns}`, '-o', 'json'])) as { items: { metadata: { name: string }; status?: { nodeName?: string } }[] };
+  assert.equal(claims.items.length, 1, 'one NodeClaim for a tuning workspace');
+  const [pod] = await getAll<V1Pod>(w.ns, 'pods', 'job-name=nap');
+  assert.equal(pod?.spec?.nodeName, claims.items[0]?.status?.nodeName, "the Job's pod ran on the claim's node");
+
+  await kubectl(['delete', 'workspace', 'nap', '--wait=true', '--timeout=120s'], { namespace: w.ns });
+  const left = JSON.parse(await kubectl(['get', 'nodeclaims.karpenter.sh', '-l', `kaito.sh/workspace=nap,kaito.sh/workspacenamespace=${w.ns}`, '-o', 'json'])) as { items: unknown[] };
+  assert.equal(left.items.length, 0, 'the NodeClaim is gone with the workspace');
 });
