@@ -21,6 +21,7 @@ import type { WorkspaceDeps, WorkspaceObject } from './context.js';
 import { finalizeWorkspace, MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
 import { gatherFacts, volumeKindOf } from './facts.js';
 import { planMigration, type MigrationPlan } from './migration.js';
+import { nodePressureWarning } from './node-pressure.js';
 import { statefulSetReadiness, withDroppedFields, withReadinessTimeout, type Readiness } from './readiness.js';
 import { createClaims, labelClaimNodes, planFor } from './provisioning.js';
 import { NODECLAIMS_CREATED_ANNOTATION, type ProvisioningPlan } from './provisioning-plan.js';
@@ -278,7 +279,7 @@ export class WorkspaceReconciler {
     const matching = matchingNodes(ws, nodes);
     const ready = readyMatchingNodes(ws, nodes);
     const out: Pick<StatusInput, 'nodes' | 'nodeClaims'> = {
-      nodes: { target, ready: ready.length, selected: matching.length, workerNodes: matching.map((n) => n.metadata?.name ?? '').sort(), ...(plan?.nodeIssue ? { issue: plan.nodeIssue } : {}) },
+      nodes: { target, ready: ready.length, selected: matching.length, workerNodes: matching.map((n) => n.metadata?.name ?? '').sort(), ...(plan?.nodeIssue ? { issue: plan.nodeIssue } : {}), pressureWarning: nodePressureWarning(matching) },
       ...(plan ? { nodeClaims: plan.claims } : {}),
     };
     if (!plan && !this.deps.config.featureGates.disableNodeAutoProvisioning && this.deps.nodeClaimCrdInstalled() === false) {
