@@ -14,6 +14,8 @@ export interface NodeFacts {
   pressureWarning?: string;
   /** The nodes exist but cannot take the workload yet (node auto-provisioning: NodePluginsNotReady). */
   issue?: { reason: string; message: string };
+  /** BYO: too few matching nodes hold the StatefulSet below the target (src/builders/replicas.ts). */
+  shortfall?: { reason: string; message: string } | undefined;
 }
 
 export interface StatusInput {
@@ -52,6 +54,7 @@ export function computeStatus(ws: Workspace, input: StatusInput, now: Date): { s
   }
   if (input.nodes) {
     const n = input.nodes;
+    if (n.shortfall) resourceProblems.push(n.shortfall);
     const ok = n.ready >= n.target && !n.issue;
     const u = n.issue
       ? n.issue
