@@ -2,9 +2,10 @@
 // CRD, give the demo a clean namespace, apply the samples, and read what the table shows.
 import type { KubeConfig, KubernetesObject, V1Deployment, V1Namespace, V1Node, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { workspaceCrd } from '../api/crd.js';
-import { WORKSPACE_FINALIZER } from '../api/labels.js';
+import { LABEL_WORKSPACE_NAMESPACE, WORKSPACE_FINALIZER } from '../api/labels.js';
 import type { Workspace } from '../api/types.js';
 import { workspaceName } from '../builders/meta.js';
+import type { NodeClaim } from '../builders/nodeclaim.js';
 import { Reason } from '../controllers/workspace/reconciler.js';
 import { KubeClient, MERGE_PATCH } from '../runtime/client.js';
 import { isAlreadyExists, isNotFound } from '../runtime/errors.js';
@@ -102,9 +103,15 @@ export async function resetNamespace(api: DemoApi, namespace: string, signal: Ab
       await client.delete(type, { namespace, name: obj.metadata?.name ?? '' }).catch(ignoreNotFound);
     }
   }
+  // The finalizer was stripped above, so the earlier run's NodeClaims (cluster-scoped) go here too;
+  // the provisioner then removes their nodes.
+  for (const nc of await namespaceClaims(client, namespace)) {
+    await client.delete(Resources.nodeClaims, { name: nc.metadata.name }).catch(ignoreNotFound);
+  }
   await waitUntil(`the earlier demo objects in ${namespace} to be gone`, deadline, async () => {
     const counts = await Promise.all([Resources.workspaces, Resources.pods, ...kinds].map(async (t) => (await listIn(client, t, namespace)).length));
-    return counts.every((n) => n === 0) ? true : undefined;
+    const claims = (await namespaceClaims(client, namespace)).length;
+    return counts.every((n) => n === 0) && claims === 0 ? true : undefined;
   }, signal);
   // Retain volumes of the deleted claims: make them Available for this run's claims.
   await recycleReleasedPvs(api.kc);
@@ -165,15 +172,22 @@ export async function takenByAnotherOperator(client: KubeClient, namespace: stri
 
 /** One read of everything the table shows (six lists; the API server is local). */
 export async function snapshot(client: KubeClient, namespace: string): Promise<Snapshot> {
-  const [workspaces, statefulSets, deployments, claims, pods, nodes] = await Promise.all([
+  const [workspaces, statefulSets, deployments, claims, pods, nodes, nodeClaims] = await Promise.all([
     listIn<Workspace & KubernetesObject>(client, Resources.workspaces, namespace),
     listIn<V1StatefulSet>(client, Resources.statefulSets, namespace),
     listIn<V1Deployment>(client, Resources.deployments, namespace),
     listIn<V1PersistentVolumeClaim>(client, Resources.persistentVolumeClaims, namespace),
     listIn<V1Pod>(client, Resources.pods, namespace),
     listIn<V1Node>(client, Resources.nodes),
+    namespaceClaims(client, namespace),
   ]);
-  return { workspaces, statefulSets, deployments, claims, pods, nodes };
+  return { workspaces, statefulSets, deployments, claims, pods, nodes, nodeClaims };
+}
+
+/** NodeClaims are cluster-scoped: the namespace's are those labelled with it. None without the CRD. */
+async function namespaceClaims(client: KubeClient, namespace: string): Promise<NodeClaim[]> {
+  const list = await client.list<NodeClaim>(Resources.nodeClaims, { labelSelector: `${LABEL_WORKSPACE_NAMESPACE}=${namespace}` }).catch((err: unknown) => (ignoreNotFound(err), undefined));
+  return list?.items ?? [];
 }
 
 /**

@@ -7,6 +7,7 @@ import { startManager, type RunningManager } from '../manager/manager.js';
 import { parseManagerOptions, type ManagerOptions } from '../manager/options.js';
 import { down } from '../simcluster/cluster.js';
 import { layoutFor } from '../simcluster/layout.js';
+import { POOL_LABEL } from '../simcluster/nodes.js';
 import { applyWorkspaces, demoApi, installCrd, installLegacy, migrationEvents, resetNamespace, snapshot, startOrReuseCluster, takenByAnotherOperator, type DemoApi } from './cluster.js';
 import { DEMO_NAMESPACE, loadSamples, samplesDir, type Samples } from './samples.js';
 import { LiveBlock } from './screen.js';
@@ -27,11 +28,15 @@ export type DemoResult = { code: number; error?: string };
 
 const sec = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
 
-/** The operator as `kaito-ts run` would start it for the demo: BYO nodes, one namespace, local probes. */
+/**
+ * The operator as `kaito-ts run` would start it for the demo: KAITO's default mode (node
+ * auto-provisioning; existing matching nodes count), one namespace, local probes.
+ */
 export function demoManagerOptions(kubeconfig: string, namespace: string): ManagerOptions {
   const opts = parseManagerOptions([
     '--kubeconfig', kubeconfig,
-    '--feature-gates', 'disableNodeAutoProvisioning=true',
+    '--feature-gates', 'disableNodeAutoProvisioning=false',
+    '--cloud-provider', 'azure',
     '--namespace', namespace,
     '--health-probe-bind-address', '127.0.0.1:0',
     '--metrics-bind-address', '127.0.0.1:0',
@@ -75,11 +80,13 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
 
     // The timeout counts from the first sample applied: the cluster build has its own pace.
     const deadline = Date.now() + o.timeoutSeconds * 1000;
-    say(`[3/4] sample workspaces (bring-your-own nodes) from ${samplesDir(layoutFor().projectRoot)}`);
+    say(`[3/4] sample workspaces from ${samplesDir(layoutFor().projectRoot)}`);
     await applyWorkspaces(client, samples);
     for (const ws of samples.workspaces) {
-      const pool = Object.values(ws.resource.labelSelector?.matchLabels ?? {}).join(',');
-      say(`  workspace ${ws.metadata.name}: ${ws.inference?.preset?.name ?? 'template'} on ${pool}${legacyNames.has(ws.metadata.name ?? '') ? ' (legacy, to migrate)' : ''}`);
+      // Samples on the simcluster's pools select `kaito.sh/sim-pool`; the others get nodes provisioned for them.
+      const pool = ws.resource.labelSelector?.matchLabels?.[POOL_LABEL];
+      const where = pool ? `${ws.resource.instanceType} nodes of pool ${pool}` : `a ${ws.resource.instanceType} node provisioned on the fly (NodeClaim)`;
+      say(`  workspace ${ws.metadata.name}: ${ws.inference?.preset?.name ?? 'template'} on ${where}${legacyNames.has(ws.metadata.name ?? '') ? ' (legacy, to migrate)' : ''}`);
     }
     const legacyNodes = await installLegacy(client, samples, DEMO_NAMESPACE, deadline, o.signal);
     for (const [name, node] of legacyNodes) {
@@ -93,7 +100,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     }
 
     const logFile = join(layoutFor().logDir, 'demo-operator.log');
-    say(`[4/4] operator (in this process, namespace ${DEMO_NAMESPACE}, gate disableNodeAutoProvisioning=true; JSON logs: ${logFile})`);
+    say(`[4/4] operator (in this process, namespace ${DEMO_NAMESPACE}, node auto-provisioning on, KAITO's default; JSON logs: ${logFile})`);
     const opts = demoManagerOptions(cluster.kubeconfigPath, DEMO_NAMESPACE);
     manager = await startManager(opts, createLogger({ level: opts.logLevel, destination: destination({ dest: logFile, mkdir: true, sync: true }) }));
     say(`  started (health ${manager.healthUrl ?? 'off'})`);

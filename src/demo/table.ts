@@ -1,10 +1,12 @@
 // What the demo's live table shows, computed from one snapshot of API objects (pure: no client, no clock).
 import type { V1Deployment, V1Node, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { findCondition } from '../api/conditions.js';
-import { ConditionType, LABEL_INSTANCE_TYPE } from '../api/labels.js';
+import { ConditionType, LABEL_INSTANCE_TYPE, LABEL_WORKSPACE_NAME } from '../api/labels.js';
 import type { Workspace } from '../api/types.js';
 import { MODEL_WEIGHTS_VOLUME } from '../builders/volumes.js';
+import type { NodeClaim } from '../builders/nodeclaim.js';
 import { volumeKindOf } from '../controllers/workspace/facts.js';
+import { claimIsReady } from '../controllers/workspace/provisioning-plan.js';
 
 export interface Snapshot {
   workspaces: Workspace[];
@@ -13,6 +15,8 @@ export interface Snapshot {
   claims: V1PersistentVolumeClaim[];
   pods: V1Pod[];
   nodes: V1Node[];
+  /** The namespace's NodeClaims (node auto-provisioning); empty without the CRD. */
+  nodeClaims: NodeClaim[];
 }
 
 export interface Row {
@@ -22,6 +26,8 @@ export interface Row {
   replicas: string;
   volume: string;
   claim: string;
+  /** NodeClaims made for the workspace: name and state, and the node each got. */
+  nodeClaim: string;
   /** InferenceReady status and reason. */
   inference: string;
   /** Only for workspaces with a legacy Deployment in the samples. */
@@ -50,6 +56,19 @@ function claimStatus(sts: V1StatefulSet, claims: V1PersistentVolumeClaim[]): str
   return replicas === 1 ? worst : `${worst} (${bound}/${replicas} Bound)`;
 }
 
+/** `ws1a2b3c4d5 Ready → aks-ws1a2b3c4d5-…` per claim; `-` when the workspace made none. */
+function nodeClaimState(ws: Workspace, claims: NodeClaim[]): string {
+  const mine = claims.filter((c) => c.metadata.labels[LABEL_WORKSPACE_NAME] === ws.metadata.name);
+  if (mine.length === 0) return '-';
+  return mine
+    .map((c) => {
+      const conds = c.status?.conditions ?? [];
+      const state = c.metadata.deletionTimestamp ? 'Deleting' : claimIsReady(c) ? 'Ready' : ['Initialized', 'Registered', 'Launched'].find((t) => conds.some((x) => x.type === t && x.status === 'True')) ?? 'Pending';
+      return `${c.metadata.name} ${state}${c.status?.nodeName ? ` → ${c.status.nodeName}` : ''}`;
+    })
+    .join(', ');
+}
+
 function migrationState(d: V1Deployment | undefined): string {
   if (!d) return 'Deployment deleted';
   if (d.metadata?.deletionTimestamp) return 'Deployment deleting';
@@ -73,6 +92,7 @@ export function rowsOf(snap: Snapshot, legacyNames: ReadonlySet<string>): Row[] 
       replicas: sts ? `${sts.status?.readyReplicas ?? 0}/${sts.spec?.replicas ?? 1}` : '-',
       volume: kind === 'nvme' ? 'nvme claim' : kind ?? '-',
       claim: sts && kind === 'nvme' ? claimStatus(sts, snap.claims) : '-',
+      nodeClaim: nodeClaimState(ws, snap.nodeClaims),
       inference: cond ? `${cond.status} ${cond.reason}` : '-',
       migration: legacyNames.has(name) ? migrationState(legacy) : '-',
       ready,
@@ -83,6 +103,7 @@ export function rowsOf(snap: Snapshot, legacyNames: ReadonlySet<string>): Row[] 
 
 const COLUMNS: [keyof Row, string][] = [
   ['workspace', 'WORKSPACE'],
+  ['nodeClaim', 'NODECLAIM'],
   ['sku', 'SKU (NODE)'],
   ['replicas', 'READY'],
   ['volume', 'WEIGHTS'],

@@ -6,6 +6,7 @@ import type { Workspace } from '../../src/api/types.js';
 import { loadSamples, ownedLegacyDeployment, parseSamples, samplesDir } from '../../src/demo/samples.js';
 import { LiveBlock } from '../../src/demo/screen.js';
 import { formatRows, notReadySummary, rowsOf, type Snapshot } from '../../src/demo/table.js';
+import type { NodeClaim } from '../../src/builders/nodeclaim.js';
 import { layoutFor } from '../../src/simcluster/layout.js';
 
 const ws = (name: string, extra: Partial<Workspace> = {}): Workspace => ({
@@ -35,11 +36,25 @@ const pod = (name: string, nodeName?: string): V1Pod => ({ metadata: { name }, s
 const claim = (name: string, phase: string): V1PersistentVolumeClaim => ({ metadata: { name }, status: { phase } });
 const deployment = (name: string, ready: number): V1Deployment => ({ metadata: { name }, spec: { replicas: 1, selector: {}, template: {} }, status: { readyReplicas: ready } });
 
-const empty: Snapshot = { workspaces: [], statefulSets: [], deployments: [], claims: [], pods: [], nodes: [node('gpu-a100-0', 'Standard_NC24ads_A100_v4'), node('gpu-a10-0', 'Standard_NV36ads_A10_v5')] };
+const empty: Snapshot = { workspaces: [], statefulSets: [], deployments: [], claims: [], pods: [], nodes: [node('gpu-a100-0', 'Standard_NC24ads_A100_v4'), node('gpu-a10-0', 'Standard_NV36ads_A10_v5')], nodeClaims: [] };
+
+const nodeClaim = (name: string, ws: string, o: { launched?: boolean; ready?: boolean; node?: string } = {}): NodeClaim => ({
+  apiVersion: 'karpenter.sh/v1',
+  kind: 'NodeClaim',
+  metadata: { name, labels: { 'kaito.sh/workspace': ws, 'kaito.sh/workspacenamespace': 'kaito-demo' } },
+  spec: { nodeClassRef: { group: 'kaito.sh', kind: 'KaitoNodeClass', name: 'default' }, taints: [], requirements: [], resources: { requests: { storage: '1Gi' } } },
+  status: {
+    ...(o.node ? { nodeName: o.node } : {}),
+    conditions: [...(o.launched ? [{ type: 'Launched', status: 'True' }] : []), ...(o.ready !== undefined ? [{ type: 'Ready', status: o.ready ? 'True' : 'False' }] : [])],
+  },
+});
 
 test('rows: one case per state a workspace passes through', () => {
   const cases: { name: string; snap: Partial<Snapshot>; legacy?: boolean; want: Partial<ReturnType<typeof rowsOf>[number]> }[] = [
-    { name: 'nothing yet', snap: { workspaces: [ws('a')] }, want: { sku: '-', replicas: '-', volume: '-', claim: '-', inference: '-', ready: false, migration: '-' } },
+    { name: 'nothing yet', snap: { workspaces: [ws('a')] }, want: { sku: '-', replicas: '-', volume: '-', claim: '-', nodeClaim: '-', inference: '-', ready: false, migration: '-' } },
+    { name: 'node auto-provisioning: claim made, not launched', snap: { workspaces: [ws('a')], nodeClaims: [nodeClaim('ws0123456789', 'a', { ready: false })] }, want: { nodeClaim: 'ws0123456789 Pending' } },
+    { name: 'claim launched', snap: { workspaces: [ws('a')], nodeClaims: [nodeClaim('ws0123456789', 'a', { launched: true, ready: false })] }, want: { nodeClaim: 'ws0123456789 Launched' } },
+    { name: 'claim ready with its node; other workspaces\' claims ignored', snap: { workspaces: [ws('a')], nodeClaims: [nodeClaim('ws0123456789', 'a', { launched: true, ready: true, node: 'aks-ws0123456789-1-vmss000000' }), nodeClaim('wsffffffffff', 'b')] }, want: { nodeClaim: 'ws0123456789 Ready → aks-ws0123456789-1-vmss000000' } },
     {
       name: 'nvme, claim pending, pod not scheduled: SKU from the selected nodes',
       snap: { workspaces: [ws('a', { status: { workerNodes: ['gpu-a100-0'], conditions: [cond('False', 'PodUnschedulable')] } })], statefulSets: [sts('a', true, 0)], claims: [claim('model-weights-volume-a-0', 'Pending')], pods: [pod('a-0')] },
@@ -105,22 +120,23 @@ test('formatRows aligns columns; notReadySummary names each waiting workspace an
   const rows = rowsOf({ ...empty, workspaces: [ws('phi-4-mini', { status: { conditions: [cond('False', 'PodsNotReady')] } }), ws('b', { status: { conditions: [cond('True', 'WorkspaceInferenceStatusSuccess')] } })] }, new Set());
   const lines = formatRows(rows);
   assert.equal(lines.length, 3);
-  assert.match(lines[0] ?? '', /^WORKSPACE\s+SKU \(NODE\)\s+READY\s+WEIGHTS\s+CLAIM\s+INFERENCEREADY\s+MIGRATION$/);
+  assert.match(lines[0] ?? '', /^WORKSPACE\s+NODECLAIM\s+SKU \(NODE\)\s+READY\s+WEIGHTS\s+CLAIM\s+INFERENCEREADY\s+MIGRATION$/);
   // Every row starts its SKU column where the header does.
   const at = (lines[0] ?? '').indexOf('SKU');
   for (const l of lines.slice(1)) assert.equal(l[at - 1], ' ');
   assert.equal(notReadySummary(rows), '1 of 2 workspaces not InferenceReady: phi-4-mini (False PodsNotReady: PodsNotReady message)');
 });
 
-test('samples: the shipped examples/demo parse, cover NVMe, non-NVMe and a legacy Deployment', () => {
+test('samples: the shipped examples/demo parse, cover NVMe, non-NVMe, a provisioned node and a legacy Deployment', () => {
   const s = loadSamples(samplesDir(layoutFor().projectRoot));
   const pools = s.workspaces.map((w) => w.resource.labelSelector?.matchLabels?.['kaito.sh/sim-pool']);
   for (const pool of ['a100', 'h100', 'a10']) assert.ok(pools.includes(pool), `a sample on ${pool}`);
   assert.equal(s.legacy.length, 1);
   for (const w of s.workspaces) {
     assert.equal(w.metadata.namespace, 'kaito-demo');
-    assert.equal(w.resource.instanceType, undefined, 'bring-your-own nodes: no instanceType');
+    assert.ok(w.resource.instanceType, 'node auto-provisioning mode: every sample names its SKU');
   }
+  assert.ok(s.workspaces.some((w) => !w.resource.labelSelector?.matchLabels?.['kaito.sh/sim-pool']), 'a sample whose node is provisioned');
   const legacy = s.legacy[0]!;
   const owner = s.workspaces.find((w) => w.metadata.name === legacy.metadata?.name)!;
   const owned = ownedLegacyDeployment(legacy, { ...owner, metadata: { ...owner.metadata, uid: 'u-1' } });

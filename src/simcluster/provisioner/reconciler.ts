@@ -54,6 +54,8 @@ const ignore = (pred: (e: unknown) => boolean) => (err: unknown): void => {
   if (!pred(err)) throw err;
 };
 const timeOf = (s: string | Date | undefined): number => (s ? new Date(s).getTime() : 0);
+/** When `delayMs` after an object's creation has surely passed: creationTimestamp has whole seconds. */
+const afterCreation = (created: string | Date | undefined, delayMs: number): number => timeOf(created) + (delayMs > 0 ? delayMs + 1000 : 0);
 
 export class Provisioner {
   readonly stats: ProvisionerStats = { launched: 0, launchFailures: 0, repaired: 0, terminated: 0 };
@@ -99,7 +101,7 @@ export class Provisioner {
       ?? (facts ? undefined : `SkuNotAvailable: the requested VM size ${sku ?? ''} is not offered by the simulated region (the Azure GPU SKUs of KAITO's catalog are)`)
       ?? (faults.launchError !== undefined ? faults.launchError : undefined);
     if (problem !== undefined || !facts) return this.launchFailed(claim, problem ?? 'no SKU facts');
-    const due = timeOf(claim.metadata?.creationTimestamp) + this.d.delays.launchDelayMs;
+    const due = afterCreation(claim.metadata?.creationTimestamp, this.d.delays.launchDelayMs);
     const now = this.now();
     if (now < due) return this.writeStatus(claim, { kind: 'waiting' }, { requeueAfterMs: due - now });
     if (faults.neverRegister) {
@@ -167,7 +169,7 @@ export class Provisioner {
   /** Adds nvidia.com/gpu to the node once the device plugin "started"; returns ms until then (0: done). */
   private async devicePlugin(node: V1Node, facts: SkuFacts): Promise<number> {
     if (node.status?.capacity?.[GPU_RESOURCE] !== undefined) return 0;
-    const due = timeOf(node.metadata?.creationTimestamp) + this.d.delays.devicePluginDelayMs - this.now();
+    const due = afterCreation(node.metadata?.creationTimestamp, this.d.delays.devicePluginDelayMs) - this.now();
     if (due > 0) return due;
     const gpu = { [GPU_RESOURCE]: String(facts.gpuCount) };
     await this.d.client.patch(Resources.nodes, { name: node.metadata?.name ?? '' }, { status: { capacity: gpu, allocatable: gpu } }, MERGE_PATCH, 'status');
@@ -212,15 +214,17 @@ export class Provisioner {
       return {}; // the node's delete event brings us back
     }
     const finalizers = (claim.metadata.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER);
-    await this.d.client
+    const released = await this.d.client
       .patch(NODE_CLAIMS, { name }, [
         { op: 'test', path: '/metadata/resourceVersion', value: claim.metadata.resourceVersion },
         { op: 'replace', path: '/metadata/finalizers', value: finalizers },
       ], JSON_PATCH)
-      .catch(ignore(isNotFound));
+      .then(() => true, (err: unknown) => (ignore(isNotFound)(err), false));
     this.backoff.forget(name);
-    this.stats.terminated++;
-    this.log({ nodeclaim: name }, 'terminated');
+    if (released) {
+      this.stats.terminated++;
+      this.log({ nodeclaim: name }, 'terminated');
+    }
     return {};
   }
 

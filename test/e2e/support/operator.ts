@@ -103,7 +103,7 @@ export async function startOperator(namespace: string, extraArgs: string[] = [])
   const b = await bed();
   const opts = parseManagerOptions([
     '--kubeconfig', b.kubeconfigPath,
-    '--feature-gates', 'disableNodeAutoProvisioning=true',
+    ...gatesUnlessGiven(extraArgs),
     '--metrics-bind-address', '0',
     '--health-probe-bind-address', '127.0.0.1:0',
     '--namespace', namespace,
@@ -125,17 +125,26 @@ export async function startOperator(namespace: string, extraArgs: string[] = [])
   };
 }
 
+/** Bring-your-own nodes unless the test names its own feature gates (node auto-provisioning tests). */
+function gatesUnlessGiven(extraArgs: string[]): string[] {
+  return extraArgs.some((a) => a.startsWith('--feature-gates')) ? [] : ['--feature-gates', 'disableNodeAutoProvisioning=true'];
+}
+
+/** Node auto-provisioning (KAITO's default mode) against the simulated gpu-provisioner. */
+export const NAP_ARGS = ['--feature-gates', 'disableNodeAutoProvisioning=false'];
+
 /** `node bin/kaito-ts.js run …` as a child process (for SIGKILL tests). Output goes to the returned buffer. */
-export async function spawnOperator(namespace: string): Promise<{ child: ChildProcess; output: () => string }> {
+export async function spawnOperator(namespace: string, extraArgs: string[] = []): Promise<{ child: ChildProcess; output: () => string }> {
   const b = await bed();
   const child = spawn(process.execPath, [
     CLI_PATH, 'run',
     '--kubeconfig', b.kubeconfigPath,
-    '--feature-gates', 'disableNodeAutoProvisioning=true',
+    ...gatesUnlessGiven(extraArgs),
     '--metrics-bind-address', '0',
     '--health-probe-bind-address', '127.0.0.1:0',
     '--namespace', namespace,
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    ...extraArgs,
+  ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CLOUD_PROVIDER: 'azure' } });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => void (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => void (out += d.toString()));
@@ -163,14 +172,14 @@ export interface World {
  * Teardown order matters: workspaces carry our finalizer, so the namespace is deleted while the
  * operator still runs; finalizers left by a stopped operator are stripped; only then nodes go.
  */
-export async function world(t: TestContext, o: { pools?: NodePool[]; operator?: boolean } = {}): Promise<World> {
+export async function world(t: TestContext, o: { pools?: NodePool[]; operator?: boolean; operatorArgs?: string[] } = {}): Promise<World> {
   await installCrd();
   const pools = o.pools ?? [];
   const [ns] = await Promise.all([freshNamespace(undefined, 'op'), createPools(pools)]);
   const w: World = {
     ns,
     pools,
-    async start(extraArgs = []) {
+    async start(extraArgs = o.operatorArgs ?? []) {
       await w.op?.stop();
       w.op = await startOperator(ns, extraArgs);
       return w.op;
@@ -188,6 +197,8 @@ export async function world(t: TestContext, o: { pools?: NodePool[]; operator?: 
     await w.op?.stop();
     await waitFor(`pods of ${ns} gone`, async () => (await kubectl(['get', 'pods', '-o', 'name'], { namespace: ns }).catch(() => '')).trim() === '', { timeoutMs: 30_000 }).catch(() => undefined);
     await deletePools(pools);
+    // NodeClaims are cluster-scoped: whatever a failed test left of this namespace's goes too.
+    if (o.operatorArgs) await kubectl(['delete', 'nodeclaims', '-l', `kaito.sh/workspacenamespace=${ns}`, '--wait=false', '--ignore-not-found']).catch(() => undefined);
   });
   if (o.operator !== false) await w.start();
   return w;
