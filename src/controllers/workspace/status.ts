@@ -12,6 +12,8 @@ export interface NodeFacts {
   workerNodes: string[];
   /** The nodes exist but cannot take the workload yet (node auto-provisioning: NodePluginsNotReady). */
   issue?: { reason: string; message: string };
+  /** BYO: too few matching nodes hold the StatefulSet below the target (src/builders/replicas.ts). */
+  shortfall?: { reason: string; message: string } | undefined;
 }
 
 export interface StatusInput {
@@ -50,6 +52,7 @@ export function computeStatus(ws: Workspace, input: StatusInput, now: Date): { s
   }
   if (input.nodes) {
     const n = input.nodes;
+    if (n.shortfall) resourceProblems.push(n.shortfall);
     const ok = n.ready >= n.target && !n.issue;
     const u = n.issue
       ? n.issue

@@ -63,6 +63,16 @@ test('no node facts in this pass: ResourceReady is not claimed', () => {
   assert.equal(status.conditions?.find((c) => c.type === 'ResourceReady'), undefined);
 });
 
+test('too few BYO nodes for the target: ResourceReady names the shortfall, InferenceReady still reflects the StatefulSet', () => {
+  const shortfall = { reason: 'InsufficientMatchingNodes', message: 'targetNodeCount is 200 but 2 node(s) match resource.labelSelector' };
+  const { status } = computeStatus(ws(), { ...readyInput, targetNodeCount: 200, nodes: { target: 200, ready: 2, selected: 2, workerNodes: ['a', 'b'], shortfall } }, now);
+  const byType = Object.fromEntries((status.conditions ?? []).map((c) => [c.type, c]));
+  assert.equal(byType.ResourceReady?.status, 'False');
+  assert.equal(byType.ResourceReady?.reason, 'InsufficientMatchingNodes');
+  assert.equal(byType.NodesReady?.status, 'False');
+  assert.equal(byType.InferenceReady?.status, 'True');
+});
+
 test('status.state (KAITO v0.9): Pending until first Ready, then NotReady when not ready', () => {
   const notReady = { ...readyInput, inference: { ready: false as const, reason: 'PodsNotReady', message: '0/2 ready' } };
   const noNodes = { ...readyInput, nodes: { target: 2, ready: 1, selected: 1, workerNodes: ['a'] } };
