@@ -115,6 +115,18 @@ export const isGone = (err: unknown): boolean => toKubeError(err).kind === 'Gone
 export const isForbidden = (err: unknown): boolean => toKubeError(err).kind === 'Forbidden';
 export const isInvalid = (err: unknown): boolean => toKubeError(err).kind === 'Invalid';
 export const isRetryable = (err: unknown): boolean => toKubeError(err).retryable;
+// Server-side apply reports objects it cannot convert as 500 InternalError (kube-apiserver 1.36: a
+// duplicate list-map key, a quantity "abc"), though no retry can change the answer.
+const CONVERSION_REFUSAL = /^failed to (create typed patch object|convert new object)\b/;
+
+/**
+ * The server refused the object itself: 422 Invalid (validation), 400 BadRequest, or server-side
+ * apply's typed conversion failing (sent as 500). Sending the same object again cannot pass.
+ */
+export const isRefused = (err: unknown): boolean => {
+  const e = toKubeError(err);
+  return e.kind === 'Invalid' || e.kind === 'BadRequest' || (e.status === 500 && CONVERSION_REFUSAL.test(e.message));
+};
 
 /**
  * client-node's ApiException, recognised by shape: importing the class would load client-node's

@@ -37,8 +37,12 @@ test('a tuning Job runs to Complete and the workspace says Succeeded; operator r
   const jobsSeen = await record<V1Job>(t, `/apis/batch/v1/namespaces/${w.ns}/jobs`);
   await applyWorkspace(w.ns, tuningWorkspace('tune', selectorFor(p)));
 
-  const pending = await waitCondition(w.ns, 'tune', 'JobStarted', 'False', { reason: 'WorkspaceTuningJobStatusPending' });
-  assert.match(conditionOf(pending, 'JobStarted')?.message ?? '', /not scheduled/);
+  await waitCondition(w.ns, 'tune', 'JobStarted', 'False', { reason: 'WorkspaceTuningJobStatusPending' });
+  // First "pending", then, once the scheduler has written PodScheduled=False, why.
+  const pending = await waitFor('JobStarted naming the unscheduled pod', async () => {
+    const ws = await getWorkspace(w.ns, 'tune');
+    return /pod tune-\w+ is not scheduled \(Unschedulable\)/.test(conditionOf(ws, 'JobStarted')?.message ?? '') && ws;
+  });
   assert.equal(pending.status?.state, 'Running');
   assert.equal(conditionOf(pending, 'WorkspaceSucceeded')?.reason, 'workspacePending');
   const job = await getOne<V1Job>(w.ns, 'job', 'tune');
