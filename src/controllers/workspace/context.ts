@@ -31,7 +31,7 @@ export interface WorkspaceCaches {
   nodes: ObjectCache<V1Node>;
   storageClasses: ObjectCache<V1StorageClass>;
   configMaps: ObjectCache<V1ConfigMap>;
-  /** Tuning Jobs (labelled with their workspace). */
+  /** Jobs (every one: a foreign Job named like a tuning workspace is reported, never touched). */
   jobs: ObjectCache<V1Job>;
   /** Only with node auto-provisioning on. */
   nodeClaims?: ObjectCache<NodeClaim>;
