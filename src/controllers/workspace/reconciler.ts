@@ -23,6 +23,7 @@ import { finalizeWorkspace, MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
 import { CHILD_OBJECT_REJECTED, Reported, reportable } from './failures.js';
 import { gatherFacts, volumeKindOf } from './facts.js';
 import { planMigration, type MigrationPlan } from './migration.js';
+import { nodePressureWarning } from './node-pressure.js';
 import { deleteExactly, notOwnedMessage, ownedBy, writtenBy } from './ownership.js';
 import { statefulSetReadiness, withDroppedFields, withReadinessTimeout, type Readiness } from './readiness.js';
 import { createClaims, labelClaimNodes, planFor } from './provisioning.js';
@@ -303,6 +304,7 @@ export class WorkspaceReconciler {
         target, ready: ready.length, selected: matching.length, workerNodes: matching.map((n) => n.metadata?.name ?? '').sort(),
         ...(plan?.nodeIssue ? { issue: plan.nodeIssue } : {}),
         shortfall: replicaShortfall(target, this.deps.config.featureGates.disableNodeAutoProvisioning, matching.length),
+        pressureWarning: nodePressureWarning(matching),
       },
       ...(plan ? { nodeClaims: plan.claims } : {}),
     };

@@ -4,6 +4,7 @@ import type { KubernetesObject, V1Job, V1Node, V1Pod } from '@kubernetes/client-
 import { isDeepStrictEqual } from 'node:util';
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_WORKSPACE_NAME, LABEL_WORKSPACE_NAMESPACE, RESOURCE_NVIDIA_GPU } from '../../api/labels.js';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
+import { nodePressures } from './node-pressure.js';
 import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js';
 import { matchesSelector } from '../../runtime/label-selector.js';
 import { keyOf, type ObjectCache, type ObjectEvent } from '../../runtime/cache.js';
@@ -116,7 +117,7 @@ function workspacesSelectingNode(workspaces: ObjectCache<WorkspaceObject>): Mapp
   };
 }
 
-/** Node heartbeats change status every few seconds; only labels, spec, Ready flips and GPU capacity (the device plugin) matter. */
+/** Node heartbeats change status every few seconds; only labels, spec, Ready and pressure flips and GPU capacity (the device plugin) matter. */
 function nodeChangeMatters(e: ObjectEvent<V1Node>): boolean {
   if (e.type !== 'update') return true;
   const ready = (n: V1Node) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status;
@@ -124,6 +125,7 @@ function nodeChangeMatters(e: ObjectEvent<V1Node>): boolean {
   return (
     generationOrLabelsChanged(e as ObjectEvent<KubernetesObject>) ||
     ready(e.old) !== ready(e.obj) ||
+    nodePressures(e.old).join() !== nodePressures(e.obj).join() ||
     gpus(e.old) !== gpus(e.obj) ||
     !!e.old.spec?.unschedulable !== !!e.obj.spec?.unschedulable
   );

@@ -116,3 +116,14 @@ test('a tuning workspace keeps its own state when a failure is reported', () => 
   const { status } = computeStatus(tuning, { targetNodeCount: 0, failure: { reason: 'InvalidSpec', message: 'bad' } }, now);
   assert.equal(status.state, 'Running');
 });
+
+test('node pressure: a warning on NodesReady only (as KAITO v0.12), status unchanged', () => {
+  const warning = 'worker node(s) under resource pressure: a (DiskPressure)';
+  const ok = computeStatus(ws(), { ...readyInput, nodes: { ...readyInput.nodes, pressureWarning: warning } }, now).status;
+  const nodesReady = ok.conditions?.find((c) => c.type === 'NodesReady');
+  assert.equal(nodesReady?.status, 'True');
+  assert.equal(nodesReady?.message, `Enough Nodes are ready (TargetNodes: 2, CurrentReadyNodes: 2, SelectedNodes: 3); warning: ${warning}`);
+  const short = computeStatus(ws(), { ...readyInput, nodes: { target: 3, ready: 1, selected: 1, workerNodes: ['a'], pressureWarning: warning } }, now).status;
+  assert.match(short.conditions?.find((c) => c.type === 'NodesReady')?.message ?? '', /^Not enough Nodes are ready .*; warning: worker node\(s\) under resource pressure/);
+  assert.equal(short.conditions?.find((c) => c.type === 'ResourceReady')?.message, 'Not enough Nodes are ready (TargetNodes: 3, CurrentReadyNodes: 1, SelectedNodes: 1)');
+});
