@@ -135,3 +135,16 @@ export const isRefused = (err: unknown): boolean => {
 function isApiException(err: unknown): err is { code: number; body: unknown; headers?: unknown } {
   return err instanceof Error && err.name !== 'KubeApiError' && typeof (err as { code?: unknown }).code === 'number' && 'body' in err;
 }
+
+/** For `.catch()`: a read or delete whose object is already gone has nothing left to do. */
+export function ignoreNotFound(err: unknown): void {
+  if (!isNotFound(err)) throw err;
+}
+
+/**
+ * For `.catch()` on a UID- or resourceVersion-guarded write: the object is gone (404) or is no longer
+ * the one we meant (409); either way there is nothing left to do, and a watch event brings us back.
+ */
+export function ignoreGone(err: unknown): void {
+  if (!isNotFound(err) && !isConflict(err)) throw err;
+}

@@ -30,6 +30,7 @@ import { createClaims, labelClaimNodes, planFor } from './provisioning.js';
 import { NODECLAIMS_CREATED_ANNOTATION, type ProvisioningPlan } from './provisioning-plan.js';
 import { pruneRevisions } from './revisions.js';
 import { selectiveUpdate } from './selective-update.js';
+import { releaseStrandedClaims } from './stranded-claims.js';
 import { computeStatus, type StatusInput } from './status.js';
 import { reconcileTuning, type TuningSteps } from './tuning.js';
 
@@ -120,6 +121,7 @@ export class WorkspaceReconciler {
 
     const current = await this.ensureStatefulSet(ws, built, sts, facts.storageClassNames);
     if (!current) return {}; // deleted to change its shape: the delete event brings us back to create it
+    if (volumeKindOf(current) === 'nvme') await releaseStrandedClaims(ws, this.deps, name, pods);
     await this.migrate(ws, plan);
 
     const readiness = this.inferenceReadiness(ws, current, pods, plan);
