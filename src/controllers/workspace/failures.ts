@@ -1,8 +1,7 @@
 // How a pass that cannot finish explains itself. Every failure the workspace can do something about
 // becomes a Reported: a False condition plus a Warning event with the reason and message. What
 // happens next depends on what can change the outcome:
-//   a watched input (spec, nodes, ConfigMaps, a colliding object) → no requeue, the event brings it back;
-//   an unwatched input (a Secret)                                → one recheck after `recheckAfterMs`;
+//   a watched input (spec, nodes, ConfigMaps, Secrets, a colliding object) → no requeue, the event brings it back;
 //   the API server refused a child object                        → retried with the queue's backoff, up to its cap.
 import { isRefused, toKubeError } from '../../runtime/errors.js';
 
@@ -12,7 +11,6 @@ export class Reported extends Error {
   constructor(
     readonly reason: string,
     message: string,
-    readonly recheckAfterMs?: number,
     /** Retry with the queue's per-key backoff (the request may pass later: an admission policy, a CRD upgrade). */
     readonly backoff = false,
   ) {
@@ -28,5 +26,5 @@ export function reportable(err: unknown): Reported | undefined {
   if (err instanceof Reported) return err;
   if (!isRefused(err)) return undefined;
   const e = toKubeError(err);
-  return new Reported(CHILD_OBJECT_REJECTED, `the API server refused an object of this workspace (HTTP ${e.status}): ${e.message}`, undefined, true);
+  return new Reported(CHILD_OBJECT_REJECTED, `the API server refused an object of this workspace (HTTP ${e.status}): ${e.message}`, true);
 }

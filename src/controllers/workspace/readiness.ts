@@ -82,3 +82,8 @@ export function withReadinessTimeout(
 export function withDroppedFields(r: Readiness, dropped: readonly string[] | undefined): Readiness {
   return dropped?.length ? { ...r, message: `${r.message}; ${droppedFieldsMessage(dropped)}` } : r;
 }
+
+/** Appends a warning to the InferenceReady message without changing its status (a serving workload stays True). */
+export function withWarning(r: Readiness, warning: string | undefined): Readiness {
+  return warning ? { ...r, message: `${r.message}; ${warning}` } : r;
+}
