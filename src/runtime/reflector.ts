@@ -157,8 +157,9 @@ export class Reflector<T extends KubernetesObject> {
         limit: this.o.pageSize ?? 500, continue: token, signal: this.stopper.signal,
         accept: this.o.metadataOnly ? METADATA_LIST : undefined,
       });
-      // List items carry no apiVersion/kind; restore them so handlers see whole objects.
-      for (const item of page.items) items.push(this.kept({ ...item, apiVersion: page.apiVersion, kind: this.o.type.kind }));
+      // List items carry no apiVersion/kind; restore them so handlers see whole objects. An empty
+      // PartialObjectMetadataList says `items: null`.
+      for (const item of page.items ?? []) items.push(this.kept({ ...item, apiVersion: page.apiVersion, kind: this.o.type.kind }));
       token = page.metadata?.continue || undefined;
       rv = page.metadata?.resourceVersion;
     } while (token);
