@@ -2,7 +2,8 @@
 // becomes a Reported: a False condition plus a Warning event with the reason and message. What
 // happens next depends on what can change the outcome:
 //   a watched input (spec, nodes, ConfigMaps, Secrets, a colliding object) → no requeue, the event brings it back;
-//   the API server refused a child object                        → retried with the queue's backoff, up to its cap.
+//   the API server refused a child object                        → retried with the queue's backoff up to its cap,
+//                                                                  never sooner than 5 min (REFUSAL_RETRY_MIN_MS).
 import { isRefused, toKubeError } from '../../runtime/errors.js';
 
 export const CHILD_OBJECT_REJECTED = 'ChildObjectRejected';

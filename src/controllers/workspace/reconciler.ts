@@ -15,7 +15,7 @@ import { controllerOf, type ObjectCache } from '../../runtime/cache.js';
 import { MERGE_PATCH } from '../../runtime/client.js';
 import type { Result } from '../../runtime/controller.js';
 import { needsApply } from '../../runtime/drift.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../../runtime/errors.js';
+import { isAlreadyExists, isConflict, isNotFound, KubeApiError, toKubeError } from '../../runtime/errors.js';
 import { Resources } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
@@ -49,6 +49,9 @@ export const Reason = {
   TemplateFieldsDropped: 'TemplateFieldsDropped',
 } as const;
 
+/** The soonest a refused child object is sent again without a relevant event (docs/controller.md). */
+export const REFUSAL_RETRY_MIN_MS = 300_000;
+
 export class WorkspaceReconciler {
   private readonly secrets: ModelSecrets;
 
@@ -79,8 +82,11 @@ export class WorkspaceReconciler {
       const { reason, message } = failure;
       if (current.tuning) await writeTuningStatus(current, this.deps, this.nodeFacts(current, 1), { kind: 'invalid', reason, message });
       else await this.report(current, { ...this.nodeFacts(current, current.status?.targetNodeCount || 1), failure: { reason, message } });
-      if (failure.backoff) throw err; // the queue retries it with per-key backoff up to its cap, never on a short timer
-      return {};
+      if (!failure.backoff) return {};
+      // The queue's per-key backoff up to its cap, never sooner than REFUSAL_RETRY_MIN_MS: the server
+      // answers the same until the spec changes (an event, seen at once) or the cluster's rules do.
+      const e = toKubeError(err);
+      throw new KubeApiError(e.kind, e.message, e.status, e.reason, Math.max(e.retryAfterMs ?? 0, REFUSAL_RETRY_MIN_MS), e.details);
     }
   };
 
