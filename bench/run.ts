@@ -200,17 +200,22 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     for (const w of watches) w.stop();
     if (!ctl.exited()) {
       tag('deleting the workspaces while the controller runs');
+      const since = performance.now();
+      const took = (): string => `${((performance.now() - since) / 1000).toFixed(1)}s`;
       const left = await deleteWorkspaces(kc, ns, 300_000).catch(() => -1);
-      if (left !== 0) tag(`${left} workspace(s) not gone after 300s; removing their finalizers`);
+      tag(left === 0 ? `every workspace gone after ${took()}` : `${left} workspace(s) not gone after 300s; removing their finalizers`);
       if (nap) {
         // What the controller's own clean-up (its finalizer, then the provisioner) leaves within a minute.
         const rest = await waitForCleanup(kc, ns, CLEANUP_WAIT_MS);
         leftAfterCleanup = { nodeClaims: rest.nodeClaims.length, nodes: rest.nodes.length };
+        tag(`${rest.nodeClaims.length} NodeClaim(s) and ${rest.nodes.length} node(s) of the run left ${took()} after the deletes`);
       }
     }
     await stopAll();
     cleanups.delete(stopAll);
+    const removing = performance.now();
     await removeRunNamespace(kc, ns);
+    tag(`namespace deleted in ${((performance.now() - removing) / 1000).toFixed(1)}s`);
     // Nothing of this run may stay for the next controller: claims, nodes, volumes.
     if (nap) await removeNodeClaims(kc, (x) => x === ns, tag);
     tag(`namespace ${ns} removed${nap ? ', no NodeClaim or node of it left' : ''}`);
