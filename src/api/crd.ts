@@ -9,7 +9,6 @@ import { getPreset, presetNames } from '../catalog/presets.js';
 import { IMAGE_REF_REGEX } from './image-ref.js';
 import { ConditionType, WORKSPACE_STATES } from './labels.js';
 import {
-  DNS1123_LABEL_MAX,
   DNS1123_LABEL_REGEX,
   DNS1123_SUBDOMAIN_MAX,
   DNS1123_SUBDOMAIN_REGEX,
@@ -33,6 +32,21 @@ const STRENGTH_MAX = 32;
 const METHOD_MAX = 32;
 /** 63 minus the 27 characters of `docker-config-` + `-tuning-input`. */
 const TUNING_INPUT_NAME_MAX = 36;
+
+/**
+ * The longest workspace name whose derived names all fit. The StatefulSet controller labels every pod
+ * `controller-revision-hash: <StatefulSet name>-<hash>`, the hash being a 32-bit FNV printed in
+ * decimal (up to 10 characters), and a label value holds 63: 63 - 1 - 10 = 52. The other derived
+ * names are looser: `<name>-headless` (Service, 63 → 54), `<name>-<ordinal>` (pod hostname, 63 →
+ * 59 with 3-digit ordinals), `<name>-<hash[:5]>` (ControllerRevision, 253).
+ */
+export const WORKSPACE_NAME_MAX = 52;
+/**
+ * Ceiling of `resource.count`: KAITO's estimator never asks for more than 153 nodes for any preset of
+ * the catalog on any SKU of the catalogs (deepseek-r1/v3 on 8 GiB single-GPU SKUs); the next power of
+ * two leaves room and keeps one workspace from asking the StatefulSet controller for 10^5 pods.
+ */
+export const RESOURCE_COUNT_MAX = 256;
 
 // ---------- tiny schema constructors (keep the tree below readable) ----------
 
@@ -160,6 +174,7 @@ function resourceSchema(version: string): OpenApiSchema {
       count: int(beta ? 'Deprecated. Requested GPU node count. Immutable.' : 'Requested GPU node count. Immutable.', {
         default: 1,
         minimum: 1,
+        maximum: RESOURCE_COUNT_MAX,
         ...rules(immutable()),
       }),
       instanceType: str(
@@ -401,7 +416,7 @@ function rootSchema(version: string): OpenApiSchema {
     {
       required: ['resource'],
       ...rules(
-        { rule: `size(${name}) <= ${DNS1123_LABEL_MAX}`, message: `metadata.name ${Msg.labelTooLong}`, fieldPath: '.metadata.name' },
+        { rule: `size(${name}) <= ${WORKSPACE_NAME_MAX}`, message: Msg.workspaceNameTooLong(WORKSPACE_NAME_MAX), fieldPath: '.metadata.name' },
         { rule: `${name}.matches('${LABEL_RE}')`, message: Msg.labelFormat, fieldPath: '.metadata.name' },
         { rule: 'has(self.inference) || has(self.tuning)', message: Msg.neitherInferenceNorTuning },
         { rule: '!(has(self.inference) && has(self.tuning))', message: Msg.bothInferenceAndTuning },

@@ -10,7 +10,6 @@ export const MAX_ADAPTERS = 10;
 
 export const Msg = {
   // apimachinery validation.IsDNS1123Label / IsDNS1123Subdomain
-  labelTooLong: `must be no more than ${DNS1123_LABEL_MAX} characters`,
   labelFormat:
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '" +
     DNS1123_LABEL_REGEX +
@@ -20,6 +19,9 @@ export const Msg = {
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '" +
     DNS1123_SUBDOMAIN_REGEX +
     "')",
+
+  workspaceNameTooLong: (max: number) =>
+    `metadata.name must be no more than ${max} characters: the StatefulSet controller labels each pod controller-revision-hash=<name>-<hash of up to 10 characters>, and a label value holds at most ${DNS1123_LABEL_MAX}`,
 
   // Workspace shape
   neitherInferenceNorTuning: 'Either Inference or Tuning must be specified, not neither',

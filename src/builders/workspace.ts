@@ -13,7 +13,7 @@ import type { CommandContext } from './command.js';
 import { weightsSourceDecision } from './decisions.js';
 import { isDistributed } from './distributed.js';
 import { estimateNodeCount, targetNodeCount } from './estimator.js';
-import type { ClusterFacts } from './facts.js';
+import { matchingNodes, type ClusterFacts } from './facts.js';
 import { resolveGpuConfig } from './gpu.js';
 import { resolveInferenceConfig } from './inference-config.js';
 import { chooseMaxModelLen, DEFAULT_MAX_MODEL_LEN, parseExplicitMaxModelLen } from './max-model-len.js';
@@ -21,6 +21,7 @@ import { presetPodSpec } from './pod-spec.js';
 import { problem, type Problem } from './problems.js';
 import { buildControllerRevision, computeSpecHash, revisionNumberFor } from './revision.js';
 import { headlessService, mainService, serviceTypeDecision } from './services.js';
+import { replicaBound, replicasFor } from './replicas.js';
 import { presetStatefulSet } from './statefulset.js';
 import { droppedFieldsMessage, templateStatefulSet } from './template.js';
 import { chooseWeightsVolume, modelWeightsClaimTemplate } from './volumes.js';
@@ -43,7 +44,7 @@ interface Common {
 }
 
 export type BuildResult =
-  | (Common & { ok: true; objects: WorkspaceObjects; targetNodeCount: number; problems: []; droppedFields?: string[] })
+  | (Common & { ok: true; objects: WorkspaceObjects; targetNodeCount: number; problems: []; droppedFields?: string[]; /** BYO: the most replicas the matching nodes hold. */ replicaBound?: number })
   | (Common & { ok: false; problems: Problem[] });
 
 /** Objects in the order the operator applies them (revision, config, services, workload). */
@@ -58,6 +59,14 @@ export function chooseRevision(ws: Workspace, hash: string, facts: ClusterFacts)
   const current = Number(annotated?.[ANNOTATION_REVISION]);
   if (annotated?.[ANNOTATION_HASH] === hash && Number.isInteger(current) && current > 0) return current;
   return revisionNumberFor(hash, facts.controllerRevisions ?? []);
+}
+
+/** Replicas for a new StatefulSet: the target, bounded by the matching nodes in BYO mode (a decision says so). */
+function boundedReplicas(ws: Workspace, facts: ClusterFacts, target: number, decisions: Decision[]): { replicas: number; replicaBound?: number } {
+  const bound = replicaBound(facts.featureGates.disableNodeAutoProvisioning, matchingNodes(ws, facts.nodes).length);
+  const replicas = replicasFor(target, bound, undefined);
+  if (replicas < target) decisions.push({ topic: 'replicas', choice: String(replicas), reason: `targetNodeCount ${target}, but only ${bound} node(s) can hold a replica` });
+  return { replicas, ...(bound !== undefined ? { replicaBound: bound } : {}) };
 }
 
 function unknownPreset(name: string): Problem {
@@ -98,7 +107,8 @@ export function buildWorkspace(ws: Workspace, facts: ClusterFacts): BuildResult 
     const nodes = nodeCountFor(ws, facts, runtime.choice, () => estimateNodeCount({ count: ws.resource?.count, maxModelLen: DEFAULT_MAX_MODEL_LEN }));
     if (!nodes.ok) return fail(problem('resource.count', 'TargetNodeCount', nodes.message));
     decisions.push({ topic: 'targetNodeCount', choice: String(nodes.nodes), reason: nodes.reason }, serviceTypeDecision(ws));
-    const { statefulSet, dropped } = templateStatefulSet(ws, nodes.nodes, revision);
+    const { replicas, ...bound } = boundedReplicas(ws, facts, nodes.nodes, decisions);
+    const { statefulSet, dropped } = templateStatefulSet(ws, replicas, revision);
     if (dropped.length) decisions.push({ topic: 'templateFields', choice: 'dropped', reason: droppedFieldsMessage(dropped) });
     return {
       ok: true,
@@ -107,6 +117,7 @@ export function buildWorkspace(ws: Workspace, facts: ClusterFacts): BuildResult 
       decisions,
       problems: [],
       targetNodeCount: nodes.nodes,
+      ...bound,
       objects: { statefulSet, controllerRevision, ...services },
       ...(dropped.length ? { droppedFields: dropped } : {}),
     };
@@ -187,10 +198,11 @@ function buildPreset(
     weightsVolume: volume.kind,
     registry: facts.presetRegistry,
   });
+  const { replicas, ...bound } = boundedReplicas(ws, facts, nodes.nodes, decisions);
   const statefulSet = presetStatefulSet({
     ws,
     revision: common.revision,
-    replicas: nodes.nodes,
+    replicas,
     podSpec,
     ...(volume.kind === 'nvme' ? { weightsClaim: modelWeightsClaimTemplate(ws, preset.diskStorageRequirement) } : {}),
   });
@@ -199,6 +211,7 @@ function buildPreset(
     ...common,
     problems: [],
     targetNodeCount: nodes.nodes,
+    ...bound,
     objects: { statefulSet, controllerRevision, ...services, ...(config.copy ? { configMap: config.copy } : {}) },
   };
 }

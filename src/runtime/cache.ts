@@ -15,9 +15,13 @@ export function controllerOf(obj: KubernetesObject): V1OwnerReference | undefine
   return obj.metadata?.ownerReferences?.find((r) => r.controller === true);
 }
 
-/** managedFields are often larger than the object itself and we never read them. */
+/**
+ * managedFields are often larger than the object itself: only who wrote it is kept (manager and
+ * operation, no field sets), which is how we recognise a shared object we created.
+ */
 export function stripForCache<T extends KubernetesObject>(obj: T): T {
-  if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
+  const fields = obj.metadata?.managedFields;
+  if (fields) obj.metadata!.managedFields = fields.map(({ manager, operation }) => ({ manager, operation }));
   return obj;
 }
 

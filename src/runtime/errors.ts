@@ -115,6 +115,18 @@ export const isGone = (err: unknown): boolean => toKubeError(err).kind === 'Gone
 export const isForbidden = (err: unknown): boolean => toKubeError(err).kind === 'Forbidden';
 export const isInvalid = (err: unknown): boolean => toKubeError(err).kind === 'Invalid';
 export const isRetryable = (err: unknown): boolean => toKubeError(err).retryable;
+// Server-side apply reports objects it cannot convert as 500 InternalError (kube-apiserver 1.36: a
+// duplicate list-map key, a quantity "abc"), though no retry can change the answer.
+const CONVERSION_REFUSAL = /^failed to (create typed patch object|convert new object)\b/;
+
+/**
+ * The server refused the object itself: 422 Invalid (validation), 400 BadRequest, or server-side
+ * apply's typed conversion failing (sent as 500). Sending the same object again cannot pass.
+ */
+export const isRefused = (err: unknown): boolean => {
+  const e = toKubeError(err);
+  return e.kind === 'Invalid' || e.kind === 'BadRequest' || (e.status === 500 && CONVERSION_REFUSAL.test(e.message));
+};
 
 /**
  * client-node's ApiException, recognised by shape: importing the class would load client-node's
@@ -122,4 +134,17 @@ export const isRetryable = (err: unknown): boolean => toKubeError(err).retryable
  */
 function isApiException(err: unknown): err is { code: number; body: unknown; headers?: unknown } {
   return err instanceof Error && err.name !== 'KubeApiError' && typeof (err as { code?: unknown }).code === 'number' && 'body' in err;
+}
+
+/** For `.catch()`: a read or delete whose object is already gone has nothing left to do. */
+export function ignoreNotFound(err: unknown): void {
+  if (!isNotFound(err)) throw err;
+}
+
+/**
+ * For `.catch()` on a UID- or resourceVersion-guarded write: the object is gone (404) or is no longer
+ * the one we meant (409); either way there is nothing left to do, and a watch event brings us back.
+ */
+export function ignoreGone(err: unknown): void {
+  if (!isNotFound(err) && !isConflict(err)) throw err;
 }

@@ -20,6 +20,7 @@ export const Resources = {
   services: core('services', 'Service'),
   pods: core('pods', 'Pod'),
   persistentVolumeClaims: core('persistentvolumeclaims', 'PersistentVolumeClaim'),
+  persistentVolumes: core('persistentvolumes', 'PersistentVolume', false),
   nodes: core('nodes', 'Node', false),
   namespaces: core('namespaces', 'Namespace', false),
   statefulSets: { group: 'apps', version: 'v1', plural: 'statefulsets', kind: 'StatefulSet', namespaced: true },

@@ -177,7 +177,7 @@ describe('simulated gpu-provisioner', () => {
       return condition(c, 'Launched')?.reason === 'LaunchFailed' ? c : undefined;
     });
     assert.equal(condition(failed, 'Launched')?.status, 'Unknown');
-    assert.equal(condition(failed, 'Launched')?.message, message);
+    assert.equal(condition(failed, 'Launched')?.message, `agentPool.BeginCreateOrUpdate for "${name}" failed: ${message}`);
     assert.equal(condition(failed, 'Ready')?.status, 'Unknown');
     assert.equal(failed.metadata?.deletionTimestamp, undefined, 'a failed launch never deletes the claim');
     assert.deepEqual(await nodesOf(name), []);
@@ -195,7 +195,7 @@ describe('simulated gpu-provisioner', () => {
       const c = await claimOf(name);
       return condition(c, 'Launched')?.reason === 'LaunchFailed' ? c : undefined;
     });
-    assert.match(condition(failed, 'Launched')?.message ?? '', /did not register within \d+s/);
+    assert.match(condition(failed, 'Launched')?.message ?? '', /^fail to find the node object \(node aks-.+ did not register within \d+s/);
     assert.deepEqual(await nodesOf(name), []);
     await deleteAndExpectNothingLeft(name);
   });

@@ -1,5 +1,5 @@
 // Everything the workspace reconciler depends on, injected (no module-level clients or loggers).
-import type { KubernetesObject, V1ConfigMap, V1ControllerRevision, V1Deployment, V1Job, V1Node, V1Pod, V1Service, V1StatefulSet, V1StorageClass } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ConfigMap, V1ControllerRevision, V1Deployment, V1Job, V1Node, V1PersistentVolume, V1PersistentVolumeClaim, V1Pod, V1Service, V1StatefulSet, V1StorageClass } from '@kubernetes/client-node';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
 import type { FeatureGates } from '../../api/feature-gates.js';
 import type { Workspace } from '../../api/types.js';
@@ -31,7 +31,11 @@ export interface WorkspaceCaches {
   nodes: ObjectCache<V1Node>;
   storageClasses: ObjectCache<V1StorageClass>;
   configMaps: ObjectCache<V1ConfigMap>;
-  /** Tuning Jobs (labelled with their workspace). */
+  /** Only the weights claims of workspaces (label kaito.sh/workspace). */
+  persistentVolumeClaims: ObjectCache<V1PersistentVolumeClaim>;
+  /** To tell whether a weights claim's local volume still has a node. */
+  persistentVolumes: ObjectCache<V1PersistentVolume>;
+  /** Jobs (every one: a foreign Job named like a tuning workspace is reported, never touched). */
   jobs: ObjectCache<V1Job>;
   /** Only with node auto-provisioning on. */
   nodeClaims?: ObjectCache<NodeClaim>;

@@ -6,10 +6,11 @@ import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, WORKSPACE_FINALIZER } from '../../ap
 import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js';
 import { JSON_PATCH } from '../../runtime/client.js';
 import type { Result } from '../../runtime/controller.js';
-import { isConflict, isNotFound } from '../../runtime/errors.js';
+import { isNotFound } from '../../runtime/errors.js';
 import { Resources } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
+import { deleteExactly, writtenBy } from './ownership.js';
 import { claimsLeftMessage, deleteClaims } from './provisioning.js';
 import { deletingStatus } from './status.js';
 
@@ -57,14 +58,13 @@ async function deleteUnusedConfigCopy(ws: WorkspaceObject, deps: WorkspaceDeps):
   if (!name) return;
   const ns = ws.metadata.namespace ?? 'default';
   const cm = deps.caches.configMaps.get(ns, name);
-  if (!cm || cm.metadata?.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY || ns === deps.config.releaseNamespace) return;
+  // Our label alone proves nothing (anyone can copy it): the copy must also have been written by us.
+  if (!cm || cm.metadata?.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY || !writtenBy(cm, deps.client.fieldManager) || ns === deps.config.releaseNamespace) return;
   const stillUsed = deps.caches.workspaces
     .list({ namespace: ns })
     .some((other) => other.metadata.uid !== ws.metadata.uid && !other.metadata.deletionTimestamp && defaultConfigCopyName(other) === name);
   if (stillUsed) return;
-  await deps.client.delete(Resources.configMaps, { namespace: ns, name }, { uid: cm.metadata?.uid ?? '' }).catch((err: unknown) => {
-    if (!isNotFound(err) && !isConflict(err)) throw err;
-  });
+  await deleteExactly(deps.client, Resources.configMaps, cm);
 }
 
 function ignore404(err: unknown): void {

@@ -1,9 +1,9 @@
 // Builds the builders' ClusterFacts for one workspace from the informer caches (no API calls).
 import type { V1StatefulSet } from '@kubernetes/client-node';
-import { LABEL_REVISION_WORKSPACE_NAME } from '../../api/labels.js';
 import type { ClusterFacts, WeightsVolumeKind } from '../../builders/facts.js';
 import { MODEL_WEIGHTS_VOLUME } from '../../builders/volumes.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
+import { ownedRevisions } from './revisions.js';
 
 /** The weights volume shape of a StatefulSet that already exists (claim templates are immutable). */
 export function volumeKindOf(sts: V1StatefulSet | undefined): WeightsVolumeKind | undefined {
@@ -25,6 +25,7 @@ export function gatherFacts(ws: WorkspaceObject, deps: WorkspaceDeps, existing: 
     releaseNamespace: config.releaseNamespace,
     ...(ws.status?.targetNodeCount ? { targetNodeCount: ws.status.targetNodeCount } : {}),
     ...(override ? { volumeKindOverride: override } : {}),
-    controllerRevisions: caches.controllerRevisions.list({ namespace: ns, selector: { matchLabels: { [LABEL_REVISION_WORKSPACE_NAME]: ws.metadata.name ?? '' } } }),
+    // Revision numbers count only our own revisions: a look-alike must not make ours 12 instead of 1.
+    controllerRevisions: ownedRevisions(ws, caches),
   };
 }

@@ -4,6 +4,7 @@
 // and the disk or memory pressure of the node a pod runs on before it is evicted.
 import type { V1ContainerStatus, V1Node, V1Pod } from '@kubernetes/client-node';
 import { isReady } from '../../runtime/conditions.js';
+import { nodePressures, type PressureCondition } from './node-pressure.js';
 
 export function isPodReady(pod: V1Pod | undefined): boolean {
   if (!pod || pod.metadata?.deletionTimestamp) return false;
@@ -101,19 +102,18 @@ function schedulingProblem(pods: readonly V1Pod[]): Problem | undefined {
   return undefined;
 }
 
-const PRESSURE: [condition: string, reason: string, what: string][] = [
-  ['DiskPressure', PodProblem.NodeDiskPressure, 'disk'],
-  ['MemoryPressure', PodProblem.NodeMemoryPressure, 'memory'],
-];
+const PRESSURE_REASON: Partial<Record<PressureCondition, [reason: string, what: string]>> = {
+  DiskPressure: [PodProblem.NodeDiskPressure, 'disk'],
+  MemoryPressure: [PodProblem.NodeMemoryPressure, 'memory'],
+};
 
 /** A not-ready pod on a node under pressure: the kubelet is about to evict it, or refuses to admit it. */
 function nodePressureProblem(pods: readonly V1Pod[], nodes: readonly V1Node[]): Problem | undefined {
   for (const pod of pods) {
     const node = nodes.find((n) => n.metadata?.name === pod.spec?.nodeName);
-    for (const [condition, reason, what] of PRESSURE) {
-      if (node?.status?.conditions?.some((c) => c.type === condition && c.status === 'True')) {
-        return { reason, message: `pod ${pod.metadata?.name} runs on node ${node.metadata?.name}, which reports ${what} pressure` };
-      }
+    for (const pressure of nodePressures(node)) {
+      const named = PRESSURE_REASON[pressure];
+      if (named) return { reason: named[0], message: `pod ${pod.metadata?.name} runs on node ${node?.metadata?.name}, which reports ${named[1]} pressure` };
     }
   }
   return undefined;

@@ -5,7 +5,7 @@ import { ACCELERATOR_NVIDIA, LABEL_ACCELERATOR } from '../../api/labels.js';
 import { buildNodeClaim, nodeClaimName, nodeClaimSelector, type NodeClaim } from '../../builders/nodeclaim.js';
 import { lookupSku } from '../../catalog/gpu-skus.js';
 import { MERGE_PATCH } from '../../runtime/client.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../../runtime/errors.js';
+import { ignoreGone, isAlreadyExists } from '../../runtime/errors.js';
 import { Resources } from '../../runtime/resources.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
 import { NODECLAIMS_CREATED_ANNOTATION, planProvisioning, type ProvisioningPlan } from './provisioning-plan.js';
@@ -64,11 +64,8 @@ export async function labelClaimNodes(deps: WorkspaceDeps, names: readonly strin
     const node = deps.caches.nodes.get(undefined, name);
     if (!node) continue;
     const patch = { metadata: { resourceVersion: node.metadata?.resourceVersion, labels: { [LABEL_ACCELERATOR]: ACCELERATOR_NVIDIA } } };
-    try {
-      deps.caches.nodes.upsert(await deps.client.patch(Resources.nodes, { name }, patch, MERGE_PATCH));
-    } catch (err) {
-      if (!isNotFound(err) && !isConflict(err)) throw err; // a conflict: the node's next event brings us back
-    }
+    const patched = await deps.client.patch(Resources.nodes, { name }, patch, MERGE_PATCH).catch(ignoreGone);
+    if (patched) deps.caches.nodes.upsert(patched);
   }
 }
 
@@ -79,9 +76,7 @@ export async function labelClaimNodes(deps: WorkspaceDeps, names: readonly strin
 export async function deleteClaims(ws: WorkspaceObject, deps: WorkspaceDeps): Promise<NodeClaim[]> {
   const claims = workspaceClaims(ws, deps);
   for (const c of claims.filter((x) => !x.metadata.deletionTimestamp)) {
-    await deps.client.delete(Resources.nodeClaims, { name: c.metadata.name }, { uid: c.metadata.uid ?? '' }).catch((err: unknown) => {
-      if (!isNotFound(err) && !isConflict(err)) throw err;
-    });
+    await deps.client.delete(Resources.nodeClaims, { name: c.metadata.name }, { uid: c.metadata.uid ?? '' }).catch(ignoreGone);
   }
   return claims;
 }

@@ -2,12 +2,13 @@
 // Level-triggered and idempotent: it gets only a key and re-reads everything; a pass with nothing
 // to change sends no request. It never waits for readiness: it returns and is woken by events
 // (or by a timer for the readiness timeout).
-import type { KubernetesObject, V1Pod, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ConfigMap, V1Pod, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { findCondition } from '../../api/conditions.js';
-import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, LABEL_WORKSPACE_NAME, RESOURCE_NVIDIA_GPU, WORKSPACE_FINALIZER } from '../../api/labels.js';
+import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_WORKSPACE_NAME, RESOURCE_NVIDIA_GPU, WORKSPACE_FINALIZER } from '../../api/labels.js';
 import { errorsOf, formatIssues, validateWorkspace } from '../../api/validation.js';
 import { buildWorkspace, type BuildResult, type WorkspaceObjects } from '../../builders/workspace.js';
 import { matchingNodes, readyMatchingNodes } from '../../builders/facts.js';
+import { replicasFor, replicaShortfall } from '../../builders/replicas.js';
 import { droppedFieldsMessage } from '../../builders/template.js';
 import { getPreset } from '../../catalog/presets.js';
 import { controllerOf, type ObjectCache } from '../../runtime/cache.js';
@@ -19,13 +20,17 @@ import { Resources } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
 import { finalizeWorkspace, MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
+import { CHILD_OBJECT_REJECTED, Reported, reportable } from './failures.js';
 import { gatherFacts, volumeKindOf } from './facts.js';
 import { planMigration, type MigrationPlan } from './migration.js';
+import { nodePressureWarning } from './node-pressure.js';
+import { deleteExactly, notOwnedMessage, ownedBy, writtenBy } from './ownership.js';
 import { statefulSetReadiness, withDroppedFields, withReadinessTimeout, type Readiness } from './readiness.js';
 import { createClaims, labelClaimNodes, planFor } from './provisioning.js';
 import { NODECLAIMS_CREATED_ANNOTATION, type ProvisioningPlan } from './provisioning-plan.js';
 import { pruneRevisions } from './revisions.js';
 import { selectiveUpdate } from './selective-update.js';
+import { releaseStrandedClaims } from './stranded-claims.js';
 import { computeStatus, type StatusInput } from './status.js';
 import { reconcileTuning, type TuningSteps } from './tuning.js';
 
@@ -36,22 +41,13 @@ export const Reason = {
   NotOwned: 'ObjectNotOwned',
   WorkloadMigration: 'WorkloadMigration',
   NodeClaimCrdMissing: 'NodeClaimCRDNotInstalled',
+  ChildObjectRejected: CHILD_OBJECT_REJECTED,
   WaitingForNodes: 'WaitingForNodes',
   TemplateFieldsDropped: 'TemplateFieldsDropped',
 } as const;
 
 /** Secrets are not watched: a workspace waiting for one looks again this often (bounded, never a hot loop). */
 export const SECRET_RECHECK_MS = 30_000;
-
-/**
- * A reconcile-level failure reported in status (and as a Warning event). Most wait for the next
- * watch event; `recheckAfterMs` is for inputs that are not watched.
- */
-class Reported extends Error {
-  constructor(readonly reason: string, message: string, readonly recheckAfterMs?: number) {
-    super(message);
-  }
-}
 
 export class WorkspaceReconciler {
   constructor(private readonly deps: WorkspaceDeps) {}
@@ -60,7 +56,7 @@ export class WorkspaceReconciler {
   private readonly tuningSteps: TuningSteps = {
     ensureMetadata: (ws, annotations) => this.ensureMetadata(ws, annotations),
     syncRevision: (ws, controllerRevision, revisionHash) => this.syncRevision(ws, { objects: { controllerRevision }, revisionHash } as Extract<BuildResult, { ok: true }>),
-    createConfigMapIfMissing: (cm) => this.createIfMissing({ ...cm, metadata: { ...cm.metadata, labels: { ...cm.metadata?.labels, [MANAGED_BY_LABEL]: MANAGED_BY } } }),
+    createConfigMapIfMissing: (cm) => this.createConfigCopy(cm),
     provision: (ws, target) => this.provision(ws, target),
     nodeFacts: (ws, target, plan) => this.nodeFacts(ws, target, plan),
   };
@@ -73,11 +69,13 @@ export class WorkspaceReconciler {
     try {
       return await this.reconcileLive(ws);
     } catch (err) {
-      if (!(err instanceof Reported)) throw err;
+      const failure = reportable(err);
+      if (!failure) throw err;
       // The pass may have written the workspace already: continue from what the cache holds now.
       const current = await this.ensureMetadata(this.deps.caches.workspaces.getByKey(key) ?? ws);
-      await this.report(current, { ...this.nodeFacts(current, current.status?.targetNodeCount || 1), failure: { reason: err.reason, message: err.message } });
-      return err.recheckAfterMs ? { requeueAfterMs: err.recheckAfterMs } : {};
+      await this.report(current, { ...this.nodeFacts(current, current.status?.targetNodeCount || 1), failure: { reason: failure.reason, message: failure.message } });
+      if (failure.backoff) throw err; // the queue retries it with per-key backoff up to its cap, never on a short timer
+      return failure.recheckAfterMs ? { requeueAfterMs: failure.recheckAfterMs } : {};
     }
   };
 
@@ -87,7 +85,7 @@ export class WorkspaceReconciler {
     const ns = ws.metadata.namespace ?? 'default';
     const name = ws.metadata.name ?? '';
     const sts = caches.statefulSets.get(ns, name);
-    if (sts && !ownedBy(sts, ws)) throw new Reported(Reason.NotOwned, `StatefulSet ${ns}/${name} exists and is not controlled by this workspace; kaito-ts leaves it untouched`);
+    if (sts && !ownedBy(sts, ws)) throw new Reported(Reason.NotOwned, notOwnedMessage('StatefulSet', sts));
 
     const facts = gatherFacts(ws, this.deps, sts);
     this.validate(ws, facts.nodes);
@@ -102,8 +100,7 @@ export class WorkspaceReconciler {
     // whole annotation map, W23).
     ws = await this.ensureMetadata(ws, { [ANNOTATION_HASH]: built.revisionHash, [ANNOTATION_REVISION]: String(built.revision) });
     await this.syncRevision(ws, built);
-    const copy = built.objects.configMap;
-    if (copy) await this.createIfMissing({ ...copy, metadata: { ...copy.metadata, labels: { ...copy.metadata?.labels, [MANAGED_BY_LABEL]: MANAGED_BY } } });
+    await this.ensureConfigCopy(ws, built.objects.configMap);
 
     const pods = caches.pods.list({ namespace: ns, selector: { matchLabels: { [LABEL_WORKSPACE_NAME]: name } } });
     const pod0 = pods.find((p) => p.metadata?.name === `${name}-0`);
@@ -124,6 +121,7 @@ export class WorkspaceReconciler {
 
     const current = await this.ensureStatefulSet(ws, built, sts, facts.storageClassNames);
     if (!current) return {}; // deleted to change its shape: the delete event brings us back to create it
+    if (volumeKindOf(current) === 'nvme') await releaseStrandedClaims(ws, this.deps, name, pods);
     await this.migrate(ws, plan);
 
     const readiness = this.inferenceReadiness(ws, current, pods, plan);
@@ -189,6 +187,8 @@ export class WorkspaceReconciler {
     const { caches, client } = this.deps;
     const cr = built.objects.controllerRevision;
     const existing = caches.controllerRevisions.get(cr.metadata?.namespace, cr.metadata?.name ?? '');
+    // A revision with our name that another object controls is reported, never taken as ours.
+    if (existing && !ownedBy(existing, ws)) throw new Reported(Reason.NotOwned, notOwnedMessage('ControllerRevision', existing, 'kaito-ts leaves it untouched and cannot record this revision until it is deleted or renamed'));
     if (existing && existing.metadata?.annotations?.[ANNOTATION_HASH] !== built.revisionHash) {
       throw new Reported('RevisionConflict', `revision name conflicts, the hash values are different (${cr.metadata?.name})`);
     }
@@ -196,10 +196,28 @@ export class WorkspaceReconciler {
     await pruneRevisions(ws, this.deps);
   }
 
-  private async createIfMissing(obj: KubernetesObject): Promise<void> {
-    if (this.deps.caches.configMaps.get(obj.metadata?.namespace, obj.metadata?.name ?? '')) return;
+  /**
+   * Creates the default inference ConfigMap copy when the builders asked for one. A ConfigMap of that
+   * name we did not write is used as found (KAITO's rule) and never deleted; a Warning event says so.
+   */
+  private async ensureConfigCopy(ws: WorkspaceObject, copy: V1ConfigMap | undefined): Promise<void> {
+    const { caches, client, recorder } = this.deps;
+    if (!copy) {
+      const usesDefault = !!ws.inference?.preset && !ws.inference.config;
+      const cm = usesDefault ? caches.configMaps.get(ws.metadata.namespace, DEFAULT_INFERENCE_CONFIG_TEMPLATE) : undefined;
+      if (cm && !writtenBy(cm, client.fieldManager)) await recorder.event(ws, 'Warning', Reason.NotOwned, notOwnedMessage('ConfigMap', cm, 'it was not created by kaito-ts: it is used as the inference config as found and never deleted'));
+      return;
+    }
+    await this.createConfigCopy(copy);
+  }
+
+  /** A shared default ConfigMap copy, created when missing and labelled as ours. */
+  private async createConfigCopy(copy: V1ConfigMap): Promise<void> {
+    const { caches, client } = this.deps;
+    if (caches.configMaps.get(copy.metadata?.namespace, copy.metadata?.name ?? '')) return;
+    const labelled = { ...copy, metadata: { ...copy.metadata, labels: { ...copy.metadata?.labels, [MANAGED_BY_LABEL]: MANAGED_BY } } };
     try {
-      this.written(this.deps.caches.configMaps, await this.deps.client.create(Resources.configMaps, obj));
+      this.written(caches.configMaps, await client.create(Resources.configMaps, labelled));
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
     }
@@ -208,7 +226,7 @@ export class WorkspaceReconciler {
   /** Created when missing, repaired when a field we own drifted; a Service we do not control is never touched. */
   private async ensureService(ws: WorkspaceObject, desired: V1Service): Promise<void> {
     const live = this.deps.caches.services.get(desired.metadata?.namespace, desired.metadata?.name ?? '');
-    if (live && !ownedBy(live, ws)) throw new Reported(Reason.NotOwned, `Service ${live.metadata?.namespace}/${live.metadata?.name} exists and is not controlled by this workspace; kaito-ts leaves it untouched`);
+    if (live && !ownedBy(live, ws)) throw new Reported(Reason.NotOwned, notOwnedMessage('Service', live));
     if (needsApply(desired, live)) this.written(this.deps.caches.services, await this.deps.client.apply(Resources.services, desired));
   }
 
@@ -217,18 +235,22 @@ export class WorkspaceReconciler {
     const desired = built.objects.statefulSet;
     const { client, recorder } = this.deps;
     if (!live) return this.applyStatefulSet(ws, built, desired);
-    if (live.metadata?.annotations?.[ANNOTATION_REVISION] === String(built.revision)) return live;
+    const sameRevision = live.metadata?.annotations?.[ANNOTATION_REVISION] === String(built.revision);
+    // BYO: raised towards the target as matching nodes appear (src/builders/replicas.ts).
+    const replicas = replicasFor(built.targetNodeCount, built.replicaBound, live.spec?.replicas);
+    if (sameRevision && replicas === live.spec?.replicas) return live;
     // A new revision: re-decide the weights volume as if creating. Claim templates are immutable,
     // so a different shape means recreating the StatefulSet, announced as a restart.
-    const fresh = buildWorkspace(ws, { ...gatherFacts(ws, this.deps, undefined), storageClassNames });
-    const freshKind = fresh.ok ? volumeKindOf(fresh.objects.statefulSet) : undefined;
+    const fresh = sameRevision ? undefined : buildWorkspace(ws, { ...gatherFacts(ws, this.deps, undefined), storageClassNames });
+    const freshKind = fresh?.ok ? volumeKindOf(fresh.objects.statefulSet) : undefined;
     const liveKind = volumeKindOf(live);
     if (freshKind && freshKind !== liveKind) {
       await recorder.event(ws, 'Warning', 'WeightsVolumeChange', `Recreating StatefulSet ${live.metadata?.name}: model weights volume changes from ${liveKind} to ${freshKind} (volume claim templates are immutable); inference restarts`);
-      await client.delete(Resources.statefulSets, ref(live), { uid: live.metadata?.uid ?? '' }).catch(ignoreNotFound);
+      await deleteExactly(client, Resources.statefulSets, live);
       return undefined;
     }
-    return this.applyStatefulSet(ws, built, selectiveUpdate(desired, live));
+    const update = selectiveUpdate(desired, live);
+    return this.applyStatefulSet(ws, built, { ...update, spec: { ...update.spec!, replicas } });
   }
 
   /** Template fields Kubernetes does not know are announced when the StatefulSet is written (idle passes stay silent). */
@@ -239,6 +261,8 @@ export class WorkspaceReconciler {
 
   private async migrate(ws: WorkspaceObject, plan: MigrationPlan): Promise<void> {
     const { client, recorder } = this.deps;
+    // Not ours: left alone, said in a Warning event; InferenceReady still reflects our StatefulSet.
+    if (plan.kind === 'foreign') await recorder.event(ws, 'Warning', Reason.NotOwned, plan.message);
     if (plan.kind === 'deleteDeployment' || plan.kind === 'deleteDeploymentFirst') {
       if (plan.kind === 'deleteDeploymentFirst') {
         // Say it before doing it: the workspace is about to stop serving.
@@ -247,14 +271,14 @@ export class WorkspaceReconciler {
       } else {
         await recorder.event(ws, 'Normal', Reason.WorkloadMigration, plan.message);
       }
-      await client.delete(Resources.deployments, { namespace: ws.metadata.namespace, name: ws.metadata.name ?? '' }, { uid: plan.uid }).catch(ignoreGone);
+      await deleteExactly(client, Resources.deployments, { metadata: { namespace: ws.metadata.namespace, name: ws.metadata.name, uid: plan.uid } });
     }
   }
 
   private inferenceReadiness(ws: WorkspaceObject, sts: V1StatefulSet | undefined, pods: V1Pod[], plan: MigrationPlan): { readiness: Readiness; recheckAfterMs?: number } {
     if (plan.kind === 'waitForPod0') return { readiness: { ready: false, reason: Reason.WorkloadMigration, message: plan.message } };
-    if (plan.kind === 'foreign') return { readiness: { ready: false, reason: Reason.NotOwned, message: plan.message } };
-    const base = statefulSetReadiness(sts, pods, this.deps.caches.nodes.list());
+    // Only our StatefulSet's pods explain it: a foreign Deployment's pods may carry the same label.
+    const base = statefulSetReadiness(sts, pods.filter((p) => !!sts && controllerOf(p)?.uid === sts.metadata?.uid), this.deps.caches.nodes.list());
     const current = findCondition(ws.status?.conditions, ConditionType.InferenceReady);
     const since = current?.status === 'False' ? new Date(current.lastTransitionTime) : this.deps.now();
     const timeout = getPreset(ws.inference?.preset?.name ?? '')?.readinessTimeoutSeconds ?? TEMPLATE_READINESS_TIMEOUT_SECONDS;
@@ -278,7 +302,12 @@ export class WorkspaceReconciler {
     const matching = matchingNodes(ws, nodes);
     const ready = readyMatchingNodes(ws, nodes);
     const out: Pick<StatusInput, 'nodes' | 'nodeClaims'> = {
-      nodes: { target, ready: ready.length, selected: matching.length, workerNodes: matching.map((n) => n.metadata?.name ?? '').sort(), ...(plan?.nodeIssue ? { issue: plan.nodeIssue } : {}) },
+      nodes: {
+        target, ready: ready.length, selected: matching.length, workerNodes: matching.map((n) => n.metadata?.name ?? '').sort(),
+        ...(plan?.nodeIssue ? { issue: plan.nodeIssue } : {}),
+        shortfall: replicaShortfall(target, this.deps.config.featureGates.disableNodeAutoProvisioning, matching.length),
+        pressureWarning: nodePressureWarning(matching),
+      },
       ...(plan ? { nodeClaims: plan.claims } : {}),
     };
     if (!plan && !this.deps.config.featureGates.disableNodeAutoProvisioning && this.deps.nodeClaimCrdInstalled() === false) {
@@ -312,11 +341,6 @@ export class WorkspaceReconciler {
 /** KAITO's fixed readiness timeout for template workspaces. */
 export const TEMPLATE_READINESS_TIMEOUT_SECONDS = 600;
 
-export function ownedBy(obj: KubernetesObject, ws: WorkspaceObject): boolean {
-  const owner = controllerOf(obj);
-  return owner?.kind === 'Workspace' && owner.uid === ws.metadata.uid;
-}
-
 /** Pods of the legacy Deployment (owned by a ReplicaSet) that are bound to a node and request GPUs. */
 function legacyPodsHoldGpus(pods: readonly V1Pod[]): boolean {
   return pods.some(
@@ -330,15 +354,6 @@ function legacyPodsHoldGpus(pods: readonly V1Pod[]): boolean {
 
 function ref(obj: KubernetesObject): { namespace?: string; name: string } {
   return { namespace: obj.metadata?.namespace, name: obj.metadata?.name ?? '' };
-}
-
-function ignoreNotFound(err: unknown): void {
-  if (!isNotFound(err)) throw err;
-}
-
-/** A delete whose object is gone, or whose UID precondition no longer matches, has nothing left to do. */
-function ignoreGone(err: unknown): void {
-  if (!isNotFound(err) && !isConflict(err)) throw err;
 }
 
 export type { WorkspaceObjects };

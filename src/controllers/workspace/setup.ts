@@ -1,9 +1,10 @@
 // Wires the workspace controller (controller-runtime's SetupWithManager): one reflector per kind
 // the reconciler reads, and the mappers that turn a change of any of them into workspace keys.
-import type { KubernetesObject, V1Job, V1Node, V1Pod } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Job, V1Node, V1PersistentVolume, V1Pod } from '@kubernetes/client-node';
 import { isDeepStrictEqual } from 'node:util';
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_WORKSPACE_NAME, LABEL_WORKSPACE_NAMESPACE, RESOURCE_NVIDIA_GPU } from '../../api/labels.js';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
+import { nodePressures } from './node-pressure.js';
 import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js';
 import { matchesSelector } from '../../runtime/label-selector.js';
 import { keyOf, type ObjectCache, type ObjectEvent } from '../../runtime/cache.js';
@@ -52,10 +53,14 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     controllerRevisions: reflect(Resources.controllerRevisions),
     // Only pods of workspaces: a cluster's other pods are none of our business (and memory).
     pods: reflect<V1Pod>(Resources.pods, { labelSelector: LABEL_WORKSPACE_NAME }),
+    // The weights claims carry the template's workspace label: a claim stranded on a vanished node is noticed.
+    persistentVolumeClaims: reflect(Resources.persistentVolumeClaims, { labelSelector: LABEL_WORKSPACE_NAME }),
+    persistentVolumes: reflect(Resources.persistentVolumes),
     nodes: reflect<V1Node>(Resources.nodes),
     storageClasses: reflect(Resources.storageClasses),
     configMaps: reflect(Resources.configMaps),
-    jobs: reflect<V1Job>(Resources.jobs, { labelSelector: LABEL_WORKSPACE_NAME }),
+    // Every Job, like StatefulSets: a Job named like a tuning workspace but not ours must be seen to be left alone.
+    jobs: reflect<V1Job>(Resources.jobs),
   };
   // Node auto-provisioning only. Optional: the operator starts without the NodeClaim CRD and picks it up later.
   const nodeClaims = o.config.featureGates.disableNodeAutoProvisioning ? undefined : reflect<NodeClaim>(Resources.nodeClaims, { labelSelector: LABEL_WORKSPACE_NAME });
@@ -82,7 +87,9 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     .watch(r.jobs, enqueueOwner('Workspace', 'kaito.sh'))
     // Any Deployment named like a workspace matters: owned ones migrate, foreign ones are reported.
     .watch(r.deployments, sameNameWorkspace(all))
-    .watch(r.pods, podToWorkspace)
+    .watch(r.pods, labelledWorkspace)
+    .watch(r.persistentVolumeClaims, labelledWorkspace)
+    .watch(r.persistentVolumes, when(volumeGoing, claimantWorkspace(caches)))
     .watch(r.nodes, when(nodeChangeMatters, workspacesSelectingNode(caches.workspaces)))
     // A StorageClass only matters to workspaces still deciding their volume: every one, cheaply.
     .watch(r.storageClasses, () => all.keys())
@@ -100,7 +107,22 @@ const sameNameWorkspace = (workspaces: ObjectCache<KubernetesObject>): Mapper =>
   return workspaces.getByKey(key) ? [key] : [];
 };
 
-const podToWorkspace: Mapper<V1Pod> = (e) => {
+/** A volume starts going away (its node is gone): the workspace whose claim it holds. */
+function volumeGoing(e: ObjectEvent<KubernetesObject>): boolean {
+  return e.type === 'delete' || (e.type === 'update' && !e.old.metadata?.deletionTimestamp && !!e.obj.metadata?.deletionTimestamp);
+}
+
+function claimantWorkspace(caches: WorkspaceCaches): Mapper<V1PersistentVolume> {
+  return (e) => {
+    const ref = e.obj.spec?.claimRef;
+    const claim = ref?.name ? caches.persistentVolumeClaims.get(ref.namespace, ref.name) : undefined;
+    const name = claim?.metadata?.labels?.[LABEL_WORKSPACE_NAME];
+    return name ? [objectKey(ref?.namespace, name)] : [];
+  };
+}
+
+/** Pods and weights claims name their workspace in the kaito.sh/workspace label (same namespace). */
+const labelledWorkspace: Mapper = (e) => {
   const name = e.obj.metadata?.labels?.[LABEL_WORKSPACE_NAME];
   return name ? [objectKey(e.obj.metadata?.namespace, name)] : [];
 };
@@ -115,7 +137,7 @@ function workspacesSelectingNode(workspaces: ObjectCache<WorkspaceObject>): Mapp
   };
 }
 
-/** Node heartbeats change status every few seconds; only labels, spec, Ready flips and GPU capacity (the device plugin) matter. */
+/** Node heartbeats change status every few seconds; only labels, spec, Ready and pressure flips and GPU capacity (the device plugin) matter. */
 function nodeChangeMatters(e: ObjectEvent<V1Node>): boolean {
   if (e.type !== 'update') return true;
   const ready = (n: V1Node) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status;
@@ -123,6 +145,7 @@ function nodeChangeMatters(e: ObjectEvent<V1Node>): boolean {
   return (
     generationOrLabelsChanged(e as ObjectEvent<KubernetesObject>) ||
     ready(e.old) !== ready(e.obj) ||
+    nodePressures(e.old).join() !== nodePressures(e.obj).join() ||
     gpus(e.old) !== gpus(e.obj) ||
     !!e.old.spec?.unschedulable !== !!e.obj.spec?.unschedulable
   );

@@ -10,8 +10,12 @@ export interface NodeFacts {
   ready: number;
   selected: number;
   workerNodes: string[];
+  /** KAITO v0.12's node-pressure warning, appended to the NodesReady message (the status stays). */
+  pressureWarning?: string;
   /** The nodes exist but cannot take the workload yet (node auto-provisioning: NodePluginsNotReady). */
   issue?: { reason: string; message: string };
+  /** BYO: too few matching nodes hold the StatefulSet below the target (src/builders/replicas.ts). */
+  shortfall?: { reason: string; message: string } | undefined;
 }
 
 export interface StatusInput {
@@ -50,13 +54,15 @@ export function computeStatus(ws: Workspace, input: StatusInput, now: Date): { s
   }
   if (input.nodes) {
     const n = input.nodes;
+    if (n.shortfall) resourceProblems.push(n.shortfall);
     const ok = n.ready >= n.target && !n.issue;
     const u = n.issue
       ? n.issue
       : ok
         ? { reason: ConditionReason.NodesReady, message: ConditionMessage.nodesReady(n.target, n.ready, n.selected) }
         : { reason: ConditionReason.NodeNotReady, message: ConditionMessage.nodesNotReady(n.target, n.ready, n.selected) };
-    set({ type: ConditionType.NodesReady, status: ok ? 'True' : 'False', ...u });
+    const message = n.pressureWarning ? `${u.message}; warning: ${n.pressureWarning}` : u.message;
+    set({ type: ConditionType.NodesReady, status: ok ? 'True' : 'False', reason: u.reason, message });
     if (!ok) resourceProblems.push(u);
   }
   // ResourceReady reflects THIS reconcile's node facts (KAITO reads the previous one: W7).

@@ -78,9 +78,9 @@ export function providerIdFor(claimName: string, clusterName: string): string {
     + `/providers/Microsoft.Compute/virtualMachineScaleSets/${vmss}/virtualMachines/0`;
 }
 
-/** `kaito.sh/creation-timestamp`: a label value, so no colons. */
-export function creationTimestampLabel(now: Date): string {
-  return now.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+/** `kaito.sh/creation-timestamp`: the claim's creation in gpu-provisioner's layout 2006-01-02T15-04-05Z (a label value has no colons). */
+export function creationTimestampLabel(created: Date): string {
+  return created.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
 }
 
 /** Node resources; `withGpu` once the simulated device plugin has registered the GPUs. */
@@ -94,14 +94,15 @@ export function nodeResources(facts: SkuFacts, storageBytes: number, withGpu: bo
   };
 }
 
-/** Labels gpu-provisioner and AKS put on the agent-pool node at launch (claim labels first, ours win). */
-export function launchLabels(claim: NodeClaim, facts: SkuFacts, clusterName: string, nodeName: string, now: Date): Record<string, string> {
+/** Labels gpu-provisioner and AKS put on the agent-pool node at launch (the claim's may override the nodepool). */
+export function launchLabels(claim: NodeClaim, facts: SkuFacts, clusterName: string, nodeName: string): Record<string, string> {
   const pool = claim.metadata?.name ?? '';
   return {
-    ...claim.metadata?.labels,
     'karpenter.sh/nodepool': 'kaito',
-    'kaito.sh/machine-type': 'gpu',
-    'kaito.sh/creation-timestamp': creationTimestampLabel(now),
+    ...claim.metadata?.labels,
+    // gpu-provisioner: "gpu" for every Standard_N* VM size, which all of KAITO's Azure SKUs are.
+    'kaito.sh/machine-type': facts.sku.includes('Standard_N') ? 'gpu' : 'cpu',
+    'kaito.sh/creation-timestamp': creationTimestampLabel(new Date(claim.metadata?.creationTimestamp ?? 0)),
     [AGENT_POOL_LABEL]: pool,
     [AKS_AGENT_POOL_LABEL]: pool,
     [AKS_CLUSTER_LABEL]: nodeResourceGroup(clusterName),
@@ -126,11 +127,10 @@ export interface LaunchInput {
   facts: SkuFacts;
   clusterName: string;
   kubeletVersion: string;
-  now: Date;
 }
 
 /** The Node as the agent pool's VM first joins: no GPU capacity yet (the device plugin is not up). */
-export function launchedNode({ claim, facts, clusterName, kubeletVersion, now }: LaunchInput): V1Node {
+export function launchedNode({ claim, facts, clusterName, kubeletVersion }: LaunchInput): V1Node {
   const claimName = claim.metadata?.name ?? '';
   const name = nodeNameFor(claimName, clusterName);
   const resources = nodeResources(facts, storageBytesOf(claim) ?? 0, false);
@@ -139,7 +139,7 @@ export function launchedNode({ claim, facts, clusterName, kubeletVersion, now }:
     kind: 'Node',
     metadata: {
       name,
-      labels: launchLabels(claim, facts, clusterName, name, now),
+      labels: launchLabels(claim, facts, clusterName, name),
       annotations: { 'node.alpha.kubernetes.io/ttl': '0', 'kwok.x-k8s.io/node': 'fake' },
     },
     spec: { providerID: providerIdFor(claimName, clusterName), ...(claim.spec?.taints?.length ? { taints: claim.spec.taints } : {}) },

@@ -67,18 +67,23 @@ export function storageBytesOf(claim: NodeClaim): number | undefined {
   return text === undefined ? undefined : tryParseQuantity(String(text));
 }
 
-/** Why gpu-provisioner would refuse to launch this claim, or undefined when it would go ahead. */
+/** Why gpu-provisioner would refuse to launch this claim (its own messages), or undefined when it would go ahead. */
 export function launchProblem(claim: NodeClaim): string | undefined {
   const name = claim.metadata?.name ?? '';
   if (!AGENT_POOL_NAME.test(name)) {
-    return `agent pool name "${name}" is invalid: it must match ${AGENT_POOL_NAME.source} (the NodeClaim name becomes the AKS agent pool name)`;
+    return `agentpool name(${name}) is invalid, must match regex pattern: ${AGENT_POOL_NAME.source}`;
   }
-  if (instanceTypeOf(claim) === undefined) return `NodeClaim ${name} has no "${INSTANCE_TYPE_LABEL}" requirement with operator In and a value`;
+  if (instanceTypeOf(claim) === undefined) return 'nodeClaim spec has no requirement for instance type';
   const storage = storageBytesOf(claim);
   if (storage === undefined || storage <= 0) {
-    return `NodeClaim ${name} requests no storage (spec.resources.requests.storage must be > 0: it sizes the OS disk)`;
+    return `storage request of nodeclaim(${name}) should be more than 0`;
   }
   return undefined;
+}
+
+/** How gpu-provisioner reports an Azure error from creating the agent pool. */
+export function agentPoolError(claimName: string, cloudMessage: string): string {
+  return `agentPool.BeginCreateOrUpdate for "${claimName}" failed: ${cloudMessage}`;
 }
 
 /** Karpenter truncates launch errors; gpu-provisioner keeps 800 characters. */

@@ -17,7 +17,7 @@ import {
   AKS_CLUSTER_LABEL, AGENT_POOL_LABEL, INITIALIZED_LABEL, KWOK_NOT_READY_LABEL, launchedNode, nodeHas, nodeNameFor,
   nodeResourceGroup, nodeResources, nvmeVolumes, PV_CLAIM_LABEL, providerIdFor, registrationPatch, skuFacts, type SkuFacts,
 } from './node.js';
-import { instanceTypeOf, isKaitoClaim, launchProblem, storageBytesOf, TERMINATION_FINALIZER, type NodeClaim } from './nodeclaim.js';
+import { agentPoolError, instanceTypeOf, isKaitoClaim, launchProblem, storageBytesOf, TERMINATION_FINALIZER, type NodeClaim } from './nodeclaim.js';
 import type { Delays } from './options.js';
 import { statusChanged, wantedStatus, type Phase } from './status.js';
 
@@ -98,8 +98,8 @@ export class Provisioner {
     const sku = instanceTypeOf(claim);
     const facts = sku ? skuFacts(sku, this.d.pools) : undefined;
     const problem = launchProblem(claim)
-      ?? (facts ? undefined : `SkuNotAvailable: the requested VM size ${sku ?? ''} is not offered by the simulated region (the Azure GPU SKUs of KAITO's catalog are)`)
-      ?? (faults.launchError !== undefined ? faults.launchError : undefined);
+      ?? (facts ? undefined : agentPoolError(name, `SkuNotAvailable: the requested VM size ${sku ?? ''} is not offered by the simulated region (the Azure GPU SKUs of KAITO's catalog are)`))
+      ?? (faults.launchError !== undefined ? agentPoolError(name, faults.launchError) : undefined);
     if (problem !== undefined || !facts) return this.launchFailed(claim, problem ?? 'no SKU facts');
     const due = afterCreation(claim.metadata?.creationTimestamp, this.d.delays.launchDelayMs);
     const now = this.now();
@@ -108,9 +108,9 @@ export class Provisioner {
       const timeout = due + this.d.delays.registerTimeoutMs;
       if (now < timeout) return this.writeStatus(claim, { kind: 'waiting' }, { requeueAfterMs: timeout - now });
       const seconds = Math.round(this.d.delays.registerTimeoutMs / 1000);
-      return this.launchFailed(claim, `node ${nodeNameFor(name, this.d.clusterName)} of agent pool ${name} did not register within ${seconds}s (fault: never-register, from ${faults.sources.join(', ')})`);
+      return this.launchFailed(claim, `fail to find the node object (node ${nodeNameFor(name, this.d.clusterName)} did not register within ${seconds}s; fault never-register from ${faults.sources.join(', ')})`);
     }
-    const node = launchedNode({ claim, facts, clusterName: this.d.clusterName, kubeletVersion: this.d.kubeletVersion, now: new Date(now) });
+    const node = launchedNode({ claim, facts, clusterName: this.d.clusterName, kubeletVersion: this.d.kubeletVersion });
     const created = await this.d.client.create(Resources.nodes, node).then(() => true, (err: unknown) => (ignore(isAlreadyExists)(err), false));
     await this.ensureVolumes(name, node.metadata?.name ?? '', facts);
     this.backoff.forget(name);

@@ -127,3 +127,36 @@ test('SIGKILL in the middle of provisioning: converges with exactly the claims n
   assert.equal((await claimsOf(w.ns, 'llama')).length, 3, 'three claims');
   assert.equal(claimEvents.filter((e) => e.type === 'ADDED' && e.obj.metadata.labels?.['kaito.sh/workspacenamespace'] === w.ns).length, 3, 'exactly three creates over two restarts');
 });
+
+test('a claim that goes away (node repair) is replaced once, announced; the NVMe weights claim follows the new node', async (t) => {
+  const w = await world(t, { operatorArgs: NAP_ARGS });
+  await applyWorkspace(w.ns, napWorkspace('phi4', A100, 'phi-4-mini-instruct'));
+  await waitReady(w.ns, 'phi4', 90_000);
+  const [first] = await claimsOf(w.ns, 'phi4');
+  assert.ok(first);
+
+  // What gpu-provisioner's NodeRepair does: delete the claim; its node and local volumes go with it.
+  await kubectl(['delete', 'nodeclaim', first.metadata.name, '--wait=false']);
+  await waitFor('a replacement claim', async () => (await claimsOf(w.ns, 'phi4')).some((c) => c.metadata.name !== first.metadata.name), { timeoutMs: 30_000 });
+  const second = await waitFor('the replacement claim Ready with its node', async () => (await claimsOf(w.ns, 'phi4')).find((c) => c.metadata.name !== first.metadata.name && c.status?.nodeName && !c.metadata.deletionTimestamp), { timeoutMs: 60_000 });
+  await waitFor('pod 0 Ready on the new node', async () => {
+    const pod = await getOne<V1Pod>(w.ns, 'pod', 'phi4-0');
+    return pod?.spec?.nodeName === second.status?.nodeName && pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+  }, { timeoutMs: 90_000 });
+  const ws = await waitReady(w.ns, 'phi4', 60_000);
+  const pvc = await getOne<V1PersistentVolumeClaim>(w.ns, 'pvc', `${WEIGHTS}-phi4-0`);
+  assert.equal(pvc?.status?.phase, 'Bound', 'a fresh NVMe claim, bound on the new node');
+  const pv = await getOne<{ spec: { nodeAffinity?: { required?: { nodeSelectorTerms?: { matchExpressions?: { values?: string[] }[] }[] } } } }>('', 'pv', pvc?.spec?.volumeName ?? '');
+  assert.deepEqual(pv?.spec.nodeAffinity?.required?.nodeSelectorTerms?.[0]?.matchExpressions?.[0]?.values, [second.status?.nodeName], 'the new claim\'s volume is on the new node');
+  const stranded = (await getAll<{ reason?: string; note?: string }>(w.ns, 'events.events.k8s.io')).find((e) => e.reason === 'WeightsClaimStranded');
+  assert.match(stranded?.note ?? '', /model-weights-volume-phi4-0 .*no longer exists|being deleted/, 'the released claim was announced');
+  assert.equal(ws.metadata.annotations?.['kaito-ts.io/nodeclaims-created'], '2');
+  const events = await getAll<{ reason?: string; regarding?: { name?: string } }>(w.ns, 'events.events.k8s.io');
+  assert.ok(events.some((e) => e.reason === 'NodeClaimReplaced' && e.regarding?.name === 'phi4'), 'NodeClaimReplaced event');
+
+  // A second loss is not replaced again: the condition says why.
+  await kubectl(['delete', 'nodeclaim', second.metadata.name, '--wait=false']);
+  const stopped = await waitCondition(w.ns, 'phi4', 'NodeClaimsReady', 'False', { reason: 'NodeClaimReplacementLimit', timeoutMs: 30_000 });
+  assert.match(conditionOf(stopped, 'NodeClaimsReady')?.message ?? '', /kaito-ts.io\/nodeclaims-created/);
+  assert.equal((await claimsOf(w.ns, 'phi4')).filter((c) => !c.metadata.deletionTimestamp).length, 0);
+});

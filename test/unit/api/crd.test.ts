@@ -135,3 +135,38 @@ test('every string or list a CEL rule walks is bounded (keeps the API server cos
   assert.ok(beta.properties?.resource?.properties?.labelSelector?.properties?.matchLabels?.maxProperties);
   assert.ok(beta.properties?.resource?.properties?.labelSelector?.properties?.matchExpressions?.maxItems);
 });
+
+test('a workspace name too long for a derived name is refused by CEL; resource.count has a ceiling', async () => {
+  const { RESOURCE_COUNT_MAX, WORKSPACE_NAME_MAX } = await import('../../../src/api/crd.js');
+  const { headlessServiceName } = await import('../../../src/builders/meta.js');
+  // The tightest derived name: the pod label controller-revision-hash=<name>-<FNV-32 in decimal, ≤ 10 chars>.
+  const longest = 'a'.repeat(WORKSPACE_NAME_MAX);
+  assert.equal(`${longest}-${String(2 ** 32 - 1)}`.length, 63);
+  assert.ok(headlessServiceName({ metadata: { name: longest } } as never).length <= 63);
+  assert.ok(`${longest}-${RESOURCE_COUNT_MAX - 1}`.length <= 63, 'pod hostname <name>-<ordinal>');
+  for (const version of ['v1alpha1', 'v1beta1']) {
+    const root = collectCelRules(workspaceSchema(version)).filter((r) => r.path === '.').map((r) => r.rule);
+    const rule = root.find((r) => r.rule === `size(self.metadata.name) <= ${WORKSPACE_NAME_MAX}`);
+    assert.ok(rule, `${version}: no name-length rule`);
+    assert.match(rule.message ?? '', /metadata\.name must be no more than 52 characters: the StatefulSet controller labels each pod controller-revision-hash/);
+    assert.equal(workspaceSchema(version).properties?.resource?.properties?.count?.maximum, RESOURCE_COUNT_MAX);
+  }
+});
+
+test('the resource.count ceiling covers the most nodes the estimator asks for, any catalog preset on any catalog SKU', async (t) => {
+  const { RESOURCE_COUNT_MAX } = await import('../../../src/api/crd.js');
+  const { estimateNodeCount } = await import('../../../src/builders/estimator.js');
+  const { getPreset, presetNames } = await import('../../../src/catalog/presets.js');
+  const { CLOUD_PROVIDERS, lookupSku, supportedSkus } = await import('../../../src/catalog/gpu-skus.js');
+  let most = { nodes: 0, where: '' };
+  for (const cloud of CLOUD_PROVIDERS) {
+    for (const sku of supportedSkus(cloud)) {
+      for (const name of presetNames()) {
+        const r = estimateNodeCount({ preset: getPreset(name), gpuConfig: lookupSku(cloud, sku), count: 1, maxModelLen: 2048 });
+        if (r.ok && r.nodes > most.nodes) most = { nodes: r.nodes, where: `${name} on ${cloud} ${sku}` };
+      }
+    }
+  }
+  t.diagnostic(`most nodes the estimator asks for: ${most.nodes} (${most.where}); ceiling ${RESOURCE_COUNT_MAX}`);
+  assert.ok(most.nodes > 1 && most.nodes <= RESOURCE_COUNT_MAX, `${most.nodes} (${most.where})`);
+});

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1ContainerStatus, V1Node, V1Pod } from '@kubernetes/client-node';
+import { nodePressureWarning } from '../../../src/controllers/workspace/node-pressure.js';
 import { explainPods, PodProblem } from '../../../src/controllers/workspace/pod-problems.js';
 
 const container = (state: Partial<V1ContainerStatus>): V1ContainerStatus => ({ name: 'main', image: 'i', imageID: '', ready: false, restartCount: 3, ...state });
@@ -76,3 +77,14 @@ for (const c of cases) {
     if (c.message) assert.match(found?.message ?? '', c.message);
   });
 }
+
+test('nodePressureWarning: KAITO v0.12 wording, disk, memory, PID in that order, only nodes under pressure', () => {
+  const multi: V1Node = { metadata: { name: 'gpu-2' }, status: { conditions: [{ type: 'PIDPressure', status: 'True' }, { type: 'MemoryPressure', status: 'True' }, { type: 'DiskPressure', status: 'False' }] } };
+  const cases: [nodes: V1Node[], want: string | undefined][] = [
+    [[], undefined],
+    [[node('gpu-0'), node('gpu-1', 'Ready')], undefined],
+    [[node('gpu-0', 'DiskPressure')], 'worker node(s) under resource pressure: gpu-0 (DiskPressure)'],
+    [[node('gpu-0', 'DiskPressure'), node('gpu-1'), multi], 'worker node(s) under resource pressure: gpu-0 (DiskPressure); gpu-2 (MemoryPressure, PIDPressure)'],
+  ];
+  for (const [nodes, want] of cases) assert.equal(nodePressureWarning(nodes), want);
+});

@@ -63,6 +63,16 @@ test('no node facts in this pass: ResourceReady is not claimed', () => {
   assert.equal(status.conditions?.find((c) => c.type === 'ResourceReady'), undefined);
 });
 
+test('too few BYO nodes for the target: ResourceReady names the shortfall, InferenceReady still reflects the StatefulSet', () => {
+  const shortfall = { reason: 'InsufficientMatchingNodes', message: 'targetNodeCount is 200 but 2 node(s) match resource.labelSelector' };
+  const { status } = computeStatus(ws(), { ...readyInput, targetNodeCount: 200, nodes: { target: 200, ready: 2, selected: 2, workerNodes: ['a', 'b'], shortfall } }, now);
+  const byType = Object.fromEntries((status.conditions ?? []).map((c) => [c.type, c]));
+  assert.equal(byType.ResourceReady?.status, 'False');
+  assert.equal(byType.ResourceReady?.reason, 'InsufficientMatchingNodes');
+  assert.equal(byType.NodesReady?.status, 'False');
+  assert.equal(byType.InferenceReady?.status, 'True');
+});
+
 test('status.state (KAITO v0.9): Pending until first Ready, then NotReady when not ready', () => {
   const notReady = { ...readyInput, inference: { ready: false as const, reason: 'PodsNotReady', message: '0/2 ready' } };
   const noNodes = { ...readyInput, nodes: { target: 2, ready: 1, selected: 1, workerNodes: ['a'] } };
@@ -105,4 +115,15 @@ test('a tuning workspace keeps its own state when a failure is reported', () => 
   const tuning = { ...ws({ state: 'Running' }), tuning: { preset: { name: 'phi-4' }, method: 'lora' } } as Workspace;
   const { status } = computeStatus(tuning, { targetNodeCount: 0, failure: { reason: 'InvalidSpec', message: 'bad' } }, now);
   assert.equal(status.state, 'Running');
+});
+
+test('node pressure: a warning on NodesReady only (as KAITO v0.12), status unchanged', () => {
+  const warning = 'worker node(s) under resource pressure: a (DiskPressure)';
+  const ok = computeStatus(ws(), { ...readyInput, nodes: { ...readyInput.nodes, pressureWarning: warning } }, now).status;
+  const nodesReady = ok.conditions?.find((c) => c.type === 'NodesReady');
+  assert.equal(nodesReady?.status, 'True');
+  assert.equal(nodesReady?.message, `Enough Nodes are ready (TargetNodes: 2, CurrentReadyNodes: 2, SelectedNodes: 3); warning: ${warning}`);
+  const short = computeStatus(ws(), { ...readyInput, nodes: { target: 3, ready: 1, selected: 1, workerNodes: ['a'], pressureWarning: warning } }, now).status;
+  assert.match(short.conditions?.find((c) => c.type === 'NodesReady')?.message ?? '', /^Not enough Nodes are ready .*; warning: worker node\(s\) under resource pressure/);
+  assert.equal(short.conditions?.find((c) => c.type === 'ResourceReady')?.message, 'Not enough Nodes are ready (TargetNodes: 3, CurrentReadyNodes: 1, SelectedNodes: 1)');
 });

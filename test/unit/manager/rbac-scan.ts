@@ -34,6 +34,7 @@ const CLIENT_VERBS: Record<string, { verbs: string[]; subresource?: string }> = 
 const GENERIC_HELPERS: { file: string; fn: string; callee: string; typeArg: number | 'type-property'; verbs: string[]; subresource?: string }[] = [
   { file: 'src/runtime/status.ts', fn: 'writeStatusIfChanged', callee: 'writeStatusIfChanged', typeArg: 1, verbs: ['patch'], subresource: 'status' },
   { file: 'src/runtime/reflector.ts', fn: 'Reflector', callee: 'Reflector', typeArg: 'type-property', verbs: ['list', 'watch'] },
+  { file: 'src/controllers/workspace/ownership.ts', fn: 'deleteExactly', callee: 'deleteExactly', typeArg: 1, verbs: ['delete'] },
 ];
 /** Local wrappers that forward their first argument into a generic helper (setup.ts's `reflect`). */
 const FORWARDERS: { file: string; callee: string; typeArg: number; verbs: string[] }[] = [

@@ -33,10 +33,12 @@ describe('ObjectCache', () => {
     assert.equal(c.size, 0);
   });
 
-  it('strips managedFields on store', () => {
+  it('keeps only who wrote an object of its managedFields', () => {
     const c = new ObjectCache();
-    c.upsert(obj('a', 'x', '1', { managedFields: [{ manager: 'kubectl', operation: 'Apply' }] }));
-    assert.equal(c.get('a', 'x')?.metadata?.managedFields, undefined);
+    c.upsert(obj('a', 'x', '1', { managedFields: [{ manager: 'kubectl', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} }, time: new Date(0) }] }));
+    assert.deepEqual(c.get('a', 'x')?.metadata?.managedFields, [{ manager: 'kubectl', operation: 'Apply' }]);
+    c.upsert(obj('a', 'y', '1'));
+    assert.equal(c.get('a', 'y')?.metadata?.managedFields, undefined);
   });
 
   it('lists by namespace and label selector', () => {

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiException } from '@kubernetes/client-node';
-import { fromStatus, isConflict, isNotFound, isRetryable, KubeApiError, toKubeError, type KubeErrorKind } from '../../../src/runtime/errors.js';
+import { fromStatus, isConflict, isNotFound, isRefused, isRetryable, KubeApiError, toKubeError, type KubeErrorKind } from '../../../src/runtime/errors.js';
 
 const status = (code: number, reason: string, message = `${reason} happened`, extra: object = {}) =>
   JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message, ...extra });
@@ -82,5 +82,25 @@ describe('error classification', () => {
     assert.equal(isConflict(fromStatus(409, status(409, 'Conflict'))), true);
     assert.equal(isConflict(fromStatus(409, status(409, 'AlreadyExists'))), false);
     assert.equal(isRetryable(fromStatus(503, '')), true);
+  });
+
+  it('isRefused: the server refused the object itself (422, 400), nothing else', () => {
+    const cases: [number, string, boolean][] = [
+      [422, 'Invalid', true],
+      [400, 'BadRequest', true],
+      [409, 'Conflict', false],
+      [404, 'NotFound', false],
+      [403, 'Forbidden', false],
+      [429, 'TooManyRequests', false],
+      [500, 'InternalError', false],
+    ];
+    for (const [code, reason, want] of cases) assert.equal(isRefused(fromStatus(code, status(code, reason))), want, `${code} ${reason}`);
+    // Server-side apply's conversion failures come as 500 (kube-apiserver 1.36), but no retry changes them.
+    const typed = 'failed to create typed patch object (ns/ws; apps/v1, Kind=StatefulSet): .spec.template.spec.containers: duplicate entries for key [name="c"]';
+    const convert = 'failed to convert new object (ns/ws; apps/v1, Kind=StatefulSet) to proper version: quantities must match the regular expression';
+    assert.equal(isRefused(fromStatus(500, status(500, 'InternalError', typed))), true);
+    assert.equal(isRefused(fromStatus(500, status(500, 'InternalError', convert))), true);
+    assert.equal(isRefused(fromStatus(500, status(500, 'InternalError', 'etcdserver: request timed out'))), false);
+    assert.equal(isRefused(new Error('socket hang up')), false);
   });
 });

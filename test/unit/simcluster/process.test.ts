@@ -102,6 +102,8 @@ describe('simcluster CLI input errors', () => {
     [['simcluster', 'up', '--scale', 'a100'], /--scale expects pool=count/],
     [['simcluster', 'up', '--bogus'], /Unknown option '--bogus'/],
     [['simcluster', 'up', '--nodes-file', '/nonexistent/nodes.yaml'], /cannot read nodes file \/nonexistent\/nodes\.yaml/],
+    [['simcluster', 'up', '--launch-delay', 'soon'], /--launch-delay: invalid duration "soon"/],
+    [['simcluster', 'status', '--repair-after', '1m'], /only apply to "simcluster up"/],
   ];
   for (const [argv, message] of cases) {
     it(`${argv.join(' ')} exits 2 with one line`, async () => {

@@ -50,7 +50,7 @@ function claim(over: Partial<NodeClaim['metadata']> = {}, sku = 'Standard_NC24ad
 function settledNode(c: NodeClaim, ready = true): V1Node {
   const facts = skuFacts('Standard_NC24ads_A100_v4', pools);
   assert.ok(facts);
-  const n = launchedNode({ claim: c, facts, clusterName: CLUSTER, kubeletVersion: 'v1', now: new Date(T0 + 1000) });
+  const n = launchedNode({ claim: c, facts, clusterName: CLUSTER, kubeletVersion: 'v1' });
   const reg = registrationPatch(c, n, { initialized: true, notReadyFault: false });
   return {
     ...n,
@@ -116,7 +116,7 @@ describe('provisioner reconcile', () => {
     const second = await p.reconcile('ws0a1b2c3d4');
     assert.deepEqual(summary(calls), ['applyStatus NodeClaim', 'applyStatus NodeClaim']);
     const status = calls[0]?.body as { conditions: { type: string; status: string; reason: string; message: string }[] };
-    assert.deepEqual(status.conditions.find((c) => c.type === 'Launched'), { type: 'Launched', status: 'Unknown', reason: 'LaunchFailed', message: 'QuotaExceeded: no cores', lastTransitionTime: '2026-01-01T00:01:00Z' });
+    assert.deepEqual(status.conditions.find((c) => c.type === 'Launched'), { type: 'Launched', status: 'Unknown', reason: 'LaunchFailed', message: 'agentPool.BeginCreateOrUpdate for "ws0a1b2c3d4" failed: QuotaExceeded: no cores', lastTransitionTime: '2026-01-01T00:01:00Z' });
     assert.ok((second.requeueAfterMs ?? 0) > (first.requeueAfterMs ?? 0), 'backoff grows');
   });
 });

@@ -1,0 +1,45 @@
+// Ownership: a workspace counts, reuses, prunes and deletes only objects whose controller
+// ownerReference carries its UID. Labels and names are claims anyone can make; the UID is not.
+// A name we need that something else holds is a collision, reported and never touched.
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { controllerOf } from '../../runtime/cache.js';
+import type { KubeClient } from '../../runtime/client.js';
+import { isConflict, isNotFound } from '../../runtime/errors.js';
+import type { ResourceType } from '../../runtime/resources.js';
+import type { WorkspaceObject } from './context.js';
+
+export function ownedBy(obj: KubernetesObject, ws: WorkspaceObject): boolean {
+  const owner = controllerOf(obj);
+  return owner?.kind === 'Workspace' && !!ws.metadata.uid && owner.uid === ws.metadata.uid;
+}
+
+/** The objects of `list` this workspace controls (look-alikes with our labels but no owner drop out). */
+export function ownedOnly<T extends KubernetesObject>(list: readonly T[], ws: WorkspaceObject): T[] {
+  return list.filter((o) => ownedBy(o, ws));
+}
+
+/** One wording for every collision: the condition message and the Warning event say the same. */
+export function notOwnedMessage(kind: string, obj: KubernetesObject, consequence = 'kaito-ts leaves it untouched'): string {
+  return `${kind} ${obj.metadata?.namespace}/${obj.metadata?.name} exists and is not controlled by this workspace; ${consequence}`;
+}
+
+/**
+ * A shared object we created (the default inference ConfigMap copy has no single owner): our field
+ * manager wrote it, and we only ever create it, never write to one that exists. A look-alike with
+ * our labels, made by anyone else, fails this.
+ */
+export function writtenBy(obj: KubernetesObject, fieldManager: string): boolean {
+  return (obj.metadata?.managedFields ?? []).some((m) => m.manager === fieldManager);
+}
+
+/**
+ * Deletes exactly `obj`, with a UID precondition: an object re-created under that name since we
+ * looked is never deleted. Already gone, or replaced (409), leaves nothing to do.
+ */
+export async function deleteExactly(client: KubeClient, type: ResourceType, obj: KubernetesObject): Promise<void> {
+  const uid = obj.metadata?.uid;
+  if (!uid) throw new Error(`refusing to delete ${type.kind} ${obj.metadata?.namespace}/${obj.metadata?.name} without its UID`);
+  await client.delete(type, { namespace: obj.metadata?.namespace, name: obj.metadata?.name ?? '' }, { uid }).catch((err: unknown) => {
+    if (!isNotFound(err) && !isConflict(err)) throw err;
+  });
+}
