@@ -30,10 +30,18 @@ export interface NapFigures {
   claimsPerWorkspace: { min: number; max: number; mean: number };
   /** Distinct nodes seen carrying a workspace's claim labels. */
   nodesCreated: number;
+  /** NodeClaim create requests the controller sent, by HTTP status, as the counting proxy saw them (a cross-check). */
+  createRequests?: Record<string, number>;
   /** Seconds per stage over the workspaces that completed it; null when none did. */
   stages: Record<NapStage, Spread | null>;
   /** NodeClaims and nodes of the run still there once the controller had deleted every workspace. */
   leftAfterCleanup?: { nodeClaims: number; nodes: number };
+}
+
+/** NodeClaim creates by status code, from the proxy's `verb group/resource status` counts. */
+export function nodeClaimCreates(byVerbAndResource: Record<string, number>): Record<string, number> {
+  const prefix = 'create karpenter.sh/nodeclaims ';
+  return Object.fromEntries(Object.entries(byVerbAndResource).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
 }
 
 /** Nearest-rank percentile of ascending `sorted` (q in 0..1). */

@@ -138,7 +138,8 @@ export function formatTable(doc: BenchDocument): string {
 export function napSummary(f: NapFigures): string {
   const per = f.claimsPerWorkspace;
   const left = f.leftAfterCleanup ? `left ${f.leftAfterCleanup.nodeClaims} claims, ${f.leftAfterCleanup.nodes} nodes` : 'left: not measured';
-  return `${f.nodeClaimsCreated} NodeClaims (${per.min === per.max ? per.min : `${per.min}–${per.max}`} per workspace), ${f.nodesCreated} nodes; ${left}`;
+  const sent = f.createRequests ? ` (create requests by status: ${Object.entries(f.createRequests).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'})` : '';
+  return `${f.nodeClaimsCreated} NodeClaims (${per.min === per.max ? per.min : `${per.min}–${per.max}`} per workspace)${sent}, ${f.nodesCreated} nodes; ${left}`;
 }
 
 export function stageSummary(f: NapFigures): string {

@@ -21,7 +21,7 @@ import {
 import { CONTROLLERS, missingPrerequisite, type ControllerId, type VolumeKind } from './controllers.js';
 import { ConvergenceTracker } from './convergence.js';
 import { NODECLAIMS_PATH, NODES_PATH, removeNodeClaims, runSelector, waitForCleanup } from './nap-cluster.js';
-import { NapTracker } from './nap.js';
+import { NapTracker, nodeClaimCreates } from './nap.js';
 import { napPools, planWorkspaces, poolsForPlan, workspaceManifest, type WorkspacePlan } from './plan.js';
 import { clockTicksPerSecond } from './proc.js';
 import { startCountingProxy, type CountingProxy } from './proxy.js';
@@ -191,7 +191,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
       correct: check.ok && readyAt !== undefined && !ctl.exited(),
     };
     if (nap) {
-      result.nap = napTracker.figures((w) => tracker.statefulSetAt(w), (w) => tracker.readyAt(w));
+      result.nap = { ...napTracker.figures((w) => tracker.statefulSetAt(w), (w) => tracker.readyAt(w)), createRequests: nodeClaimCreates(proxy.byVerbAndResource()) };
       // Every workspace must have had a claim of its own; more than one is reported, not refused.
       result.correct &&= result.nap.claimsPerWorkspace.min >= 1;
     }

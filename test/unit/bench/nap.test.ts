@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
 import type { NodeClaim } from '../../../src/builders/nodeclaim.js';
-import { NAP_STAGES, NapTracker, percentile, spread } from '../../../bench/nap.js';
+import { NAP_STAGES, NapTracker, nodeClaimCreates, percentile, spread } from '../../../bench/nap.js';
 
 function claim(name: string, ws: string, ready?: 'True' | 'False', deleting = false): NodeClaim {
   return {
@@ -92,5 +92,16 @@ describe('NapTracker', () => {
     assert.equal(f.stages.claimReady, null);
     assert.equal(f.stages.statefulSet, null); // no node time to measure from
     assert.equal(f.stages.inferenceReady, null);
+  });
+});
+
+describe('nodeClaimCreates', () => {
+  it('picks the NodeClaim creates by status out of the proxy counts', () => {
+    const counts = {
+      'create karpenter.sh/nodeclaims 201': 50, 'create karpenter.sh/nodeclaims 409': 2, 'list karpenter.sh/nodeclaims 200': 1,
+      'create core/nodes 201': 7, 'patch karpenter.sh/nodeclaims 200': 3,
+    };
+    assert.deepEqual(nodeClaimCreates(counts), { 201: 50, 409: 2 });
+    assert.deepEqual(nodeClaimCreates({}), {});
   });
 });

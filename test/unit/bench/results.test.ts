@@ -38,7 +38,7 @@ const stages = (p50: number): NapFigures['stages'] => ({
 });
 const napTs: ControllerResult = {
   ...kaitoTs,
-  nap: { nodeClaimsCreated: 50, claimsPerWorkspace: { min: 1, max: 1, mean: 1 }, nodesCreated: 50, stages: stages(0.3), leftAfterCleanup: { nodeClaims: 0, nodes: 0 } },
+  nap: { nodeClaimsCreated: 50, claimsPerWorkspace: { min: 1, max: 1, mean: 1 }, nodesCreated: 50, createRequests: { 201: 50 }, stages: stages(0.3), leftAfterCleanup: { nodeClaims: 0, nodes: 0 } },
 };
 const napKaito: ControllerResult = {
   ...kaito,
@@ -60,7 +60,7 @@ describe('node auto-provisioning results', () => {
   it('print claims per workspace, what was left and the stages under the table', () => {
     const lines = formatTable(benchDocument(50, [napTs, napKaito], delays)).trimEnd().split('\n');
     assert.equal(lines[0], 'N = 50, node auto-provisioning (provision 30s, device plugin 1s, pod ready 30s)');
-    assert.equal(lines[4], 'kaito-ts: 50 NodeClaims (1 per workspace), 50 nodes; left 0 claims, 0 nodes');
+    assert.equal(lines[4], 'kaito-ts: 50 NodeClaims (1 per workspace) (create requests by status: 201 50), 50 nodes; left 0 claims, 0 nodes');
     assert.equal(lines[5], '  stages p50/p90/max s: claim 0.3/0.3/0.3, claimReady 31/31.5/32, nodeGpu 1/1/1.2, statefulSet 0.2/0.4/0.5, inferenceReady -');
     assert.equal(lines[6], 'kaito-v0.8.0: 52 NodeClaims (1–2 per workspace), 51 nodes; left: not measured');
   });
