@@ -55,11 +55,12 @@ function imageConfig(tag: string): ImageConfig {
  */
 function runInImage(rootfs: string, cfg: ImageConfig, args: string[], hostDir?: string, extraEnv: Record<string, string> = {}) {
   const user = cfg.config.User ?? '';
+  // Host tools run with the host's PATH; the entrypoint gets the image's environment back.
   const script = [
-    'set -e',
+    'set -e', 'IMAGE_PATH=$PATH', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin', 'CHROOT=$(command -v chroot)',
     'mount --bind "$0" "$0"', 'mount -o remount,bind,ro "$0"',
-    ...(hostDir ? ['mount --bind "$1" "$0/tmp"', 'mount -o remount,bind,ro "$0/tmp"'] : []),
-    `exec chroot --userspec=${user} "$0" "$@"`,
+    ...(hostDir ? ['mount --bind "$1" "$0/tmp"', 'mount -o remount,bind,ro "$0/tmp"', 'shift'] : []),
+    `PATH=$IMAGE_PATH exec "$CHROOT" --userspec=${user} "$0" "$@"`,
   ].join('\n');
   const env = Object.fromEntries((cfg.config.Env ?? []).map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
   const child = spawn('unshare', ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', script, rootfs, ...(hostDir ? [hostDir] : []), ...(cfg.config.Entrypoint ?? []), ...args], {
@@ -112,7 +113,9 @@ test('image: entrypoint under chroot, non-root, read-only root: --version, then 
   const status = await waitFor('operator process running as its image user', () => {
     const s = readFileSync(`/proc/${pid}/status`, 'utf8');
     return /^Uid:\s+65532\s/m.test(s) ? s : undefined;
-  }, { timeoutMs: 30_000 });
+  }, { timeoutMs: 30_000 }).catch((err: Error) => {
+    throw new Error(`${err.message}\noperator output:\n${op.output().slice(-4000)}`);
+  });
   assert.match(status, /^Gid:\s+65532\s/m);
   const rootMount = readFileSync(`/proc/${pid}/mountinfo`, 'utf8').split('\n').find((l) => l.split(' ')[4] === '/');
   assert.match(rootMount?.split(' ')[5] ?? '', /^ro\b/, `root mounted read-only: ${rootMount}`);
