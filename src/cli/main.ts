@@ -6,6 +6,7 @@ import { CliError, processIO, type CliIO, type Command } from './errors.js';
 
 const commands: Record<string, { summary: string; load: () => Promise<Command> }> = {
   render: { summary: 'print what the operator would apply for a workspace', load: async () => (await import('./commands/render.js')).render },
+  diff: { summary: 'show what the operator would change in the live cluster, without writing', load: async () => (await import('./commands/diff.js')).diff },
   crd: { summary: 'print the Workspace CustomResourceDefinition', load: async () => (await import('./commands/crd.js')).crd },
   run: { summary: 'run the Workspace operator', load: async () => (await import('./commands/run.js')).run },
   simcluster: { summary: 'manage the local simulated GPU cluster (up|down|status|env)', load: async () => (await import('./commands/simcluster.js')).simcluster },
