@@ -106,7 +106,7 @@ export async function reconcileTuning(cached: WorkspaceObject, deps: WorkspaceDe
   return report({ kind: 'job', job: observeJob(created, []) }, provisioning?.plan);
 }
 
-async function writeTuningStatus(ws: WorkspaceObject, deps: WorkspaceDeps, nodes: Pick<StatusInput, 'nodes' | 'nodeClaims'>, outcome: TuningOutcome): Promise<Result> {
+export async function writeTuningStatus(ws: WorkspaceObject, deps: WorkspaceDeps, nodes: Pick<StatusInput, 'nodes' | 'nodeClaims'>, outcome: TuningOutcome): Promise<Result> {
   const { status, changed } = tuningStatus(ws, nodes, outcome, deps.now());
   if (!changed) return {};
   const before = ws.status?.state;
