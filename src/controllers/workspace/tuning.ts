@@ -133,7 +133,7 @@ async function missingSecrets(ws: WorkspaceObject, deps: WorkspaceDeps): Promise
   return missing;
 }
 
-async function writeTuningStatus(ws: WorkspaceObject, deps: WorkspaceDeps, nodes: Pick<StatusInput, 'nodes' | 'nodeClaims'>, outcome: TuningOutcome): Promise<Result> {
+export async function writeTuningStatus(ws: WorkspaceObject, deps: WorkspaceDeps, nodes: Pick<StatusInput, 'nodes' | 'nodeClaims'>, outcome: TuningOutcome): Promise<Result> {
   const { status, changed } = tuningStatus(ws, nodes, outcome, deps.now());
   if (!changed) return {};
   const before = ws.status?.state;
