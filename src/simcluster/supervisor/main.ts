@@ -13,7 +13,7 @@ import { layoutFor, pidPath, type Layout } from '../layout.js';
 import { tryWithLock } from '../lock.js';
 import { isOurProcess, processArgs, readPid, rssBytes, startDetached, stopProcess } from '../process.js';
 import { decide, formatBytes, parseMemoryLimits, DEFAULT_MEMORY_LIMITS, type MemoryLimits, type Watched } from '../supervision.js';
-import type { SupervisorState } from './state.js';
+import { readSupervisorState, type SupervisorState } from './state.js';
 
 const TICK_MS = 1000;
 const HEALTH_TIMEOUT_MS = 120_000;
@@ -52,7 +52,9 @@ class Supervisor {
   private readonly state: SupervisorState;
 
   constructor(private readonly l: Layout, private readonly limits: MemoryLimits) {
-    this.state = { pid: process.pid, startedAt: new Date().toISOString(), memoryLimits: limits, components: {} };
+    // A supervisor restarted by `up` (new limits) keeps the record of its predecessor.
+    const before = readSupervisorState(l.supervisorStatePath)?.components ?? {};
+    this.state = { pid: process.pid, startedAt: new Date().toISOString(), memoryLimits: limits, components: before };
   }
 
   async tick(): Promise<void> {
