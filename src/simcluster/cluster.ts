@@ -144,6 +144,7 @@ async function ensureSupervisor(l: Layout, cmd: SupervisorCommand, log: (line: s
     log(`supervisor (pid ${pid}) runs with other flags; restarting it`);
     await stopProcess(pid, cmd.binary, 5_000, cmd.script);
   }
+  if (!existsSync(cmd.args[0] ?? '')) throw new Error(`cannot start the supervisor: ${cmd.args[0]} is missing (run npm run build)`);
   const started = startDetached(cmd.binary, cmd.args, join(l.logDir, 'supervisor.log'), pidPath(l, 'supervisor'));
   log(`supervisor started (pid ${started}): restarts a component that exits or passes its memory limit`);
 }
