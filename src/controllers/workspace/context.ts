@@ -35,7 +35,7 @@ export interface WorkspaceCaches {
   persistentVolumeClaims: ObjectCache<V1PersistentVolumeClaim>;
   /** To tell whether a weights claim's local volume still has a node. */
   persistentVolumes: ObjectCache<V1PersistentVolume>;
-  /** Tuning Jobs (labelled with their workspace). */
+  /** Jobs (every one: a foreign Job named like a tuning workspace is reported, never touched). */
   jobs: ObjectCache<V1Job>;
   /** Only with node auto-provisioning on. */
   nodeClaims?: ObjectCache<NodeClaim>;

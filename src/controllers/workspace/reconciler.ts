@@ -32,7 +32,7 @@ import { pruneRevisions } from './revisions.js';
 import { selectiveUpdate } from './selective-update.js';
 import { releaseStrandedClaims } from './stranded-claims.js';
 import { computeStatus, type StatusInput } from './status.js';
-import { reconcileTuning, type TuningSteps } from './tuning.js';
+import { reconcileTuning, writeTuningStatus, type TuningSteps } from './tuning.js';
 
 /** kaito-ts condition reasons beyond KAITO's (documented in docs/controller.md). */
 export const Reason = {
@@ -65,15 +65,16 @@ export class WorkspaceReconciler {
     const ws = this.deps.caches.workspaces.getByKey(key);
     if (!ws) return {};
     if (ws.metadata.deletionTimestamp) return finalizeWorkspace(ws, this.deps);
-    if (ws.tuning) return reconcileTuning(ws, this.deps, this.tuningSteps);
     try {
-      return await this.reconcileLive(ws);
+      return ws.tuning ? await reconcileTuning(ws, this.deps, this.tuningSteps) : await this.reconcileLive(ws);
     } catch (err) {
       const failure = reportable(err);
       if (!failure) throw err;
       // The pass may have written the workspace already: continue from what the cache holds now.
       const current = await this.ensureMetadata(this.deps.caches.workspaces.getByKey(key) ?? ws);
-      await this.report(current, { ...this.nodeFacts(current, current.status?.targetNodeCount || 1), failure: { reason: failure.reason, message: failure.message } });
+      const { reason, message } = failure;
+      if (current.tuning) await writeTuningStatus(current, this.deps, this.nodeFacts(current, 1), { kind: 'invalid', reason, message });
+      else await this.report(current, { ...this.nodeFacts(current, current.status?.targetNodeCount || 1), failure: { reason, message } });
       if (failure.backoff) throw err; // the queue retries it with per-key backoff up to its cap, never on a short timer
       return failure.recheckAfterMs ? { requeueAfterMs: failure.recheckAfterMs } : {};
     }

@@ -59,7 +59,8 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     nodes: reflect<V1Node>(Resources.nodes),
     storageClasses: reflect(Resources.storageClasses),
     configMaps: reflect(Resources.configMaps),
-    jobs: reflect<V1Job>(Resources.jobs, { labelSelector: LABEL_WORKSPACE_NAME }),
+    // Every Job, like StatefulSets: a Job named like a tuning workspace but not ours must be seen to be left alone.
+    jobs: reflect<V1Job>(Resources.jobs),
   };
   // Node auto-provisioning only. Optional: the operator starts without the NodeClaim CRD and picks it up later.
   const nodeClaims = o.config.featureGates.disableNodeAutoProvisioning ? undefined : reflect<NodeClaim>(Resources.nodeClaims, { labelSelector: LABEL_WORKSPACE_NAME });

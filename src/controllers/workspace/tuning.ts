@@ -86,24 +86,27 @@ export async function reconcileTuning(cached: WorkspaceObject, deps: WorkspaceDe
   }
 
   const { configMap, trainingConfig } = built.objects;
-  if (configMap) await steps.createConfigMapIfMissing(configMap);
-  if (trainingConfig && needsApply(trainingConfig, caches.configMaps.get(ns, trainingConfig.metadata?.name ?? ''))) {
-    caches.configMaps.upsert(await client.apply(Resources.configMaps, trainingConfig));
+  const liveCopy = trainingConfig && caches.configMaps.get(ns, trainingConfig.metadata?.name ?? '');
+  if (liveCopy && controllerOf(liveCopy)?.uid !== ws.metadata.uid) {
+    return report({ kind: 'invalid', reason: 'ObjectNotOwned', message: `ConfigMap ${ns}/${liveCopy.metadata?.name} exists and is not controlled by this workspace; kaito-ts leaves it untouched` });
   }
+  if (configMap) await steps.createConfigMapIfMissing(configMap);
+  if (trainingConfig && needsApply(trainingConfig, liveCopy)) caches.configMaps.upsert(await client.apply(Resources.configMaps, trainingConfig));
   let created: V1Job;
   try {
     created = await client.apply<V1Job>(Resources.jobs, built.objects.job);
   } catch (err) {
     // The API server refused the Job itself (e.g. a volume source it cannot accept): say so, do not retry.
     if (!isInvalid(err)) throw err;
-    return report({ kind: 'invalid', reason: 'InvalidJob', message: `the API server refused Job ${ns}/${name}: ${toKubeError(err).message}` });
+    const why = toKubeError(err).message;
+    return report({ kind: 'invalid', reason: 'InvalidJob', message: `the API server refused Job ${ns}/${name}: ${why.length > 500 ? `${why.slice(0, 500)}…` : why}` });
   }
   caches.jobs.upsert(created);
   await recorder.event(ws, 'Normal', 'TuningJobCreated', `created Job ${ns}/${name} for revision ${built.revision}`);
   return report({ kind: 'job', job: observeJob(created, []) }, provisioning?.plan);
 }
 
-async function writeTuningStatus(ws: WorkspaceObject, deps: WorkspaceDeps, nodes: Pick<StatusInput, 'nodes' | 'nodeClaims'>, outcome: TuningOutcome): Promise<Result> {
+export async function writeTuningStatus(ws: WorkspaceObject, deps: WorkspaceDeps, nodes: Pick<StatusInput, 'nodes' | 'nodeClaims'>, outcome: TuningOutcome): Promise<Result> {
   const { status, changed } = tuningStatus(ws, nodes, outcome, deps.now());
   if (!changed) return {};
   const before = ws.status?.state;

@@ -14,6 +14,12 @@ import {
 } from '../support/operator.js';
 
 const TEMPLATE = { template: { spec: { containers: [{ name: 'c', image: 'nginx' }] } } };
+const TUNING = {
+  preset: { name: 'phi-3-mini-128k-instruct' },
+  method: 'qlora',
+  input: { urls: ['https://example.com/data/train.parquet'] },
+  output: { image: 'registry.example.com/adapters/phi-3:0.0.1', imagePushSecret: 'push-secret' },
+};
 
 /** A minimal object of each kind we create, carrying `labels`; `owner` makes it a workspace's child. */
 function lookalike(kind: string, ns: string, name: string, labels: Record<string, string>, owner?: WorkspaceObject): KubernetesObject {
@@ -96,6 +102,7 @@ test('look-alikes survive reconcile, pruning, migration and deletion byte for by
   // own: a preset workspace with history and a legacy Deployment; the others collide on one name each.
   await applyWorkspace(ns, { metadata: { name: 'own' }, resource: { labelSelector: sel }, inference: { preset: { name: 'phi-3-mini-4k-instruct' } } });
   for (const name of ['rev-clash', 'sts-clash', 'svc-clash', 'dep-clash']) await applyWorkspace(ns, { metadata: { name }, resource: { labelSelector: sel }, inference: TEMPLATE });
+  await applyWorkspace(ns, { metadata: { name: 'tune-clash' }, resource: { labelSelector: sel }, tuning: TUNING });
   const ws = Object.fromEntries((await listWorkspaces(ns)).map((x) => [x.metadata.name, x])) as Record<string, WorkspaceObject>;
   const own = ws.own!;
 
@@ -108,9 +115,11 @@ test('look-alikes survive reconcile, pruning, migration and deletion byte for by
     revision(ns, 'own-lookalike', own, 'f'.repeat(64), 99, false),
   ];
   const clashHash = computeSpecHash(ws['rev-clash']!);
+  const tuneHash = computeSpecHash(ws['tune-clash']!);
   const collisions: KubernetesObject[] = [
     // Our exact revision name and hash, not ours: taking it would adopt a stranger's history.
     revision(ns, controllerRevisionName(ws['rev-clash']!, clashHash), ws['rev-clash']!, clashHash, 1, false),
+    revision(ns, controllerRevisionName(ws['tune-clash']!, tuneHash), ws['tune-clash']!, tuneHash, 1, false),
     lookalike('StatefulSet', ns, 'sts-clash', { [LABEL_WORKSPACE_NAME]: 'sts-clash' }),
     lookalike('Service', ns, 'svc-clash-headless', { [LABEL_WORKSPACE_NAME]: 'svc-clash' }),
     lookalike('Deployment', ns, 'dep-clash', { app: 'someone-else' }),
@@ -148,6 +157,12 @@ test('look-alikes survive reconcile, pruning, migration and deletion byte for by
     await waitFor(`Warning event for ${name}`, async () => (await warningEvents(ns, name)).some((e) => e.reason === 'ObjectNotOwned' && message.test(e.note)));
   }
   assert.equal(await getOne(ns, 'statefulset', 'rev-clash'), undefined, 'no workload without its own revision');
+  // A tuning workspace says it the tuning way (JobStarted), with the same event.
+  const tuneMessage = new RegExp(`ControllerRevision ${ns}/${controllerRevisionName(ws['tune-clash']!, tuneHash)} exists and is not controlled`);
+  const tune = await waitCondition(ns, 'tune-clash', 'JobStarted', 'False');
+  assert.match(conditionOf(tune, 'JobStarted')?.message ?? '', tuneMessage);
+  await waitFor('Warning event for tune-clash', async () => (await warningEvents(ns, 'tune-clash')).some((e) => e.reason === 'ObjectNotOwned' && tuneMessage.test(e.note)));
+  assert.equal(await getOne(ns, 'job', 'tune-clash'), undefined, 'no Job without its own revision');
   await waitReady(ns, 'dep-clash', 60_000);
   await waitFor('Warning event for dep-clash', async () => (await warningEvents(ns, 'dep-clash')).some((e) => e.reason === 'ObjectNotOwned' && /Deployment .*dep-clash is not controlled/.test(e.note)));
 

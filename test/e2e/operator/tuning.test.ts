@@ -192,3 +192,30 @@ test('node auto-provisioning: the operator makes one NodeClaim, the Job runs on 
   const left = JSON.parse(await kubectl(['get', 'nodeclaims.karpenter.sh', '-l', `kaito.sh/workspace=nap,kaito.sh/workspacenamespace=${w.ns}`, '-o', 'json'])) as { items: unknown[] };
   assert.equal(left.items.length, 0, 'the NodeClaim is gone with the workspace');
 });
+
+test('a Job or config copy the workspace does not own is reported and left untouched', async (t) => {
+  const p = pool('a10', 1);
+  const w = await world(t, { pools: [p] });
+  const foreignJob = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'taken' }, spec: { template: { spec: { restartPolicy: 'Never', nodeSelector: { none: 'none' }, containers: [{ name: 'c', image: 'busybox' }] } } } };
+  await kubectl(['apply', '-f', '-'], { namespace: w.ns, input: JSON.stringify(foreignJob) });
+  const before = await getOne<V1Job>(w.ns, 'job', 'taken');
+  await applyWorkspace(w.ns, tuningWorkspace('taken', selectorFor(p), { output: { volumeSource: { emptyDir: {} } } }));
+  const taken = await waitCondition(w.ns, 'taken', 'WorkspaceSucceeded', 'False', { reason: 'workspaceFailed' });
+  assert.match(conditionOf(taken, 'WorkspaceSucceeded')?.message ?? '', /Job .*\/taken exists and is not controlled by this workspace/);
+
+  // The owned training-config copy's name is taken by a user ConfigMap.
+  const training = 'training_config:\n  QuantizationConfig:\n    load_in_4bit: true\n  TrainingArguments:\n    output_dir: out\n';
+  await kubectl(['create', 'configmap', 'cfg', `--from-literal=training_config.yaml=${training}`], { namespace: w.ns });
+  await kubectl(['create', 'configmap', 'copy-training-config', '--from-literal=mine=yes'], { namespace: w.ns });
+  await applyWorkspace(w.ns, tuningWorkspace('copy', selectorFor(p), { config: 'cfg', output: { volumeSource: { emptyDir: {} } } }));
+  const copy = await waitCondition(w.ns, 'copy', 'WorkspaceSucceeded', 'False', { reason: 'workspaceFailed' });
+  assert.match(conditionOf(copy, 'WorkspaceSucceeded')?.message ?? '', /ConfigMap .*\/copy-training-config exists and is not controlled by this workspace/);
+  await waitFor('Warning events for both', async () => (await warningEvents(w.ns, 'taken')).length > 0 && (await warningEvents(w.ns, 'copy')).length > 0);
+
+  const after = await getOne<V1Job>(w.ns, 'job', 'taken');
+  assert.equal(after?.metadata?.resourceVersion, before?.metadata?.resourceVersion, 'the foreign Job is untouched');
+  const cm = await getOne<{ data?: Record<string, string>; metadata?: { managedFields?: { manager?: string }[] } }>(w.ns, 'configmap', 'copy-training-config');
+  assert.deepEqual(cm?.data, { mine: 'yes' });
+  assert.ok(!cm?.metadata?.managedFields?.some((f) => f.manager === 'kaito-ts'), 'no kaito-ts field on the user ConfigMap');
+  assert.equal(await getOne(w.ns, 'job', 'copy'), undefined, 'no Job made from a config it could not write');
+});
