@@ -19,6 +19,7 @@ import { isOurProcess, readPid, startDetached, stopProcess } from '../src/simclu
 import { isConflict, isNotFound } from '../src/simcluster/errors.js';
 import { layoutFor, type Layout } from '../src/simcluster/layout.js';
 import { POOL_LABEL, nodeNames, type NodePool } from '../src/simcluster/nodes.js';
+import type { Delays } from '../src/simcluster/provisioner/options.js';
 import { NVME_STORAGE_CLASS, PV_NODE_LABEL, recycleReleasedPvs } from '../src/simcluster/storage.js';
 import type { VolumeKind } from './controllers.js';
 import { sampleProcess } from './proc.js';
@@ -156,11 +157,11 @@ function adminKc(l: Layout): KubeConfig {
   return kc;
 }
 
-/** Starts (or reuses) the cluster with exactly `pools` of benchmark nodes; extra nodes of those pools go. */
-export async function prepareCluster(pools: NodePool[], log: (line: string) => void): Promise<{ kc: KubeConfig; layout: Layout }> {
+/** Starts (or reuses) the cluster with exactly `pools` of benchmark nodes (extra nodes of those pools go) and the provisioner's delays. */
+export async function prepareCluster(pools: NodePool[], log: (line: string) => void, provisioner?: Partial<Delays>): Promise<{ kc: KubeConfig; layout: Layout }> {
   const nodesFile = join(tmpdir(), `kaito-ts-bench-nodes-${process.pid}.yaml`);
   writeFileSync(nodesFile, stringify({ pools }));
-  await up({ nodesFile, log });
+  await up({ nodesFile, log, ...(provisioner ? { provisioner } : {}) });
   const layout = layoutFor();
   const kc = adminKc(layout);
   const core = kc.makeApiClient(CoreV1Api);
