@@ -140,7 +140,7 @@ export class WorkspaceReconciler {
     const readiness = this.inferenceReadiness(ws, current, pods, plan);
     const nodeFacts = this.nodeFacts(ws, built.targetNodeCount, provisioning?.plan);
     const inference = withWarning(withDroppedFields(readiness.readiness, built.droppedFields), secretProblem && servingWithSecretProblem(secretProblem));
-    await this.announce(ws, inference, [secretProblem, ANNOUNCED_REASONS.has(readiness.readiness.reason) ? readiness.readiness : undefined]);
+    await this.announce(ws, [secretProblem, ANNOUNCED_REASONS.has(readiness.readiness.reason) ? readiness.readiness : undefined]);
     await this.report(ws, { ...nodeFacts, targetNodeCount: built.targetNodeCount, inference, decisions: built.decisions });
     const recheck = [readiness.recheckAfterMs, provisioning?.plan.recheckAfterMs].filter((x): x is number => x !== undefined);
     return recheck.length ? { requeueAfterMs: Math.min(...recheck) } : {};
@@ -277,11 +277,13 @@ export class WorkspaceReconciler {
     }
   }
 
-  /** A Warning event for each problem the InferenceReady message is about to start naming (once, not every pass). */
-  private async announce(ws: WorkspaceObject, next: Readiness, problems: ({ reason: string; message: string } | undefined)[]): Promise<void> {
-    const before = findCondition(ws.status?.conditions, ConditionType.InferenceReady)?.message ?? '';
-    if (before === next.message) return;
-    for (const p of problems) if (p && !before.includes(p.message)) await this.deps.recorder.event(ws, 'Warning', p.reason, p.message);
+  /**
+   * A Warning event for each problem InferenceReady starts naming: a new reason, or a warning its
+   * message did not carry. A reason whose text moves (a scheduler message naming the node count) is announced once.
+   */
+  private async announce(ws: WorkspaceObject, problems: ({ reason: string; message: string } | undefined)[]): Promise<void> {
+    const before = findCondition(ws.status?.conditions, ConditionType.InferenceReady);
+    for (const p of problems) if (p && before?.reason !== p.reason && !before?.message.includes(p.message)) await this.deps.recorder.event(ws, 'Warning', p.reason, p.message);
   }
 
   private inferenceReadiness(ws: WorkspaceObject, sts: V1StatefulSet | undefined, pods: V1Pod[], plan: MigrationPlan): { readiness: Readiness; recheckAfterMs?: number } {
