@@ -180,9 +180,10 @@ function perWorkspace(f: NapFigures): string {
 export function napStageTable(docs: (BenchDocument & { label?: string })[]): string {
   const rows = sortedDocs(docs).flatMap((d) => d.results.filter((r) => r.nap).map((r) => ({ d, r, f: r.nap as NapFigures })));
   if (rows.length === 0) return '';
-  const out = [`| N | controller | ${NAP_STAGES.join(' | ')} |`, `|---|---|${NAP_STAGES.map(() => '---|').join('')}`];
+  const labelled = docs.some((d) => d.label);
+  const out = [`|${labelled ? ' run |' : ''} N | controller | ${NAP_STAGES.join(' | ')} |`, `|${labelled ? '---|' : ''}---|---|${NAP_STAGES.map(() => '---|').join('')}`];
   for (const { d, r, f } of rows) {
-    out.push(`| ${d.n} | ${r.controller} | ${NAP_STAGES.map((s) => {
+    out.push(`|${labelled ? ` ${d.label ?? ''} |` : ''} ${d.n} | ${r.controller} | ${NAP_STAGES.map((s) => {
       const v = f.stages[s];
       return v ? `${v.p50} / ${v.p90} / ${v.max}` : '-';
     }).join(' | ')} |`);

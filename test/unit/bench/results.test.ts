@@ -78,6 +78,9 @@ describe('node auto-provisioning results', () => {
     assert.equal(rows[0], '| N | controller | claim | claimReady | nodeGpu | statefulSet | inferenceReady |');
     assert.equal(rows[2], '| 50 | kaito-ts | 0.3 / 0.3 / 0.3 | 31 / 31.5 / 32 | 1 / 1 / 1.2 | 0.2 / 0.4 / 0.5 | - |');
     assert.equal(rows.length, 4);
+    const labelled = napStageTable([{ ...benchDocument(50, [napTs], delays), label: 'first' }]).trimEnd().split('\n');
+    assert.equal(labelled[0], '| run | N | controller | claim | claimReady | nodeGpu | statefulSet | inferenceReady |');
+    assert.match(labelled[2] ?? '', /^\| first \| 50 \| kaito-ts \| 0\.3 /);
   });
 });
 
