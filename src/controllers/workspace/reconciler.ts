@@ -240,6 +240,7 @@ export class WorkspaceReconciler {
     // BYO: raised towards the target as matching nodes appear (src/builders/replicas.ts).
     const replicas = replicasFor(built.targetNodeCount, built.replicaBound, live.spec?.replicas);
     if (sameRevision && replicas === live.spec?.replicas) return live;
+    if (adoptableAsIs(ws, desired, live, replicas)) return live;
     // A new revision: re-decide the weights volume as if creating. Claim templates are immutable,
     // so a different shape means recreating the StatefulSet, announced as a restart.
     const fresh = sameRevision ? undefined : buildWorkspace(ws, { ...gatherFacts(ws, this.deps, undefined), storageClassNames });
@@ -337,6 +338,19 @@ export class WorkspaceReconciler {
     }
     ws.status = status; // later steps of this pass see what was written
   }
+}
+
+/**
+ * KAITO v0.8.0 writes no revision annotation on template StatefulSets. Taking one over changes
+ * nothing when KAITO's selective update would change nothing apart from that annotation: it is
+ * left as it is, so a takeover writes no StatefulSet (idle passes stay write-free: this is a cache check).
+ */
+function adoptableAsIs(ws: WorkspaceObject, desired: V1StatefulSet, live: V1StatefulSet, replicas: number | undefined): boolean {
+  if (!ws.inference?.template || live.metadata?.annotations?.[ANNOTATION_REVISION] !== undefined || replicas !== live.spec?.replicas) return false;
+  const update = selectiveUpdate(desired, live);
+  const annotations = { ...update.metadata?.annotations };
+  delete annotations[ANNOTATION_REVISION];
+  return !needsApply({ ...update, metadata: { ...update.metadata, annotations } }, live);
 }
 
 /** KAITO's fixed readiness timeout for template workspaces. */
