@@ -29,7 +29,7 @@ import { statefulSetReadiness, withDroppedFields, withReadinessTimeout, type Rea
 import { createClaims, labelClaimNodes, planFor } from './provisioning.js';
 import { NODECLAIMS_CREATED_ANNOTATION, type ProvisioningPlan } from './provisioning-plan.js';
 import { pruneRevisions } from './revisions.js';
-import { selectiveUpdate } from './selective-update.js';
+import { adoptableAsIs, selectiveUpdate } from './selective-update.js';
 import { releaseStrandedClaims } from './stranded-claims.js';
 import { computeStatus, type StatusInput } from './status.js';
 import { reconcileTuning, writeTuningStatus, type TuningSteps } from './tuning.js';
@@ -338,19 +338,6 @@ export class WorkspaceReconciler {
     }
     ws.status = status; // later steps of this pass see what was written
   }
-}
-
-/**
- * KAITO v0.8.0 writes no revision annotation on template StatefulSets. Taking one over changes
- * nothing when KAITO's selective update would change nothing apart from that annotation: it is
- * left as it is, so a takeover writes no StatefulSet (idle passes stay write-free: this is a cache check).
- */
-function adoptableAsIs(ws: WorkspaceObject, desired: V1StatefulSet, live: V1StatefulSet, replicas: number | undefined): boolean {
-  if (!ws.inference?.template || live.metadata?.annotations?.[ANNOTATION_REVISION] !== undefined || replicas !== live.spec?.replicas) return false;
-  const update = selectiveUpdate(desired, live);
-  const annotations = { ...update.metadata?.annotations };
-  delete annotations[ANNOTATION_REVISION];
-  return !needsApply({ ...update, metadata: { ...update.metadata, annotations } }, live);
 }
 
 /** KAITO's fixed readiness timeout for template workspaces. */
