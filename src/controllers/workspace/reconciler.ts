@@ -31,7 +31,7 @@ import { ANNOUNCED_REASONS, statefulSetReadiness, withDroppedFields, withReadine
 import { createClaims, labelClaimNodes, planFor } from './provisioning.js';
 import { NODECLAIMS_CREATED_ANNOTATION, type ProvisioningPlan } from './provisioning-plan.js';
 import { pruneRevisions } from './revisions.js';
-import { selectiveUpdate } from './selective-update.js';
+import { adoptableAsIs, selectiveUpdate } from './selective-update.js';
 import { releaseStrandedClaims } from './stranded-claims.js';
 import { computeStatus, type StatusInput } from './status.js';
 import { reconcileTuning, writeTuningStatus, type TuningSteps } from './tuning.js';
@@ -241,6 +241,7 @@ export class WorkspaceReconciler {
     // BYO: raised towards the target as matching nodes appear (src/builders/replicas.ts).
     const replicas = replicasFor(built.targetNodeCount, built.replicaBound, live.spec?.replicas);
     if (sameRevision && replicas === live.spec?.replicas) return live;
+    if (adoptableAsIs(ws, desired, live, replicas)) return live;
     // A new revision: re-decide the weights volume as if creating. Claim templates are immutable,
     // so a different shape means recreating the StatefulSet, announced as a restart.
     const fresh = sameRevision ? undefined : buildWorkspace(ws, { ...gatherFacts(ws, this.deps, undefined), storageClassNames });
