@@ -4,9 +4,12 @@
 //   a watched input (spec, nodes, ConfigMaps, Secrets, a colliding object) → no requeue, the event brings it back;
 //   the API server refused a child object                        → retried with the queue's backoff up to its cap,
 //                                                                  never sooner than 5 min (REFUSAL_RETRY_MIN_MS).
-import { isRefused, toKubeError } from '../../runtime/errors.js';
+import { isConflict, isRefused, toKubeError } from '../../runtime/errors.js';
 
 export const CHILD_OBJECT_REJECTED = 'ChildObjectRejected';
+export const PERSISTENT_CONFLICT = 'PersistentConflict';
+/** Consecutive 409s (≈5 s of the queue's backoff) after which a conflict is no stale-cache blip. */
+export const CONFLICTS_BEFORE_REPORT = 10;
 
 export class Reported extends Error {
   constructor(
@@ -28,4 +31,13 @@ export function reportable(err: unknown): Reported | undefined {
   if (!isRefused(err)) return undefined;
   const e = toKubeError(err);
   return new Reported(CHILD_OBJECT_REJECTED, `the API server refused an object of this workspace (HTTP ${e.status}): ${e.message}`, true);
+}
+
+/**
+ * A 409 that keeps coming back (someone else keeps writing, or an object we cannot see holds the
+ * name) is reported too; it stays a plain retry with the queue's backoff.
+ */
+export function persistentConflict(err: unknown, failuresSoFar: number): Reported | undefined {
+  if (!isConflict(err) || failuresSoFar < CONFLICTS_BEFORE_REPORT) return undefined;
+  return new Reported(PERSISTENT_CONFLICT, `the API server answered 409 Conflict ${failuresSoFar + 1} times in a row: ${toKubeError(err).message}`);
 }

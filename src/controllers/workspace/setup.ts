@@ -82,7 +82,7 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     now: o.now ?? (() => new Date()),
     nodeClaimCrdInstalled: () => (nodeClaims ? (nodeClaims.hasSynced ? true : nodeClaims.lastError && isNotFound(nodeClaims.lastError) ? false : undefined) : undefined),
   });
-  const controller = new Controller({ name: 'workspace', reconcile: (key) => reconciler.reconcile(key), maxConcurrentReconciles: o.maxConcurrentReconciles, log: o.log });
+  const controller = new Controller({ name: 'workspace', reconcile: (key, ctx) => reconciler.reconcile(key, ctx.retries), maxConcurrentReconciles: o.maxConcurrentReconciles, log: o.log });
 
   const all = caches.workspaces as unknown as ObjectCache<KubernetesObject>;
   controller
