@@ -5,6 +5,7 @@ import { resolveCloudProvider } from '../catalog/gpu-skus.js';
 import { presetRegistry } from '../catalog/presets.js';
 import type { CloudProvider } from '../catalog/types.js';
 import { DEFAULT_RELEASE_NAMESPACE } from '../builders/facts.js';
+import { positiveDurationFlag } from '../runtime/duration.js';
 import { DEFAULT_LEADER_ELECTION_NAMESPACE } from './leader-election.js';
 
 export interface ManagerOptions {
@@ -53,15 +54,6 @@ function positiveInt(flag: string, value: string | undefined, fallback: number):
   return n;
 }
 
-/** "90s", "45m", "2h" (Go-style units, one unit) → milliseconds. */
-export function parseDurationMs(flag: string, value: string | undefined, fallbackMs: number): number {
-  if (value === undefined) return fallbackMs;
-  const m = /^(\d+)(ms|s|m|h)$/.exec(value.trim());
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
-  if (!m || Number(m[1]) <= 0) throw new Error(`--${flag} must be a positive duration such as 90s, 30m or 2h, got "${value}"`);
-  return Number(m[1]) * unit[m[2] as keyof typeof unit];
-}
-
 export const DEFAULT_NODE_PROVISIONING_TIMEOUT_MS = 30 * 60_000;
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
@@ -108,7 +100,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
     cloudProvider: resolveCloudProvider(values['cloud-provider'], env),
     presetRegistry: presetRegistry(env),
     releaseNamespace: values['release-namespace'] ?? env.RELEASE_NAMESPACE ?? DEFAULT_RELEASE_NAMESPACE,
-    nodeProvisioningTimeoutMs: parseDurationMs('node-provisioning-timeout', values['node-provisioning-timeout'], DEFAULT_NODE_PROVISIONING_TIMEOUT_MS),
+    nodeProvisioningTimeoutMs: positiveDurationFlag('node-provisioning-timeout', values['node-provisioning-timeout'], DEFAULT_NODE_PROVISIONING_TIMEOUT_MS),
     maxConcurrentReconciles: positiveInt('max-concurrent-reconciles', values['max-concurrent-reconciles'], 5),
     kubeClientQps: positiveInt('kube-client-qps', values['kube-client-qps'], 30),
     kubeClientBurst: positiveInt('kube-client-burst', values['kube-client-burst'], 50),

@@ -1,7 +1,8 @@
 // `kaito-ts simcluster up|down|status|env`: argument parsing only; the work is in src/simcluster/.
 import { parseArgs } from 'node:util';
 import { CliError, type CliIO } from '../errors.js';
-import { DELAY_FLAGS, parseDuration, type Delays } from '../../simcluster/provisioner/options.js';
+import { parseDuration } from '../../runtime/duration.js';
+import { DELAY_FLAGS, type Delays } from '../../simcluster/provisioner/options.js';
 
 const USAGE = `Usage: kaito-ts simcluster <up|down|status|env> [flags]
 
