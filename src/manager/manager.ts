@@ -55,7 +55,7 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
   });
   const { controller } = workspace;
   const leaseNamespace = o.leaderElectionNamespace ?? DEFAULT_LEADER_ELECTION_NAMESPACE;
-  const elector = o.leaderElect ? new LeaderElector({ client, namespace: leaseNamespace, log }) : undefined;
+  const elector = o.leaderElect ? new LeaderElector({ client, namespace: leaseNamespace, log, timings: o.leaderElectionTimings }) : undefined;
   const metrics = new OperatorMetrics({
     controller,
     workspaces: workspace.caches.workspaces,

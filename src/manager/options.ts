@@ -6,7 +6,7 @@ import { presetRegistry } from '../catalog/presets.js';
 import type { CloudProvider } from '../catalog/types.js';
 import { DEFAULT_RELEASE_NAMESPACE } from '../builders/facts.js';
 import { positiveDurationFlag } from '../runtime/duration.js';
-import { DEFAULT_LEADER_ELECTION_NAMESPACE } from './leader-election.js';
+import { checkTimings, DEFAULT_LEADER_ELECTION_NAMESPACE, DEFAULT_TIMINGS, type LeaderElectionTimings } from './leader-election.js';
 
 export interface ManagerOptions {
   kubeconfig?: string;
@@ -24,6 +24,9 @@ export interface ManagerOptions {
   namespace?: string;
   leaderElect: boolean;
   leaderElectionNamespace?: string;
+  leaderElectionTimings: LeaderElectionTimings;
+  /** Every workspace is reconciled again this often even without an event (controller-runtime's SyncPeriod). */
+  syncPeriodMs: number;
   logLevel: string;
 }
 
@@ -38,9 +41,14 @@ export const RUN_USAGE = `Usage: kaito-ts run [flags]
   --metrics-bind-address HOST:PORT   Prometheus /metrics (default :8080; "0" disables; port 0 picks one)
   --health-probe-bind-address H:P    /healthz and /readyz (default :8081)
   --namespace NS                     reconcile only the workspaces of this namespace (default: all)
-  --leader-elect                     hold the Lease kaito-ts-leader before reconciling (15 s lease,
-                                     10 s renew deadline, 2 s retry; losing it exits the process)
+  --leader-elect                     hold the Lease kaito-ts-leader before reconciling (losing it
+                                     exits the process)
   --leader-election-namespace NS     Lease namespace (default POD_NAMESPACE, else kaito-workspace)
+  --leader-election-lease-duration D how long standbys wait after the last renewal they saw (default 9s,
+                                     whole seconds)
+  --leader-election-renew-deadline D how long the leader keeps trying to renew before it exits (default 6s)
+  --leader-election-retry-period D   between tries to acquire or renew (default 1.2s)
+  --sync-period DUR                  reconcile every workspace again this often (default 10h)
   --release-namespace NS             namespace of inference-params-template (else RELEASE_NAMESPACE)
   --node-provisioning-timeout DUR    how long a NodeClaim may stay not Ready before the workspace
                                      says so (default 30m; e.g. 90s, 45m, 2h); it keeps waiting after
@@ -55,6 +63,23 @@ function positiveInt(flag: string, value: string | undefined, fallback: number):
 }
 
 export const DEFAULT_NODE_PROVISIONING_TIMEOUT_MS = 30 * 60_000;
+/** controller-runtime's default SyncPeriod. */
+export const DEFAULT_SYNC_PERIOD_MS = 10 * 3_600_000;
+
+type Values = Record<string, string | boolean | undefined>;
+
+function leaderElectionTimings(values: Values): LeaderElectionTimings {
+  const flag = (name: string, fallback: number) => positiveDurationFlag(`leader-election-${name}`, values[`leader-election-${name}`] as string | undefined, fallback);
+  const t = {
+    leaseDurationMs: flag('lease-duration', DEFAULT_TIMINGS.leaseDurationMs),
+    renewDeadlineMs: flag('renew-deadline', DEFAULT_TIMINGS.renewDeadlineMs),
+    retryPeriodMs: flag('retry-period', DEFAULT_TIMINGS.retryPeriodMs),
+  };
+  // The Lease stores leaseDurationSeconds as an integer.
+  if (t.leaseDurationMs % 1000 !== 0) throw new Error(`--leader-election-lease-duration must be whole seconds, got "${String(values['leader-election-lease-duration'])}"`);
+  checkTimings(t);
+  return t;
+}
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
@@ -82,6 +107,10 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
       namespace: { type: 'string' },
       'leader-elect': { type: 'boolean' },
       'leader-election-namespace': { type: 'string' },
+      'leader-election-lease-duration': { type: 'string' },
+      'leader-election-renew-deadline': { type: 'string' },
+      'leader-election-retry-period': { type: 'string' },
+      'sync-period': { type: 'string' },
       'release-namespace': { type: 'string' },
       'log-level': { type: 'string' },
       'node-provisioning-timeout': { type: 'string' },
@@ -109,6 +138,8 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
     namespace: values.namespace,
     leaderElect: values['leader-elect'] ?? false,
     leaderElectionNamespace: values['leader-election-namespace'] ?? (env.POD_NAMESPACE || DEFAULT_LEADER_ELECTION_NAMESPACE),
+    leaderElectionTimings: leaderElectionTimings(values),
+    syncPeriodMs: positiveDurationFlag('sync-period', values['sync-period'], DEFAULT_SYNC_PERIOD_MS),
     logLevel: logLevel(values['log-level']),
   };
 }
