@@ -51,6 +51,7 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
     log,
     maxConcurrentReconciles: o.maxConcurrentReconciles,
     namespace: o.namespace,
+    syncPeriodMs: o.syncPeriodMs,
     config: { featureGates: o.featureGates, cloudProvider: o.cloudProvider, presetRegistry: o.presetRegistry, releaseNamespace: o.releaseNamespace, nodeProvisioningTimeoutMs: o.nodeProvisioningTimeoutMs },
   });
   const { controller } = workspace;

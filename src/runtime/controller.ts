@@ -42,6 +42,11 @@ export interface ControllerOptions {
   /** How long start() waits for required sources (controller-runtime CacheSyncTimeout: 2 min). */
   cacheSyncTimeoutMs?: number;
   log?: Logger;
+  /**
+   * controller-runtime's SyncPeriod: every key from `keys` is enqueued again this often (×[1, 1.1)
+   * jitter), so a missed event or a drifted child is corrected even when nothing wakes the key.
+   */
+  resync?: { periodMs: number; keys: () => Iterable<string> };
 }
 
 export type ReconcileOutcome = 'success' | 'error' | 'terminal_error' | 'requeue_after';
@@ -72,6 +77,7 @@ export class Controller {
   private readonly stopper = new AbortController();
   private workers: Promise<void>[] = [];
   private readonly log: Logger;
+  private resyncTimer?: NodeJS.Timeout;
 
   constructor(private readonly o: ControllerOptions) {
     this.queue = o.queue ?? new WorkQueue();
@@ -108,11 +114,28 @@ export class Controller {
     const unsynced = pending.filter((n): n is string => n !== undefined);
     if (unsynced.length) throw new Error(`controller ${this.o.name}: caches not synced within ${timeout} ms: ${unsynced.join(', ')}`);
     this.workers = Array.from({ length: this.maxConcurrentReconciles }, () => this.worker());
+    this.scheduleResync();
     this.log.info({ controller: this.o.name, workers: this.maxConcurrentReconciles }, 'controller started');
+  }
+
+  private scheduleResync(): void {
+    const r = this.o.resync;
+    if (!r || this.stopper.signal.aborted) return;
+    this.resyncTimer = setTimeout(() => {
+      let n = 0;
+      for (const key of r.keys()) {
+        this.queue.add(key);
+        n++;
+      }
+      this.log.info({ controller: this.o.name, keys: n }, 'periodic resync');
+      this.scheduleResync();
+    }, r.periodMs * (1 + Math.random() * 0.1));
+    this.resyncTimer.unref();
   }
 
   /** Stops taking work, lets in-flight reconciles finish within the deadline, stops the sources. */
   async stop(deadlineMs = 30_000): Promise<boolean> {
+    clearTimeout(this.resyncTimer);
     const drained = await this.queue.shutDownWithDrain(deadlineMs);
     this.stopper.abort();
     await Promise.all(this.sources.map((s) => s.reflector.stop()));

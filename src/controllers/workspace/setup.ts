@@ -27,6 +27,8 @@ export interface WorkspaceControllerOptions {
   maxConcurrentReconciles?: number;
   /** Watch workspaces (and their children) in this namespace only; all namespaces otherwise. */
   namespace?: string;
+  /** Every workspace is enqueued again this often (--sync-period); never when absent. */
+  syncPeriodMs?: number;
   now?: () => Date;
 }
 
@@ -76,7 +78,13 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     now: o.now ?? (() => new Date()),
     nodeClaimCrdInstalled: () => (nodeClaims ? (nodeClaims.hasSynced ? true : nodeClaims.lastError && isNotFound(nodeClaims.lastError) ? false : undefined) : undefined),
   });
-  const controller = new Controller({ name: 'workspace', reconcile: (key) => reconciler.reconcile(key), maxConcurrentReconciles: o.maxConcurrentReconciles, log: o.log });
+  const controller = new Controller({
+    name: 'workspace',
+    reconcile: (key) => reconciler.reconcile(key),
+    maxConcurrentReconciles: o.maxConcurrentReconciles,
+    log: o.log,
+    ...(o.syncPeriodMs ? { resync: { periodMs: o.syncPeriodMs, keys: () => r.workspaces.cache.keys() } } : {}),
+  });
 
   const all = caches.workspaces as unknown as ObjectCache<KubernetesObject>;
   controller

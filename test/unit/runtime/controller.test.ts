@@ -110,6 +110,30 @@ describe('Controller', { timeout: 15_000 }, () => {
     assert.equal(overlap, false);
   });
 
+  it('resync enqueues every key again each period, without any event, until stopped', async () => {
+    const seen: string[] = [];
+    let keys = ['ns/a', 'ns/b'];
+    c = new Controller({ name: 'r', reconcile: async (key) => void seen.push(key), queue: new WorkQueue({ bucket: null }), resync: { periodMs: 20, keys: () => keys } });
+    await c.start();
+    await until(() => seen.filter((k) => k === 'ns/a').length >= 2);
+    assert.deepEqual(new Set(seen), new Set(['ns/a', 'ns/b']));
+    keys = ['ns/c'];
+    await until(() => seen.includes('ns/c'));
+    assert.equal(await c.stop(1_000), true);
+    c = undefined;
+    const after = seen.length;
+    await sleep(60);
+    assert.equal(seen.length, after, 'no resync after stop');
+  });
+
+  it('without resync nothing runs without an event', async () => {
+    let passes = 0;
+    const ctl = make(async () => void passes++);
+    await ctl.start();
+    await sleep(60);
+    assert.equal(passes, 0);
+  });
+
   it('stop() lets the in-flight reconcile finish', async () => {
     let finished = false;
     const ctl = make(async () => {
