@@ -13,14 +13,14 @@ import { droppedFieldsMessage } from '../../builders/template.js';
 import { getPreset } from '../../catalog/presets.js';
 import { controllerOf, type ObjectCache } from '../../runtime/cache.js';
 import { MERGE_PATCH } from '../../runtime/client.js';
-import type { Result } from '../../runtime/controller.js';
+import { TerminalError, type Result } from '../../runtime/controller.js';
 import { needsApply } from '../../runtime/drift.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../../runtime/errors.js';
 import { Resources } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
 import { finalizeWorkspace, MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
-import { CHILD_OBJECT_REJECTED, Reported, reportable } from './failures.js';
+import { CHILD_OBJECT_REJECTED, reportable } from './failures.js';
 import { gatherFacts, volumeKindOf } from './facts.js';
 import { planMigration, type MigrationPlan } from './migration.js';
 import { nodePressureWarning } from './node-pressure.js';
@@ -75,8 +75,7 @@ export class WorkspaceReconciler {
       const { reason, message } = failure;
       if (current.tuning) await writeTuningStatus(current, this.deps, this.nodeFacts(current, 1), { kind: 'invalid', reason, message });
       else await this.report(current, { ...this.nodeFacts(current, current.status?.targetNodeCount || 1), failure: { reason, message } });
-      if (failure.backoff) throw err; // the queue retries it with per-key backoff up to its cap, never on a short timer
-      return failure.recheckAfterMs ? { requeueAfterMs: failure.recheckAfterMs } : {};
+      throw err; // TerminalError: no retry (or one recheck); a refusal: the queue's per-key backoff up to its cap
     }
   };
 
@@ -86,14 +85,14 @@ export class WorkspaceReconciler {
     const ns = ws.metadata.namespace ?? 'default';
     const name = ws.metadata.name ?? '';
     const sts = caches.statefulSets.get(ns, name);
-    if (sts && !ownedBy(sts, ws)) throw new Reported(Reason.NotOwned, notOwnedMessage('StatefulSet', sts));
+    if (sts && !ownedBy(sts, ws)) throw new TerminalError(Reason.NotOwned, notOwnedMessage('StatefulSet', sts));
 
     const facts = gatherFacts(ws, this.deps, sts);
     this.validate(ws, facts.nodes);
     const built = buildWorkspace(ws, facts);
     if (!built.ok) {
       const p = built.problems[0]!;
-      throw new Reported(p.reason, built.problems.map((x) => `${x.field}: ${x.message}`).join('; '));
+      throw new TerminalError(p.reason, built.problems.map((x) => `${x.field}: ${x.message}`).join('; '));
     }
     await this.checkSecret(ws);
 
@@ -168,7 +167,7 @@ export class WorkspaceReconciler {
         ...(config.featureGates.disableNodeAutoProvisioning ? { nodes: matchingNodes(ws, nodes) } : {}),
       }),
     );
-    if (issues.length) throw new Reported(Reason.InvalidSpec, formatIssues(issues));
+    if (issues.length) throw new TerminalError(Reason.InvalidSpec, formatIssues(issues));
   }
 
   /** Secrets are never cached (nothing secret in memory): one GET, only for presets that need a token. */
@@ -179,7 +178,7 @@ export class WorkspaceReconciler {
     try {
       await this.deps.client.get(Resources.secrets, ws.metadata.namespace, secret);
     } catch (err) {
-      if (isNotFound(err)) throw new Reported(Reason.SecretNotFound, `Secret ${ws.metadata.namespace}/${secret} named in inference.preset.presetOptions.modelAccessSecret does not exist`, SECRET_RECHECK_MS);
+      if (isNotFound(err)) throw new TerminalError(Reason.SecretNotFound, `Secret ${ws.metadata.namespace}/${secret} named in inference.preset.presetOptions.modelAccessSecret does not exist`, SECRET_RECHECK_MS);
       throw err;
     }
   }
@@ -189,9 +188,9 @@ export class WorkspaceReconciler {
     const cr = built.objects.controllerRevision;
     const existing = caches.controllerRevisions.get(cr.metadata?.namespace, cr.metadata?.name ?? '');
     // A revision with our name that another object controls is reported, never taken as ours.
-    if (existing && !ownedBy(existing, ws)) throw new Reported(Reason.NotOwned, notOwnedMessage('ControllerRevision', existing, 'kaito-ts leaves it untouched and cannot record this revision until it is deleted or renamed'));
+    if (existing && !ownedBy(existing, ws)) throw new TerminalError(Reason.NotOwned, notOwnedMessage('ControllerRevision', existing, 'kaito-ts leaves it untouched and cannot record this revision until it is deleted or renamed'));
     if (existing && existing.metadata?.annotations?.[ANNOTATION_HASH] !== built.revisionHash) {
-      throw new Reported('RevisionConflict', `revision name conflicts, the hash values are different (${cr.metadata?.name})`);
+      throw new TerminalError('RevisionConflict', `revision name conflicts, the hash values are different (${cr.metadata?.name})`);
     }
     if (!existing) this.written(this.deps.caches.controllerRevisions, await client.apply(Resources.controllerRevisions, cr));
     await pruneRevisions(ws, this.deps);
@@ -227,7 +226,7 @@ export class WorkspaceReconciler {
   /** Created when missing, repaired when a field we own drifted; a Service we do not control is never touched. */
   private async ensureService(ws: WorkspaceObject, desired: V1Service): Promise<void> {
     const live = this.deps.caches.services.get(desired.metadata?.namespace, desired.metadata?.name ?? '');
-    if (live && !ownedBy(live, ws)) throw new Reported(Reason.NotOwned, notOwnedMessage('Service', live));
+    if (live && !ownedBy(live, ws)) throw new TerminalError(Reason.NotOwned, notOwnedMessage('Service', live));
     if (needsApply(desired, live)) this.written(this.deps.caches.services, await this.deps.client.apply(Resources.services, desired));
   }
 

@@ -81,13 +81,29 @@ describe('Controller', { timeout: 15_000 }, () => {
     let calls = 0;
     const ctl = make(async () => {
       calls++;
-      throw new TerminalError('unknown preset');
+      throw new TerminalError('UnknownPreset', 'unknown preset');
     });
     await ctl.start();
     ctl.enqueue('ns/a');
     await until(() => ctl.metrics.reconciles.terminal_error === 1);
     await sleep(50);
     assert.equal(calls, 1);
+  });
+
+  it('a TerminalError with recheckAfterMs comes back once after the delay, not with backoff', async () => {
+    let calls = 0;
+    const ctl = make(async () => {
+      calls++;
+      if (calls === 1) throw new TerminalError('SecretNotFound', 'no secret', 30);
+    });
+    await ctl.start();
+    ctl.enqueue('ns/a');
+    await until(() => calls === 2);
+    await sleep(60);
+    assert.equal(calls, 2);
+    assert.equal(ctl.metrics.reconciles.terminal_error, 1);
+    assert.equal(ctl.metrics.reconciles.success, 1);
+    assert.equal(ctl.queue.numRequeues('ns/a'), 0, 'not counted as a failure');
   });
 
   it('events arriving while a key is reconciled cause exactly one more pass, never a parallel one', async () => {
