@@ -62,16 +62,17 @@ export class WorkspaceReconciler {
   };
 
   reconcile = async (key: string): Promise<Result> => {
-    const ws = this.deps.caches.workspaces.getByKey(key);
-    if (!ws) return {};
-    if (ws.metadata.deletionTimestamp) return finalizeWorkspace(ws, this.deps);
+    const cached = this.deps.caches.workspaces.getByKey(key);
+    if (!cached) return {};
+    if (cached.metadata.deletionTimestamp) return finalizeWorkspace(cached, this.deps);
+    const ws = structuredClone(cached); // the pass's own copy: cached objects are frozen
     try {
       return ws.tuning ? await reconcileTuning(ws, this.deps, this.tuningSteps) : await this.reconcileLive(ws);
     } catch (err) {
       const failure = reportable(err);
       if (!failure) throw err;
       // The pass may have written the workspace already: continue from what the cache holds now.
-      const current = await this.ensureMetadata(this.deps.caches.workspaces.getByKey(key) ?? ws);
+      const current = await this.ensureMetadata(structuredClone(this.deps.caches.workspaces.getByKey(key) ?? ws));
       const { reason, message } = failure;
       if (current.tuning) await writeTuningStatus(current, this.deps, this.nodeFacts(current, 1), { kind: 'invalid', reason, message });
       else await this.report(current, { ...this.nodeFacts(current, current.status?.targetNodeCount || 1), failure: { reason, message } });
@@ -149,11 +150,13 @@ export class WorkspaceReconciler {
 
   /**
    * Write-through: what the server returned goes into the cache at once, so the rest of this pass and
-   * the next one see it; the watch event with the same resourceVersion then changes nothing.
+   * the next one see it; the watch event with the same resourceVersion then changes nothing. The pass
+   * goes on with its own copy (the cache freezes what it stores).
    */
   private written<T extends KubernetesObject>(cache: ObjectCache<T>, obj: T): T {
+    const own = structuredClone(obj);
     cache.upsert(obj);
-    return obj;
+    return own;
   }
 
   /** Rules the CRD cannot express (catalogs, gates, nodes); there is no webhook, so they are checked here. */
