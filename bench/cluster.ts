@@ -16,7 +16,7 @@ import { up } from '../src/simcluster/cluster.js';
 import { components } from '../src/simcluster/components.js';
 import { probe } from '../src/simcluster/health.js';
 import { isOurProcess, readPid, startDetached, stopProcess } from '../src/simcluster/process.js';
-import { isConflict, isNotFound } from '../src/simcluster/errors.js';
+import { isConflict, isNotFound } from '../src/runtime/errors.js';
 import { layoutFor, type Layout } from '../src/simcluster/layout.js';
 import { POOL_LABEL, nodeNames, type NodePool } from '../src/simcluster/nodes.js';
 import { NVME_STORAGE_CLASS, PV_NODE_LABEL, recycleReleasedPvs } from '../src/simcluster/storage.js';

@@ -8,7 +8,7 @@ import { workspaceName } from '../builders/meta.js';
 import type { NodeClaim } from '../builders/nodeclaim.js';
 import { Reason } from '../controllers/workspace/reconciler.js';
 import { KubeClient, MERGE_PATCH } from '../runtime/client.js';
-import { isAlreadyExists, isNotFound } from '../runtime/errors.js';
+import { ignoreNotFound, isAlreadyExists } from '../runtime/errors.js';
 import { Resources, type ResourceType } from '../runtime/resources.js';
 import { KubeTransport } from '../runtime/transport.js';
 import { adminKubeConfig, isRunning, up, type ClusterInfo } from '../simcluster/cluster.js';
@@ -48,9 +48,6 @@ export function demoApi(): DemoApi {
   return { kc, client: new KubeClient(transport, { fieldManager: DEMO_FIELD_MANAGER }), close: () => transport.close() };
 }
 
-const ignoreNotFound = (err: unknown): void => {
-  if (!isNotFound(err)) throw err;
-};
 
 /** Server-side apply of the Workspace CRD, then wait until it is Established and served. */
 export async function installCrd(client: KubeClient, namespace: string, signal: AbortSignal): Promise<void> {

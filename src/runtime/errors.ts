@@ -141,6 +141,11 @@ export function ignoreNotFound(err: unknown): void {
   if (!isNotFound(err)) throw err;
 }
 
+/** For `.catch()` on a create whose object may exist already (created by us or a racing writer). */
+export function ignoreAlreadyExists(err: unknown): void {
+  if (!isAlreadyExists(err)) throw err;
+}
+
 /**
  * For `.catch()` on a UID- or resourceVersion-guarded write: the object is gone (404) or is no longer
  * the one we meant (409); either way there is nothing left to do, and a watch event brings us back.

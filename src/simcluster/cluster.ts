@@ -7,7 +7,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { missingBuildOutputs, nodeClaimCrdPath, runBuild } from './binaries.js';
 import { components, type Component } from './components.js';
 import { installCrd } from './crds.js';
-import { isNotFound } from './errors.js';
+import { isNotFound } from '../runtime/errors.js';
 import { portFree, probe, type ClientCert } from './health.js';
 import { adminKubeconfig } from './kubeconfig.js';
 import { layoutFor, type Layout } from './layout.js';

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiextensionsV1Api, type KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { isConflict, isNotFound } from './errors.js';
+import { isConflict, isNotFound } from '../runtime/errors.js';
 
 const established = (crd: V1CustomResourceDefinition | undefined): boolean =>
   crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;

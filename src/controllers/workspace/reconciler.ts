@@ -15,7 +15,7 @@ import { controllerOf, type ObjectCache } from '../../runtime/cache.js';
 import { MERGE_PATCH } from '../../runtime/client.js';
 import { TerminalError, type Result } from '../../runtime/controller.js';
 import { needsApply } from '../../runtime/drift.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../../runtime/errors.js';
+import { ignoreAlreadyExists, ignoreGone, isNotFound } from '../../runtime/errors.js';
 import { Resources } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
@@ -219,11 +219,7 @@ export class WorkspaceReconciler {
     const { caches, client } = this.deps;
     if (caches.configMaps.get(copy.metadata?.namespace, copy.metadata?.name ?? '')) return;
     const labelled = { ...copy, metadata: { ...copy.metadata, labels: { ...copy.metadata?.labels, [MANAGED_BY_LABEL]: MANAGED_BY } } };
-    try {
-      this.written(caches.configMaps, await client.create(Resources.configMaps, labelled));
-    } catch (err) {
-      if (!isAlreadyExists(err)) throw err;
-    }
+    await client.create(Resources.configMaps, labelled).then((cm) => this.written(caches.configMaps, cm), ignoreAlreadyExists);
   }
 
   /** Created when missing, repaired when a field we own drifted; a Service we do not control is never touched. */
@@ -329,14 +325,10 @@ export class WorkspaceReconciler {
     if (!changed) return;
     const fresh = this.deps.caches.workspaces.get(ws.metadata.namespace, ws.metadata.name ?? '') ?? ws;
     if (input.failure) await this.deps.recorder.event(ws, 'Warning', input.failure.reason, input.failure.message);
-    try {
-      await writeStatusIfChanged(this.deps.client, Resources.workspaces, fresh, status as Record<string, unknown>, {
-        mode: 'merge',
-        onWritten: (obj) => this.written(this.deps.caches.workspaces, obj as WorkspaceObject),
-      });
-    } catch (err) {
-      if (!isNotFound(err) && !isConflict(err)) throw err;
-    }
+    await writeStatusIfChanged(this.deps.client, Resources.workspaces, fresh, status as Record<string, unknown>, {
+      mode: 'merge',
+      onWritten: (obj) => this.written(this.deps.caches.workspaces, obj as WorkspaceObject),
+    }).catch(ignoreGone);
     ws.status = status; // later steps of this pass see what was written
   }
 }
