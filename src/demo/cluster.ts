@@ -52,7 +52,7 @@ export function demoApi(): DemoApi {
 /** Server-side apply of the Workspace CRD, then wait until it is Established and served. */
 export async function installCrd(client: KubeClient, namespace: string, signal: AbortSignal): Promise<void> {
   const crd = workspaceCrd();
-  await client.apply(CRDS, crd as unknown as KubernetesObject);
+  await client.apply(CRDS, crd);
   const deadline = Date.now() + 60_000;
   await waitUntil(`CRD ${crd.metadata.name} Established`, deadline, async () => {
     const live = await client.get<KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } }>(CRDS, undefined, crd.metadata.name);
@@ -122,7 +122,7 @@ async function listIn<T extends KubernetesObject>(client: KubeClient, type: Reso
 /** Applies every sample workspace (server-side apply under the demo's field manager). */
 export async function applyWorkspaces(client: KubeClient, samples: Samples): Promise<void> {
   for (const ws of samples.workspaces) {
-    await client.apply(Resources.workspaces, ws as unknown as KubernetesObject);
+    await client.apply(Resources.workspaces, ws);
   }
 }
 

@@ -76,8 +76,8 @@ export function kindOf(status: number | undefined, reason?: string): KubeErrorKi
 /** Parses a Status body (string, Buffer or object); tolerates junk. */
 export function parseStatus(body: unknown): KubeStatus | undefined {
   try {
-    const value = typeof body === 'string' || Buffer.isBuffer(body) ? JSON.parse(body.toString()) : body;
-    return value && typeof value === 'object' ? (value as KubeStatus) : undefined;
+    const value: unknown = typeof body === 'string' || Buffer.isBuffer(body) ? JSON.parse(body.toString()) : body;
+    return value && typeof value === 'object' ? (value) : undefined;
   } catch {
     return undefined;
   }

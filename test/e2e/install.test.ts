@@ -53,7 +53,7 @@ function spawnOperator(t: TestContext, kubeconfig: string, ns: string): Operator
   child.stderr?.on('data', (d: Buffer) => void (out += d.toString()));
   t.after(() => killHard(child));
   const lines = () => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-  return { child, raw: () => out, lines, started: () => lines().find((l) => l.msg === 'kaito-ts operator started') as ReturnType<Operator['started']> };
+  return { child, raw: () => out, lines, started: () => lines().find((l) => l.msg === 'kaito-ts operator started') };
 }
 
 async function leaseHolder(ns: string): Promise<string | undefined> {

@@ -63,7 +63,7 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
       throw new CliError((err as Error).message);
     }
   })();
-  const delays = provisionerDelays(values as Record<string, unknown>);
+  const delays = provisionerDelays(values);
   if (sub !== 'up' && (values['nodes-file'] !== undefined || values.scale !== undefined || Object.keys(delays).length > 0)) {
     throw new CliError(`--nodes-file, --scale and the provisioner delays only apply to "simcluster up"`);
   }

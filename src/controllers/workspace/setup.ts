@@ -151,7 +151,7 @@ function nodeChangeMatters(e: ObjectEvent<V1Node>): boolean {
   const ready = (n: V1Node) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status;
   const gpus = (n: V1Node) => n.status?.capacity?.[RESOURCE_NVIDIA_GPU];
   return (
-    generationOrLabelsChanged(e as ObjectEvent<KubernetesObject>) ||
+    generationOrLabelsChanged(e) ||
     ready(e.old) !== ready(e.obj) ||
     nodePressures(e.old).join() !== nodePressures(e.obj).join() ||
     gpus(e.old) !== gpus(e.obj) ||
