@@ -111,7 +111,6 @@ export function toKubeError(err: unknown): KubeApiError {
 export const isNotFound = (err: unknown): boolean => toKubeError(err).kind === 'NotFound';
 export const isAlreadyExists = (err: unknown): boolean => toKubeError(err).kind === 'AlreadyExists';
 export const isConflict = (err: unknown): boolean => toKubeError(err).kind === 'Conflict';
-export const isGone = (err: unknown): boolean => toKubeError(err).kind === 'Gone';
 export const isForbidden = (err: unknown): boolean => toKubeError(err).kind === 'Forbidden';
 export const isInvalid = (err: unknown): boolean => toKubeError(err).kind === 'Invalid';
 export const isRetryable = (err: unknown): boolean => toKubeError(err).retryable;

@@ -85,5 +85,3 @@ export function faultsFor(claim: NodeClaim, configMaps: readonly V1ConfigMap[]):
   }
   return out;
 }
-
-export const faultAnnotation = (key: (typeof FaultKey)[keyof typeof FaultKey]): string => `${ANNOTATION_PREFIX}${key}`;
