@@ -1,5 +1,6 @@
 // `npm run bench -- --workspaces N [--json FILE] [--controllers a,b] ...`. Pure: argv in, options out.
 import { parseArgs } from 'node:util';
+import { DEFAULT_DELAYS } from '../src/simcluster/provisioner/options.js';
 import { CONTROLLER_IDS, type ControllerId } from './controllers.js';
 
 export interface BenchOptions {
@@ -25,7 +26,18 @@ export interface BenchOptions {
   kcmQps: number;
   /** Seconds a pod takes to turn Ready (a model's load time), 0 for kwok's immediate Ready. */
   podReadyDelaySeconds: number;
+  /** byo: GPU nodes made up front; nap: each workspace names an instanceType and gets NodeClaims. */
+  mode: BenchMode;
+  /** nap: the simulated provisioner's launch delay (claim → node) and device-plugin delay (node → GPUs). */
+  provisionDelaySeconds: number;
+  devicePluginDelaySeconds: number;
 }
+
+export const BENCH_MODES = ['byo', 'nap'] as const;
+export type BenchMode = (typeof BENCH_MODES)[number];
+/** The simulated provisioner's own defaults, in seconds. */
+export const DEFAULT_PROVISION_DELAY_S = DEFAULT_DELAYS.launchDelayMs / 1000;
+export const DEFAULT_DEVICE_PLUGIN_DELAY_S = DEFAULT_DELAYS.devicePluginDelayMs / 1000;
 
 export class BenchArgsError extends Error {}
 
@@ -44,6 +56,10 @@ export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
   --kcm-qps N             client QPS (burst 2×) of the benchmark cluster's kube-controller-manager,
                           so the cluster does not bound the run (default 300; 0 keeps 20/30)
   --pod-ready-delay S     a pod turns Ready S seconds after it starts, as a model that loads (default 0)
+  --mode byo|nap          byo: GPU nodes made up front (default); nap: node auto-provisioning, each
+                          workspace names an instanceType and the simulated gpu-provisioner makes its node
+  --provision-delay S     nap: seconds from NodeClaim to node (default ${DEFAULT_PROVISION_DELAY_S})
+  --device-plugin-delay S nap: seconds from node to nvidia.com/gpu capacity (default ${DEFAULT_DEVICE_PLUGIN_DELAY_S})
 `;
 
 function integer(flag: string, value: string | undefined, fallback: number | undefined, min: number): number {
@@ -78,6 +94,9 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
         'kcm-qps': { type: 'string' },
         'kaito-ts-flags': { type: 'string' },
         'pod-ready-delay': { type: 'string' },
+        mode: { type: 'string' },
+        'provision-delay': { type: 'string' },
+        'device-plugin-delay': { type: 'string' },
       },
     }));
   } catch (err) {
@@ -97,6 +116,16 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
   if (values['shared-cluster'] && (values['pod-ready-delay'] ?? '0') !== '0') {
     throw new BenchArgsError('--pod-ready-delay changes kwok, so it needs the benchmark cluster (not --shared-cluster)');
   }
+  const mode = values.mode ?? 'byo';
+  if (!(BENCH_MODES as readonly string[]).includes(mode)) throw new BenchArgsError(`--mode must be one of ${BENCH_MODES.join(', ')}, got "${mode}"`);
+  if (mode !== 'nap') {
+    for (const f of ['provision-delay', 'device-plugin-delay'] as const) {
+      if (values[f] !== undefined) throw new BenchArgsError(`--${f} needs --mode nap`);
+    }
+  } else if (values['shared-cluster']) {
+    // It restarts the provisioner with the run's delays and makes a node per workspace.
+    throw new BenchArgsError('--mode nap needs the benchmark cluster (not --shared-cluster)');
+  }
   return {
     workspaces: integer('workspaces', values.workspaces, undefined, 1),
     ...(values.json !== undefined ? { json: values.json } : {}),
@@ -111,5 +140,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
     ...(values['kaito-ts-flags'] !== undefined ? { kaitoTsFlags: values['kaito-ts-flags'] } : {}),
     kcmQps: integer('kcm-qps', values['kcm-qps'], 300, 0),
     podReadyDelaySeconds: integer('pod-ready-delay', values['pod-ready-delay'], 0, 0),
+    mode: mode as BenchMode,
+    provisionDelaySeconds: integer('provision-delay', values['provision-delay'], DEFAULT_PROVISION_DELAY_S, 0),
+    devicePluginDelaySeconds: integer('device-plugin-delay', values['device-plugin-delay'], DEFAULT_DEVICE_PLUGIN_DELAY_S, 0),
   };
 }

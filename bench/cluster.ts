@@ -18,7 +18,9 @@ import { probe } from '../src/simcluster/health.js';
 import { isOurProcess, readPid, startDetached, stopProcess } from '../src/simcluster/process.js';
 import { isConflict, isNotFound } from '../src/runtime/errors.js';
 import { layoutFor, type Layout } from '../src/simcluster/layout.js';
+import { withLock } from '../src/simcluster/lock.js';
 import { POOL_LABEL, nodeNames, type NodePool } from '../src/simcluster/nodes.js';
+import type { Delays } from '../src/simcluster/provisioner/options.js';
 import { NVME_STORAGE_CLASS, PV_NODE_LABEL, recycleReleasedPvs } from '../src/simcluster/storage.js';
 import type { VolumeKind } from './controllers.js';
 import { sampleProcess } from './proc.js';
@@ -88,13 +90,17 @@ async function runComponentWith(l: Layout, name: string, args: string[], log: (l
   const c = components(l).find((x) => x.name === name);
   if (!c) throw new Error(`the simcluster has no component ${name}`);
   const pidFile = join(l.runDir, `${c.name}.pid`);
-  const pid = readPid(pidFile);
-  if (pid !== undefined && isOurProcess(pid, c.binary)) {
-    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1, -1);
-    if (argv.length === args.length && argv.every((a, i) => a === args[i])) return;
-    await stopProcess(pid, c.binary);
-  }
-  const started = startDetached(c.binary, args, join(l.logDir, `${c.name}.log`), pidFile);
+  // Under the up/down lock: the supervisor must not restart the old command line in between.
+  const started = await withLock(l.lockPath, () => undefined, async () => {
+    const pid = readPid(pidFile);
+    if (pid !== undefined && isOurProcess(pid, c.binary)) {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1, -1);
+      if (argv.length === args.length && argv.every((a, i) => a === args[i])) return undefined;
+      await stopProcess(pid, c.binary);
+    }
+    return startDetached(c.binary, args, join(l.logDir, `${c.name}.log`), pidFile);
+  });
+  if (started === undefined) return;
   for (let i = 0; !(await probe(c.healthUrl)); i++) {
     if (i > 300 || !isOurProcess(started, c.binary)) throw new Error(`${name} did not come back with ${args.join(' ')}; see ${l.logDir}`);
     await sleep(200);
@@ -156,11 +162,11 @@ function adminKc(l: Layout): KubeConfig {
   return kc;
 }
 
-/** Starts (or reuses) the cluster with exactly `pools` of benchmark nodes; extra nodes of those pools go. */
-export async function prepareCluster(pools: NodePool[], log: (line: string) => void): Promise<{ kc: KubeConfig; layout: Layout }> {
+/** Starts (or reuses) the cluster with exactly `pools` of benchmark nodes (extra nodes of those pools go) and the provisioner's delays. */
+export async function prepareCluster(pools: NodePool[], log: (line: string) => void, provisioner?: Partial<Delays>): Promise<{ kc: KubeConfig; layout: Layout }> {
   const nodesFile = join(tmpdir(), `kaito-ts-bench-nodes-${process.pid}.yaml`);
   writeFileSync(nodesFile, stringify({ pools }));
-  await up({ nodesFile, log });
+  await up({ nodesFile, log, ...(provisioner ? { provisioner } : {}) });
   const layout = layoutFor();
   const kc = adminKc(layout);
   const core = kc.makeApiClient(CoreV1Api);

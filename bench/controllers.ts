@@ -20,6 +20,8 @@ export interface LaunchOptions {
   probeAddress: string;
   releaseNamespace: string;
   projectRoot: string;
+  /** Node auto-provisioning on (KAITO's default) instead of bring-your-own nodes. */
+  nap: boolean;
 }
 
 export interface Launch {
@@ -38,9 +40,10 @@ export interface ControllerSpec {
   /**
    * The model-weights volume this controller's own rules give the workspace: kaito-ts puts weights on a
    * local NVMe claim when the node's SKU has NVMe and the StorageClass exists; KAITO v0.8.0 takes GPU facts
-   * from node labels in bring-your-own mode, which never enable NVMe, so it always uses an emptyDir there.
+   * from node labels in bring-your-own mode, which never enable NVMe, so it always uses an emptyDir there,
+   * and from the instanceType's catalog entry under auto-provisioning, which gives the same rule as ours.
    */
-  expectedVolume(w: WorkspacePlan, storageClassExists: boolean): VolumeKind;
+  expectedVolume(w: WorkspacePlan, storageClassExists: boolean, nap: boolean): VolumeKind;
 }
 
 /** Where the locally built KAITO v0.8.0 controller and its CRDs are (nothing of KAITO is in this repository). */
@@ -55,7 +58,8 @@ function readYamlObjects(path: string): object[] {
     .filter((o): o is object => o !== null);
 }
 
-const FEATURE_GATES = 'vLLM=true,disableNodeAutoProvisioning=true';
+const featureGates = (nap: boolean): string => `vLLM=true,disableNodeAutoProvisioning=${!nap}`;
+const nvmeIfTheSkuHasIt = (w: WorkspacePlan, storageClassExists: boolean): VolumeKind => (w.nvme && storageClassExists ? 'nvme' : 'emptyDir');
 
 /**
  * The Node.js flags kaito-ts ships with (the chart's `nodeOptions`, also the image's NODE_OPTIONS), so the
@@ -82,14 +86,14 @@ const kaitoTs: ControllerSpec = {
       ...shippedNodeOptions(o.projectRoot),
       join(o.projectRoot, 'bin', 'kaito-ts.js'), 'run',
       `--kubeconfig=${o.kubeconfig}`,
-      `--feature-gates=${FEATURE_GATES}`,
+      `--feature-gates=${featureGates(o.nap)}`,
       `--kube-client-qps=${o.qps}`, `--kube-client-burst=${o.burst}`,
       `--metrics-bind-address=${o.metricsAddress}`, `--health-probe-bind-address=${o.probeAddress}`,
       `--release-namespace=${o.releaseNamespace}`,
     ],
     env: { CLOUD_PROVIDER: 'azure' },
   }),
-  expectedVolume: (w, storageClassExists) => (w.nvme && storageClassExists ? 'nvme' : 'emptyDir'),
+  expectedVolume: nvmeIfTheSkuHasIt,
 };
 
 const kaitoV080: ControllerSpec = {
@@ -106,14 +110,14 @@ const kaitoV080: ControllerSpec = {
     args: [
       `--kubeconfig=${o.kubeconfig}`,
       '--webhook=false',
-      `--feature-gates=${FEATURE_GATES}`,
+      `--feature-gates=${featureGates(o.nap)}`,
       `--kube-client-qps=${o.qps}`, `--kube-client-burst=${o.burst}`,
       `--metrics-bind-address=${o.metricsAddress}`, `--health-probe-bind-address=${o.probeAddress}`,
     ],
     // The inference ConfigMap template is read from RELEASE_NAMESPACE; the SKU catalog from CLOUD_PROVIDER.
     env: { CLOUD_PROVIDER: 'azure', RELEASE_NAMESPACE: o.releaseNamespace },
   }),
-  expectedVolume: () => 'emptyDir',
+  expectedVolume: (w, storageClassExists, nap) => (nap ? nvmeIfTheSkuHasIt(w, storageClassExists) : 'emptyDir'),
 };
 
 export const CONTROLLERS: Record<ControllerId, ControllerSpec> = { 'kaito-ts': kaitoTs, 'kaito-v0.8.0': kaitoV080 };

@@ -42,6 +42,15 @@ export class ConvergenceTracker {
     return this.allReady() ? Math.max(...this.readySeen.values()) : undefined;
   }
 
+  /** When workspace `name`'s StatefulSet / InferenceReady=True was first seen. */
+  statefulSetAt(name: string): number | undefined {
+    return this.stsSeen.get(name);
+  }
+
+  readyAt(name: string): number | undefined {
+    return this.readySeen.get(name);
+  }
+
   progress(): { statefulSets: number; ready: number; total: number } {
     return { statefulSets: this.stsSeen.size, ready: this.readySeen.size, total: this.expected.size };
   }

@@ -2,6 +2,7 @@
 import type { Workspace } from '../src/api/types.js';
 import { API_VERSION, KIND } from '../src/api/types.js';
 import { POOL_LABEL, type NodePool } from '../src/simcluster/nodes.js';
+import type { BenchMode } from './args.js';
 
 /**
  * Pools of the default simcluster node file used by the benchmark: two NVMe SKUs and one without NVMe.
@@ -55,16 +56,30 @@ export function poolsForPlan(base: NodePool[], plan: WorkspacePlan[]): NodePool[
   }));
 }
 
+/** nap: the workspace's own label, which no node has until its NodeClaim's node carries it. */
+export const NAP_NODE_LABEL = 'kaito-ts.bench/nap-node';
+
+/** nap: no nodes up front (every pool at 0; the provisioner makes one node per claim). */
+export function napPools(base: NodePool[]): NodePool[] {
+  return base.map((p) => ({ ...p, count: 0 }));
+}
+
 /**
- * KAITO v0.8.0 YAML: no `spec` wrapper; bring-your-own nodes selected by pool label. No instanceType:
- * with disableNodeAutoProvisioning=true it must be empty (KAITO's webhook rule; kaito-ts reports it).
+ * KAITO v0.8.0 YAML: no `spec` wrapper. byo: nodes selected by pool label, no instanceType (with
+ * disableNodeAutoProvisioning=true it must be empty: KAITO's webhook rule; kaito-ts reports it).
+ * nap: the pool's SKU as instanceType and a label unique to the workspace and run, so no existing node
+ * matches, each workspace gets its own NodeClaim, and its pod can land only on that claim's node.
  */
-export function workspaceManifest(w: WorkspacePlan, namespace: string, runId: string): Workspace {
+export function workspaceManifest(w: WorkspacePlan, namespace: string, runId: string, mode: BenchMode = 'byo'): Workspace {
+  const resource: Workspace['resource'] =
+    mode === 'nap'
+      ? { instanceType: w.instanceType, labelSelector: { matchLabels: { [NAP_NODE_LABEL]: `${runId}-${w.name}` } } }
+      : { labelSelector: { matchLabels: { [POOL_LABEL]: w.pool } } };
   return {
     apiVersion: API_VERSION,
     kind: KIND,
     metadata: { name: w.name, namespace, labels: { [BENCH_LABEL]: runId } },
-    resource: { labelSelector: { matchLabels: { [POOL_LABEL]: w.pool } } },
+    resource,
     inference: { preset: { name: w.preset } },
   };
 }

@@ -2,6 +2,9 @@
 // reads the two files once.
 import { readFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
+import { parseProcStatus } from '../src/simcluster/process.js';
+
+export { parseProcStatus };
 
 export interface ProcSample {
   /** Peak resident set size (VmHWM), KiB. */
@@ -10,16 +13,6 @@ export interface ProcSample {
   rssKiB: number;
   /** utime + stime, in clock ticks. */
   cpuTicks: number;
-}
-
-/** `VmHWM` and `VmRSS` (KiB) from the text of /proc/<pid>/status. */
-export function parseProcStatus(text: string): { peakRssKiB: number; rssKiB: number } {
-  const kib = (key: string): number => {
-    const m = new RegExp(`^${key}:\\s+(\\d+)\\s+kB$`, 'm').exec(text);
-    if (!m?.[1]) throw new Error(`/proc status has no ${key} line`);
-    return Number(m[1]);
-  };
-  return { peakRssKiB: kib('VmHWM'), rssKiB: kib('VmRSS') };
 }
 
 /**

@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readyChartSvg } from './chart.js';
-import { markdownTable, parseBenchDocument } from './results.js';
+import { markdownTable, napStageTable, parseBenchDocument } from './results.js';
 
 function main(argv: string[]): number {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { svg: { type: 'string' }, title: { type: 'string' } } });
@@ -18,6 +18,8 @@ function main(argv: string[]): number {
     return { ...parseBenchDocument(readFileSync(file, 'utf8'), file), ...(label ? { label } : {}) };
   });
   process.stdout.write(markdownTable(docs));
+  const stages = napStageTable(docs);
+  if (stages) process.stdout.write(`\nNode auto-provisioning stages, seconds p50 / p90 / max:\n\n${stages}`);
   if (values.svg) writeFileSync(values.svg, values.title ? readyChartSvg(docs, values.title) : readyChartSvg(docs));
   return 0;
 }

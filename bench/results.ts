@@ -1,6 +1,7 @@
 // The result of one controller's run, the --json document, the printed table, and the volume check. Pure.
 import type { V1StatefulSet } from '@kubernetes/client-node';
 import type { ControllerId, VolumeKind } from './controllers.js';
+import { NAP_STAGES, type NapFigures } from './nap.js';
 
 export interface ControllerResult {
   controller: ControllerId;
@@ -13,17 +14,30 @@ export interface ControllerResult {
   requestsByVerb: Record<string, number>;
   writesPerIdleMinute: number;
   correct: boolean;
+  /** Node auto-provisioning runs only. */
+  nap?: NapFigures;
+}
+
+/** The delays of a node auto-provisioning run, in seconds. */
+export interface NapSettings {
+  provisionDelaySeconds: number;
+  devicePluginDelaySeconds: number;
+  podReadyDelaySeconds: number;
 }
 
 export interface BenchDocument {
   n: number;
+  /** Present for node auto-provisioning runs (bring-your-own documents have neither). */
+  mode?: 'nap';
+  nap?: NapSettings;
   results: ControllerResult[];
 }
 
 /** Exactly the documented --json shape (key order included), nothing else. */
-export function benchDocument(n: number, results: ControllerResult[]): BenchDocument {
+export function benchDocument(n: number, results: ControllerResult[], nap?: NapSettings): BenchDocument {
   return {
     n,
+    ...(nap ? { mode: 'nap' as const, nap: { ...nap } } : {}),
     results: results.map((r) => ({
       controller: r.controller,
       allStatefulSetsSeconds: r.allStatefulSetsSeconds,
@@ -33,6 +47,7 @@ export function benchDocument(n: number, results: ControllerResult[]): BenchDocu
       requestsByVerb: sortedCounts(r.requestsByVerb),
       writesPerIdleMinute: r.writesPerIdleMinute,
       correct: r.correct,
+      ...(r.nap ? { nap: r.nap } : {}),
     })),
   };
 }
@@ -112,20 +127,66 @@ export function formatTable(doc: BenchDocument): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]): string =>
     cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
-  return [`N = ${doc.n}`, line(head), ...rows.map(line)].join('\n') + '\n';
+  const title = doc.nap
+    ? `N = ${doc.n}, node auto-provisioning (provision ${doc.nap.provisionDelaySeconds}s, device plugin ${doc.nap.devicePluginDelaySeconds}s, pod ready ${doc.nap.podReadyDelaySeconds}s)`
+    : `N = ${doc.n}`;
+  const napLines = doc.results.flatMap((r) => (r.nap ? [`${r.controller}: ${napSummary(r.nap)}`, `  stages p50/p90/max s: ${stageSummary(r.nap)}`] : []));
+  return [title, line(head), ...rows.map(line), ...napLines].join('\n') + '\n';
 }
 
-/** The same results as a Markdown table (docs/benchmarks.md); a document's label gets its own column. */
+/** Claims per workspace and what the controller left behind, e.g. "50 NodeClaims (1–1 per workspace), 50 nodes; left 0 claims, 0 nodes". */
+export function napSummary(f: NapFigures): string {
+  const per = f.claimsPerWorkspace;
+  const left = f.leftAfterCleanup ? `left ${f.leftAfterCleanup.nodeClaims} claims, ${f.leftAfterCleanup.nodes} nodes` : 'left: not measured';
+  const sent = f.createRequests ? ` (create requests by status: ${Object.entries(f.createRequests).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'})` : '';
+  return `${f.nodeClaimsCreated} NodeClaims (${per.min === per.max ? per.min : `${per.min}–${per.max}`} per workspace)${sent}, ${f.nodesCreated} nodes; ${left}`;
+}
+
+export function stageSummary(f: NapFigures): string {
+  return NAP_STAGES.map((s) => {
+    const v = f.stages[s];
+    return `${s} ${v ? `${v.p50}/${v.p90}/${v.max}` : '-'}`;
+  }).join(', ');
+}
+
+/** The same results as a Markdown table (docs/benchmarks.md); a document's label gets its own column, NAP runs two more. */
 export function markdownTable(docs: (BenchDocument & { label?: string })[]): string {
   const labelled = docs.some((d) => d.label);
+  const nap = docs.some((d) => d.results.some((r) => r.nap));
   const out = [
-    `|${labelled ? ' limits |' : ''} N | controller | all StatefulSets (s) | all ready (s) | peak RSS (MiB) | CPU (s) | writes / idle min | correct | requests by verb |`,
-    `|${labelled ? '---|' : ''}---|---|---|---|---|---|---|---|---|`,
+    `|${labelled ? ' limits |' : ''} N | controller | all StatefulSets (s) | all ready (s) | peak RSS (MiB) | CPU (s) | writes / idle min | correct |${nap ? ' NodeClaims / workspace | left after cleanup (claims, nodes) |' : ''} requests by verb |`,
+    `|${labelled ? '---|' : ''}---|---|---|---|---|---|---|---|${nap ? '---|---|' : ''}---|`,
   ];
-  for (const d of [...docs].sort((a, b) => (a.label ?? '').localeCompare(b.label ?? '', undefined, { numeric: true }) || a.n - b.n)) {
+  for (const d of sortedDocs(docs)) {
     for (const r of d.results) {
-      out.push(`|${labelled ? ` ${d.label ?? ''} |` : ''} ${d.n} | ${r.controller} | ${fmt(r.allStatefulSetsSeconds)} | ${fmt(r.allReadySeconds)} | ${r.peakRssMiB.toFixed(0)} | ${r.cpuSeconds.toFixed(1)} | ${r.writesPerIdleMinute} | ${r.correct ? 'yes' : 'no'} | ${verbs(r.requestsByVerb)} |`);
+      const napCells = nap ? ` ${r.nap ? perWorkspace(r.nap) : ''} | ${r.nap?.leftAfterCleanup ? `${r.nap.leftAfterCleanup.nodeClaims}, ${r.nap.leftAfterCleanup.nodes}` : ''} |` : '';
+      out.push(`|${labelled ? ` ${d.label ?? ''} |` : ''} ${d.n} | ${r.controller} | ${fmt(r.allStatefulSetsSeconds)} | ${fmt(r.allReadySeconds)} | ${r.peakRssMiB.toFixed(0)} | ${r.cpuSeconds.toFixed(1)} | ${r.writesPerIdleMinute} | ${r.correct ? 'yes' : 'no'} |${napCells} ${verbs(r.requestsByVerb)} |`);
     }
+  }
+  return out.join('\n') + '\n';
+}
+
+function sortedDocs<T extends BenchDocument & { label?: string }>(docs: T[]): T[] {
+  return [...docs].sort((a, b) => (a.label ?? '').localeCompare(b.label ?? '', undefined, { numeric: true }) || a.n - b.n);
+}
+
+/** "1" when every workspace got one claim, else "mean (min–max)". */
+function perWorkspace(f: NapFigures): string {
+  const p = f.claimsPerWorkspace;
+  return p.min === p.max ? String(p.min) : `${p.mean} (${p.min}–${p.max})`;
+}
+
+/** Per-stage p50 / p90 / max seconds of NAP runs as a Markdown table; empty when no run has them. */
+export function napStageTable(docs: (BenchDocument & { label?: string })[]): string {
+  const rows = sortedDocs(docs).flatMap((d) => d.results.filter((r) => r.nap).map((r) => ({ d, r, f: r.nap as NapFigures })));
+  if (rows.length === 0) return '';
+  const labelled = docs.some((d) => d.label);
+  const out = [`|${labelled ? ' run |' : ''} N | controller | ${NAP_STAGES.join(' | ')} |`, `|${labelled ? '---|' : ''}---|---|${NAP_STAGES.map(() => '---|').join('')}`];
+  for (const { d, r, f } of rows) {
+    out.push(`|${labelled ? ` ${d.label ?? ''} |` : ''} ${d.n} | ${r.controller} | ${NAP_STAGES.map((s) => {
+      const v = f.stages[s];
+      return v ? `${v.p50} / ${v.p90} / ${v.max}` : '-';
+    }).join(' | ')} |`);
   }
   return out.join('\n') + '\n';
 }

@@ -20,10 +20,12 @@ import {
 } from './cluster.js';
 import { CONTROLLERS, missingPrerequisite, type ControllerId, type VolumeKind } from './controllers.js';
 import { ConvergenceTracker } from './convergence.js';
-import { planWorkspaces, poolsForPlan, workspaceManifest, type WorkspacePlan } from './plan.js';
+import { NODECLAIMS_PATH, NODES_PATH, removeNodeClaims, runSelector, waitForCleanup } from './nap-cluster.js';
+import { NapTracker, nodeClaimCreates } from './nap.js';
+import { napPools, planWorkspaces, poolsForPlan, workspaceManifest, type WorkspacePlan } from './plan.js';
 import { clockTicksPerSecond } from './proc.js';
 import { startCountingProxy, type CountingProxy } from './proxy.js';
-import { benchDocument, checkVolumes, formatTable, type ControllerResult } from './results.js';
+import { benchDocument, checkVolumes, formatTable, napSummary, type ControllerResult, type NapSettings } from './results.js';
 import { countWrites, diffCounts } from './verbs.js';
 import { watchForever } from './watch.js';
 
@@ -48,8 +50,17 @@ interface RunContext {
   logDir: string;
 }
 
+const RUN_NAMESPACE_PREFIX = 'bench-';
+
 function namespaceFor(id: ControllerId, runId: string): string {
-  return `bench-${id.replace(/[^a-z0-9]+/g, '-')}-${runId}`;
+  return `${RUN_NAMESPACE_PREFIX}${id.replace(/[^a-z0-9]+/g, '-')}-${runId}`;
+}
+
+/** "20 × Standard_NC24ads_A100_v4, …" of a plan's instance types. */
+function planMix(plan: WorkspacePlan[]): string {
+  const counts = new Map<string, number>();
+  for (const w of plan) counts.set(w.instanceType, (counts.get(w.instanceType) ?? 0) + 1);
+  return [...counts].map(([t, c]) => `${c} × ${t}`).join(', ');
 }
 
 async function runController(id: ControllerId, ctx: RunContext): Promise<ControllerResult> {
@@ -71,8 +82,9 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
   writeFileSync(kubeconfig, adminKubeconfig({ server: proxy.url, caFile: pki('ca.crt'), certFile: pki('admin.crt'), keyFile: pki('admin.key') }));
   const probePort = await freePort();
   const metricsPort = await freePort();
+  const nap = opts.mode === 'nap';
   const launch = spec.launch({
-    kubeconfig, qps: opts.qps, burst: opts.burst, releaseNamespace: RELEASE_NAMESPACE, projectRoot: PROJECT_ROOT,
+    kubeconfig, qps: opts.qps, burst: opts.burst, releaseNamespace: RELEASE_NAMESPACE, projectRoot: PROJECT_ROOT, nap,
     metricsAddress: `127.0.0.1:${metricsPort}`, probeAddress: `127.0.0.1:${probePort}`,
   });
   const words = (text: string | undefined): string[] => (text ?? '').split(/\s+/).filter((w) => w !== '');
@@ -101,15 +113,29 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
       if (type !== 'DELETED' && type !== 'BOOKMARK') tracker.onWorkspace(obj as Workspace, now());
     }),
   ];
+  const napTracker = new NapTracker(new Set(plan.map((w) => w.name)));
+  if (nap) {
+    // Creates are counted by distinct claim name: a watch that restarts replays every claim as ADDED.
+    const query = { labelSelector: runSelector(ns) };
+    watches.push(
+      watchForever(kc, NODECLAIMS_PATH, (type, obj) => {
+        if (type === 'ADDED' || type === 'MODIFIED') napTracker.onClaim(obj as never, now());
+      }, query),
+      watchForever(kc, NODES_PATH, (type, obj) => {
+        if (type === 'ADDED' || type === 'MODIFIED') napTracker.onNode(obj as never, now());
+      }, query),
+    );
+  }
   const progress = setInterval(() => {
     const p = tracker.progress();
     tag(`${now().toFixed(0)}s: ${p.statefulSets}/${p.total} StatefulSets, ${p.ready}/${p.total} ready`);
   }, 15_000);
 
   let result: ControllerResult | undefined;
+  let leftAfterCleanup: { nodeClaims: number; nodes: number } | undefined;
   const throttleBefore = await controllerManagerThrottleSeconds(layout);
   try {
-    const manifests = plan.map((w) => workspaceManifest(w, ns, ctx.runId));
+    const manifests = plan.map((w) => workspaceManifest(w, ns, ctx.runId, opts.mode));
     const cpuBefore = await controlPlaneCpuTicks(layout);
     const selfBefore = process.cpuUsage();
     t0 = performance.now();
@@ -151,7 +177,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     const requestsByVerb = proxy.byVerb();
     writeFileSync(join(ctx.logDir, `${id}-requests.json`), JSON.stringify({ total: proxy.byVerbAndResource(), settling: firstMinute, idle }, null, 2));
 
-    const expected = new Map<string, VolumeKind>(plan.map((w) => [w.name, spec.expectedVolume(w, ctx.storageClass)]));
+    const expected = new Map<string, VolumeKind>(plan.map((w) => [w.name, spec.expectedVolume(w, ctx.storageClass, nap)]));
     const check = checkVolumes(expected, await volumeKinds(kc, ns));
     tag(`volumes: ${JSON.stringify(check.kinds)}${check.ok ? '' : `; ${check.problems.length} wrong, e.g. ${check.problems.slice(0, 3).join('; ')}`}`);
     result = {
@@ -164,23 +190,46 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
       writesPerIdleMinute: opts.idleSeconds > 0 ? Math.round((countWrites(idle) * 60) / opts.idleSeconds) : 0,
       correct: check.ok && readyAt !== undefined && !ctl.exited(),
     };
+    if (nap) {
+      result.nap = { ...napTracker.figures((w) => tracker.statefulSetAt(w), (w) => tracker.readyAt(w)), createRequests: nodeClaimCreates(proxy.byVerbAndResource()) };
+      // Every workspace must have had a claim of its own; more than one is reported, not refused.
+      result.correct &&= result.nap.claimsPerWorkspace.min >= 1;
+    }
   } finally {
     clearInterval(progress);
     for (const w of watches) w.stop();
     if (!ctl.exited()) {
       tag('deleting the workspaces while the controller runs');
+      const since = performance.now();
+      const took = (): string => `${((performance.now() - since) / 1000).toFixed(1)}s`;
       const left = await deleteWorkspaces(kc, ns, 300_000).catch(() => -1);
-      if (left !== 0) tag(`${left} workspace(s) not gone after 300s; removing their finalizers`);
+      tag(left === 0 ? `every workspace gone after ${took()}` : `${left} workspace(s) not gone after 300s; removing their finalizers`);
+      if (nap) {
+        // What the controller's own clean-up (its finalizer, then the provisioner) leaves within a minute.
+        const rest = await waitForCleanup(kc, ns, CLEANUP_WAIT_MS);
+        leftAfterCleanup = { nodeClaims: rest.nodeClaims.length, nodes: rest.nodes.length };
+        tag(`${rest.nodeClaims.length} NodeClaim(s) and ${rest.nodes.length} node(s) of the run left ${took()} after the deletes`);
+      }
     }
     await stopAll();
     cleanups.delete(stopAll);
+    const removing = performance.now();
     await removeRunNamespace(kc, ns);
-    tag(`namespace ${ns} removed`);
+    tag(`namespace deleted in ${((performance.now() - removing) / 1000).toFixed(1)}s`);
+    // Nothing of this run may stay for the next controller: claims, nodes, volumes.
+    if (nap) await removeNodeClaims(kc, (x) => x === ns, tag);
+    tag(`namespace ${ns} removed${nap ? ', no NodeClaim or node of it left' : ''}`);
+  }
+  if (result.nap && leftAfterCleanup) {
+    result.nap.leftAfterCleanup = leftAfterCleanup;
+    result.correct &&= leftAfterCleanup.nodeClaims === 0 && leftAfterCleanup.nodes === 0;
+    tag(napSummary(result.nap));
   }
   return result;
 }
 
 const QUIET_MS = 5_000;
+const CLEANUP_WAIT_MS = 60_000;
 const SETTLE_MAX_MS = 60_000;
 
 /** Waits until the controller sent no write for QUIET_MS (at most SETTLE_MAX_MS); returns the seconds waited. */
@@ -224,15 +273,24 @@ async function main(argv: string[]): Promise<number> {
   }
   const base = loadNodePools(layoutFor().defaultNodesFile);
   const plan = planWorkspaces(opts.workspaces, base);
-  const pools = poolsForPlan(base, plan);
-  log(`N = ${opts.workspaces}; nodes: ${pools.map((p) => `${p.count} × ${p.instanceType}${p.nvme ? ' (NVMe)' : ''}`).join(', ')}`);
-  const { kc, layout } = await prepareCluster(pools, log);
+  const nap = opts.mode === 'nap';
+  // nap: no nodes up front, the simulated gpu-provisioner makes one per NodeClaim.
+  const pools = nap ? napPools(base) : poolsForPlan(base, plan);
+  const napSettings: NapSettings | undefined = nap
+    ? { provisionDelaySeconds: opts.provisionDelaySeconds, devicePluginDelaySeconds: opts.devicePluginDelaySeconds, podReadyDelaySeconds: opts.podReadyDelaySeconds }
+    : undefined;
+  log(nap
+    ? `N = ${opts.workspaces}; node auto-provisioning: ${planMix(plan)}; provision delay ${opts.provisionDelaySeconds}s, device-plugin delay ${opts.devicePluginDelaySeconds}s`
+    : `N = ${opts.workspaces}; nodes: ${pools.map((p) => `${p.count} × ${p.instanceType}${p.nvme ? ' (NVMe)' : ''}`).join(', ')}`);
+  const delays = nap ? { launchDelayMs: opts.provisionDelaySeconds * 1000, devicePluginDelayMs: opts.devicePluginDelaySeconds * 1000 } : undefined;
+  const { kc, layout } = await prepareCluster(pools, log, delays);
   if (!opts.sharedCluster) {
     await tuneControllerManager(layout, controllerManagerArgs(opts.kcmQps), log);
     await tuneKwok(layout, opts.podReadyDelaySeconds * 1000, log);
   }
   log(`cluster: ${layout.kubeconfigPath}`);
   await removeStaleRunNamespaces(kc, log);
+  await removeNodeClaims(kc, (ns) => ns.startsWith(RUN_NAMESPACE_PREFIX), log);
   const storageClass = await storageClassExists(kc);
   await ensureReleaseNamespace(kc, RELEASE_NAMESPACE);
   const runId = Date.now().toString(36);
@@ -242,7 +300,7 @@ async function main(argv: string[]): Promise<number> {
   const results: ControllerResult[] = [];
   for (const id of opts.controllers) results.push(await runController(id, { opts, kc, layout, plan, storageClass, runId, logDir }));
 
-  const doc = benchDocument(opts.workspaces, results);
+  const doc = benchDocument(opts.workspaces, results, napSettings);
   process.stdout.write(formatTable(doc));
   process.stdout.write(
     `client limits for every controller: --kube-client-qps=${opts.qps} --kube-client-burst=${opts.burst}; own defaults: ` +

@@ -7,13 +7,14 @@ export interface RunningWatch {
   stop(): void;
 }
 
-export function watchForever(kc: KubeConfig, path: string, onObject: (type: string, obj: unknown) => void): RunningWatch {
+/** `query`: extra watch parameters such as a labelSelector. */
+export function watchForever(kc: KubeConfig, path: string, onObject: (type: string, obj: unknown) => void, query: Record<string, string> = {}): RunningWatch {
   const w = new Watch(kc);
   let stopped = false;
   let current: AbortController | undefined;
   const start = (): void => {
     if (stopped) return;
-    w.watch(path, { allowWatchBookmarks: true }, (type, obj) => onObject(type, obj), () => {
+    w.watch(path, { ...query, allowWatchBookmarks: true }, (type, obj) => onObject(type, obj), () => {
       if (!stopped) setTimeout(start, 200);
     })
       .then((ac) => {

@@ -1,9 +1,12 @@
 // Entry point of the `kaito-ts` CLI: dispatches to one module per command, loaded on demand
 // so that `kaito-ts crd` never pays for the controller runtime.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CliError, processIO, type CliIO, type Command } from './errors.js';
 
 const commands: Record<string, { summary: string; load: () => Promise<Command> }> = {
   render: { summary: 'print what the operator would apply for a workspace', load: async () => (await import('./commands/render.js')).render },
+  diff: { summary: 'show what the operator would change in the live cluster, without writing', load: async () => (await import('./commands/diff.js')).diff },
   crd: { summary: 'print the Workspace CustomResourceDefinition', load: async () => (await import('./commands/crd.js')).crd },
   run: { summary: 'run the Workspace operator', load: async () => (await import('./commands/run.js')).run },
   simcluster: { summary: 'manage the local simulated GPU cluster (up|down|status|env)', load: async () => (await import('./commands/simcluster.js')).simcluster },
@@ -16,11 +19,21 @@ export function usage(): string {
   return `Usage: kaito-ts <command> [flags]\n\nCommands:\n${lines.join('\n')}\n`;
 }
 
+/** package.json sits three levels above dist/src/cli, in the checkout and in the image. */
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
 export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(usage());
     return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === 'version') {
+    io.stdout(`kaito-ts ${packageVersion()}\n`);
+    return 0;
   }
   const entry = commands[name];
   try {

@@ -2,20 +2,23 @@
 // files and logs under .simcluster/, and makes the GPU nodes and NVMe storage exist.
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { missingBuildOutputs, nodeClaimCrdPath, runBuild } from './binaries.js';
-import { components, type Component } from './components.js';
+import { components, supervisorCommand, SUPERVISOR_SCRIPT, type Component, type SupervisorCommand } from './components.js';
 import { installCrd } from './crds.js';
 import { isNotFound } from '../runtime/errors.js';
-import { portFree, probe, type ClientCert } from './health.js';
+import { clientCert, componentHealthy, portFree } from './health.js';
 import { adminKubeconfig } from './kubeconfig.js';
-import { layoutFor, type Layout } from './layout.js';
+import { layoutFor, pidPath, type Layout } from './layout.js';
 import { withLock } from './lock.js';
 import { addNodes, isNodeReady, loadNodePools, scalePools, type NodePool } from './nodes.js';
 import { ensurePki } from './pki.js';
 import { isOurProcess, processArgs, readPid, startDetached, stopProcess } from './process.js';
 import { resolveDelays, type Delays } from './provisioner/options.js';
+import { formatMemoryLimits, resolveMemoryLimits } from './supervision.js';
+import { readSupervisorState, type RestartRecord } from './supervisor/state.js';
 import { ensureStorage, recycleReleasedPvs } from './storage.js';
 
 export interface ClusterInfo {
@@ -29,6 +32,8 @@ export interface UpOptions {
   scale?: Record<string, number>;
   /** The simulated provisioner's delays (over KAITO_TS_SIM_* env and the defaults); a change restarts it. */
   provisioner?: Partial<Delays>;
+  /** `name=size` entries over KAITO_TS_SIM_MEMORY_LIMITS and the defaults; a change restarts the supervisor. */
+  memoryLimits?: string[];
   log?: (line: string) => void;
 }
 
@@ -37,12 +42,15 @@ export interface ComponentStatus {
   pid?: number;
   running: boolean;
   healthy: boolean;
+  /** Restarts by the supervisor, and the last one. */
+  restarts: number;
+  lastRestart?: RestartRecord;
 }
 
 const silent = (): void => undefined;
 
 function pidFile(l: Layout, c: Component): string {
-  return join(l.runDir, `${c.name}.pid`);
+  return pidPath(l, c.name);
 }
 
 function runningPid(l: Layout, c: Component): number | undefined {
@@ -50,13 +58,7 @@ function runningPid(l: Layout, c: Component): number | undefined {
   return pid !== undefined && isOurProcess(pid, c.binary, c.script) ? pid : undefined;
 }
 
-function clientCert(l: Layout): ClientCert {
-  return { caFile: join(l.pkiDir, 'ca.crt'), certFile: join(l.pkiDir, 'admin.crt'), keyFile: join(l.pkiDir, 'admin.key') };
-}
-
-function healthy(l: Layout, c: Component): Promise<boolean> {
-  return probe(c.healthUrl, c.healthWithClientCert ? clientCert(l) : undefined);
-}
+const healthy = componentHealthy;
 
 export function adminKubeConfig(l: Layout = layoutFor()): KubeConfig {
   const kc = new KubeConfig();
@@ -134,6 +136,24 @@ export function selectedPools(l: Layout, opts: UpOptions): NodePool[] {
   return scalePools(loadNodePools(opts.nodesFile ?? l.defaultNodesFile), opts.scale ?? {});
 }
 
+/** Starts the supervisor unless it runs with exactly these flags (other memory limits restart it). */
+async function ensureSupervisor(l: Layout, cmd: SupervisorCommand, log: (line: string) => void): Promise<void> {
+  const pid = readPid(pidPath(l, 'supervisor'));
+  if (pid !== undefined && isOurProcess(pid, cmd.binary, cmd.script)) {
+    if (isDeepStrictEqual(processArgs(pid).slice(1), cmd.args.slice(1))) return;
+    log(`supervisor (pid ${pid}) runs with other flags; restarting it`);
+    await stopProcess(pid, cmd.binary, 5_000, cmd.script);
+  }
+  if (!existsSync(cmd.args[0] ?? '')) throw new Error(`cannot start the supervisor: ${cmd.args[0]} is missing (run npm run build)`);
+  const started = startDetached(cmd.binary, cmd.args, join(l.logDir, 'supervisor.log'), pidPath(l, 'supervisor'));
+  log(`supervisor started (pid ${started}): restarts a component that exits or passes its memory limit`);
+}
+
+async function stopSupervisor(l: Layout): Promise<'stopped' | 'killed' | 'absent'> {
+  const pid = readPid(pidPath(l, 'supervisor'));
+  return pid === undefined ? 'absent' : stopProcess(pid, l.nodeBinary, 5_000, SUPERVISOR_SCRIPT);
+}
+
 /**
  * Builds what is missing, starts whatever component is not running, then makes the nodes and the
  * storage exist and recycles Released NVMe volumes. Cheap when everything already runs.
@@ -142,6 +162,7 @@ export async function up(opts: UpOptions = {}): Promise<ClusterInfo> {
   const log = opts.log ?? silent;
   const l = layoutFor();
   const pools = selectedPools(l, opts);
+  const limits = resolveMemoryLimits(process.env, opts.memoryLimits);
   return withLock(l.lockPath, () => log('waiting for another simcluster up/down to finish'), async () => {
     const t0 = Date.now();
     if (missingBuildOutputs(l.binDir, l.versions.karpenter).length > 0) {
@@ -165,6 +186,7 @@ export async function up(opts: UpOptions = {}): Promise<ClusterInfo> {
     // The provisioner lists NodeClaims from its first second: the CRD comes first.
     await installCrd(kc, nodeClaimCrdPath(l.binDir, l.versions.karpenter));
     await startComponent(l, provisioner, log);
+    await ensureSupervisor(l, supervisorCommand(l, formatMemoryLimits(limits)), log);
     const names = await addNodes(kc, pools, l.versions.k8s);
     await ensureStorage(kc, pools);
     await waitForNodesReady(kc, names, 120_000);
@@ -209,7 +231,12 @@ export async function down(log: (line: string) => void = silent): Promise<{ stop
         log(`${c.name} (pid ${pid}) ${result}`);
       }
     };
-    // Clients first (in parallel), then the apiserver, then etcd: the reverse of the start order.
+    // The supervisor first, so it restarts nothing; then clients (in parallel), the apiserver, etcd.
+    const supervisor = await stopSupervisor(l);
+    if (supervisor !== 'absent') {
+      stopped.push('supervisor');
+      log(`supervisor ${supervisor}`);
+    }
     const [etcd, apiserver, ...clients] = components(l);
     await Promise.all(clients.map(stop));
     for (const c of [apiserver, etcd]) if (c) await stop(c);
@@ -222,12 +249,27 @@ export async function down(log: (line: string) => void = silent): Promise<{ stop
   return { stopped };
 }
 
-export async function status(): Promise<{ components: ComponentStatus[]; kubeconfigPath: string; binDir: string; nodes?: { name: string; ready: boolean }[] }> {
+export interface ClusterStatus {
+  components: ComponentStatus[];
+  supervisor?: { pid: number };
+  kubeconfigPath: string;
+  binDir: string;
+  nodes?: { name: string; ready: boolean }[];
+}
+
+export async function status(): Promise<ClusterStatus> {
   const l = layoutFor();
+  const supervisorPid = readPid(pidPath(l, 'supervisor'));
+  const supervising = supervisorPid !== undefined && isOurProcess(supervisorPid, l.nodeBinary, SUPERVISOR_SCRIPT);
+  const restarts = readSupervisorState(l.supervisorStatePath)?.components ?? {};
   const list = await Promise.all(
     components(l).map(async (c): Promise<ComponentStatus> => {
       const pid = runningPid(l, c);
-      return { name: c.name, ...(pid !== undefined ? { pid } : {}), running: pid !== undefined, healthy: pid !== undefined && (await healthy(l, c)) };
+      const r = restarts[c.name];
+      return {
+        name: c.name, ...(pid !== undefined ? { pid } : {}), running: pid !== undefined, healthy: pid !== undefined && (await healthy(l, c)),
+        restarts: r?.restarts ?? 0, ...(r?.last ? { lastRestart: r.last } : {}),
+      };
     }),
   );
   const apiserverUp = list.find((c) => c.name === 'kube-apiserver')?.healthy === true;
@@ -236,7 +278,7 @@ export async function status(): Promise<{ components: ComponentStatus[]; kubecon
     const core = adminKubeConfig(l).makeApiClient(CoreV1Api);
     nodes = (await core.listNode()).items.map((n) => ({ name: n.metadata?.name ?? '', ready: isNodeReady(n) }));
   }
-  return { components: list, kubeconfigPath: l.kubeconfigPath, binDir: l.binDir, ...(nodes ? { nodes } : {}) };
+  return { components: list, ...(supervising ? { supervisor: { pid: supervisorPid } } : {}), kubeconfigPath: l.kubeconfigPath, binDir: l.binDir, ...(nodes ? { nodes } : {}) };
 }
 
 /** Shell lines for `eval "$(kaito-ts simcluster env)"`. */

@@ -2,7 +2,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
 import { hasNotReadyStage, kwokStagesPath } from './binaries.js';
-import type { Layout } from './layout.js';
+import { DEFAULT_PORTS, type Layout } from './layout.js';
 import { DEFAULT_DELAYS, provisionerArgs, type Delays } from './provisioner/options.js';
 
 export type ComponentName = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok' | 'gpu-provisioner';
@@ -29,6 +29,12 @@ export interface Component {
 }
 
 const HEALTH_PATHS = '/healthz,/readyz,/livez,/metrics';
+
+/**
+ * As the bench cluster: after an apiserver restart or on a busy host, kwok's lease renewals can lag past
+ * the 50 s default; the node lifecycle controller then marks pods Ready=False and kwok never flips them back.
+ */
+export const NODE_MONITOR_GRACE = '--node-monitor-grace-period=10m';
 
 /** Start order; `down` stops them in reverse. `delays` only shape the provisioner's flags. */
 export function components(l: Layout, delays: Delays = DEFAULT_DELAYS): Component[] {
@@ -89,10 +95,13 @@ export function components(l: Layout, delays: Delays = DEFAULT_DELAYS): Componen
         `--authorization-always-allow-paths=${HEALTH_PATHS}`,
         `--root-ca-file=${pki('ca.crt')}`, `--service-account-private-key-file=${pki('sa.key')}`,
         '--leader-elect=false', '--profiling=false',
+        NODE_MONITOR_GRACE,
       ],
       healthUrl: `https://127.0.0.1:${p.controllerManager}/healthz`,
       healthWithClientCert: false,
       stopGraceMs: 10_000,
+      // Restarted once by `up` when started before the flag existed (pods turned NotReady for good).
+      stale: (argv) => !argv.includes(NODE_MONITOR_GRACE),
     },
     {
       name: 'kube-scheduler',
@@ -148,5 +157,24 @@ function provisionerComponent(l: Layout, delays: Delays): Component {
     script: PROVISIONER_SCRIPT,
     // Flags other than the script path (which differs between checkouts) decide.
     stale: (argv) => !isDeepStrictEqual(argv.slice(1), args.slice(1)),
+  };
+}
+
+/** How the supervisor's Node process is told apart from other node processes (any checkout). */
+export const SUPERVISOR_SCRIPT = 'dist/src/simcluster/supervisor/main.js';
+
+export interface SupervisorCommand {
+  binary: string;
+  args: string[];
+  script: string;
+}
+
+/** The supervisor `up` starts: this checkout's script, the state folder, the port offset and every memory limit. */
+export function supervisorCommand(l: Layout, memoryLimits: string): SupervisorCommand {
+  const portOffset = l.ports.etcd - DEFAULT_PORTS.etcd;
+  return {
+    binary: l.nodeBinary,
+    args: [join(l.projectRoot, SUPERVISOR_SCRIPT), `--state-dir=${l.stateDir}`, `--port-offset=${portOffset}`, `--memory-limits=${memoryLimits}`],
+    script: SUPERVISOR_SCRIPT,
   };
 }

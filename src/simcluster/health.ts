@@ -3,6 +3,9 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
+import type { Component } from './components.js';
+import type { Layout } from './layout.js';
 
 export interface ClientCert {
   caFile: string;
@@ -41,4 +44,13 @@ export function portFree(port: number): Promise<boolean> {
     server.once('error', () => resolve(false));
     server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/** The admin client certificate (the apiserver's /readyz needs one). */
+export function clientCert(l: Layout): ClientCert {
+  return { caFile: join(l.pkiDir, 'ca.crt'), certFile: join(l.pkiDir, 'admin.crt'), keyFile: join(l.pkiDir, 'admin.key') };
+}
+
+export function componentHealthy(l: Layout, c: Component): Promise<boolean> {
+  return probe(c.healthUrl, c.healthWithClientCert ? clientCert(l) : undefined);
 }

@@ -59,6 +59,8 @@ export interface Layout {
   certDir: string;
   kubeconfigPath: string;
   lockPath: string;
+  /** The supervisor's record of restarts (`simcluster status` reads it). */
+  supervisorStatePath: string;
   ports: Ports;
   /** The Node.js binary that runs the provisioner (the one running this code). */
   nodeBinary: string;
@@ -109,9 +111,15 @@ export function layoutFor(env: NodeJS.ProcessEnv = process.env): Layout {
     certDir: join(stateDir, 'certs'),
     kubeconfigPath: join(stateDir, 'admin.kubeconfig'),
     lockPath: join(stateDir, '.lock'),
+    supervisorStatePath: join(stateDir, 'supervisor.json'),
     ports: shiftPorts(DEFAULT_PORTS, Number.parseInt(env.KAITO_TS_SIM_PORT_OFFSET ?? '0', 10) || 0),
     nodeBinary: process.execPath,
   };
 }
 
 export const BINARIES = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'kubectl'] as const;
+
+/** `run/<name>.pid`: where `up`, the supervisor and `down` find a process. */
+export function pidPath(l: Layout, name: string): string {
+  return join(l.runDir, `${name}.pid`);
+}

@@ -16,28 +16,45 @@ function ownerAlive(lockDir: string): boolean {
   }
 }
 
+/** Waits for the lock (announcing it once through `onWait`), runs `fn`, releases. */
 export async function withLock<T>(lockDir: string, onWait: () => void, fn: () => Promise<T>): Promise<T> {
   let announced = false;
-  let staleChecks = 0;
-  mkdirSync(dirname(lockDir), { recursive: true });
-  for (;;) {
-    try {
-      mkdirSync(lockDir, { recursive: false });
-      writeFileSync(join(lockDir, 'pid'), String(process.pid));
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      // Two consecutive "dead owner" readings, so a lock caught between mkdir and writing the pid survives.
-      staleChecks = ownerAlive(lockDir) ? 0 : staleChecks + 1;
-      if (staleChecks >= 2) {
-        rmSync(lockDir, { recursive: true, force: true });
-        continue;
-      }
-      if (!announced) onWait();
-      announced = true;
-      await sleep(250);
-    }
+  const stale = { checks: 0 };
+  while (!tryAcquire(lockDir, stale)) {
+    if (!announced) onWait();
+    announced = true;
+    await sleep(250);
   }
+  return runAndRelease(lockDir, fn);
+}
+
+/** Runs `fn` under the lock only if it can be had within about a second; else resolves undefined (busy). */
+export async function tryWithLock<T>(lockDir: string, fn: () => Promise<T>): Promise<T | undefined> {
+  const stale = { checks: 0 };
+  for (let attempt = 0; !tryAcquire(lockDir, stale); attempt++) {
+    // A second attempt only to take over a lock whose owner looked dead once.
+    if (attempt >= 4 || stale.checks === 0) return undefined;
+    await sleep(250);
+  }
+  return runAndRelease(lockDir, fn);
+}
+
+function tryAcquire(lockDir: string, stale: { checks: number }): boolean {
+  mkdirSync(dirname(lockDir), { recursive: true });
+  try {
+    mkdirSync(lockDir, { recursive: false });
+    writeFileSync(join(lockDir, 'pid'), String(process.pid));
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    // Two consecutive "dead owner" readings, so a lock caught between mkdir and writing the pid survives.
+    stale.checks = ownerAlive(lockDir) ? 0 : stale.checks + 1;
+    if (stale.checks >= 2) rmSync(lockDir, { recursive: true, force: true });
+    return false;
+  }
+}
+
+async function runAndRelease<T>(lockDir: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } finally {

@@ -78,3 +78,22 @@ async function waitGone(pid: number, binary: string, timeoutMs: number, script?:
   }
   return !isOurProcess(pid, binary, script);
 }
+
+/** `VmHWM` and `VmRSS` (KiB) from the text of /proc/<pid>/status. */
+export function parseProcStatus(text: string): { peakRssKiB: number; rssKiB: number } {
+  const kib = (key: string): number => {
+    const m = new RegExp(`^${key}:\\s+(\\d+)\\s+kB$`, 'm').exec(text);
+    if (!m?.[1]) throw new Error(`/proc status has no ${key} line`);
+    return Number(m[1]);
+  };
+  return { peakRssKiB: kib('VmHWM'), rssKiB: kib('VmRSS') };
+}
+
+/** Resident memory of `pid` in bytes, or undefined when it is gone. */
+export function rssBytes(pid: number): number | undefined {
+  try {
+    return parseProcStatus(readFileSync(`/proc/${pid}/status`, 'utf8')).rssKiB * 1024;
+  } catch {
+    return undefined;
+  }
+}

@@ -173,13 +173,18 @@ describe('simcluster bed', () => {
     try {
       const upOut = await run(process.execPath, [cli, 'simcluster', 'up', '--nodes-file', nodesFile], { env, timeout: 180_000 });
       assert.equal(upOut.stdout.trim(), join(stateDir, 'admin.kubeconfig'));
-      const pids = readdirSync(join(stateDir, 'run')).map((f) => Number(readFileSync(join(stateDir, 'run', f), 'utf8')));
-      assert.equal(pids.length, 6); // etcd, apiserver, controller-manager, scheduler, kwok, gpu-provisioner
+      const pidFiles = readdirSync(join(stateDir, 'run')).filter((f) => f.endsWith('.pid')).sort();
+      // etcd, apiserver, controller-manager, scheduler, kwok, gpu-provisioner, and the supervisor of them all
+      assert.deepEqual(pidFiles, ['etcd', 'gpu-provisioner', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'supervisor'].map((n) => `${n}.pid`));
+      const pids = pidFiles.map((f) => Number(readFileSync(join(stateDir, 'run', f), 'utf8')));
       for (const pid of pids) assert.ok(existsSync(`/proc/${pid}`), `pid ${pid} runs after up`);
       const status = await run(process.execPath, [cli, 'simcluster', 'status'], { env });
       assert.match(status.stdout, /nodes +1\/1 Ready/);
+      assert.match(status.stdout, /^supervisor +running pid \d+$/m);
 
-      await run(process.execPath, [cli, 'simcluster', 'down'], { env, timeout: 60_000 });
+      const downOut = await run(process.execPath, [cli, 'simcluster', 'down'], { env, timeout: 60_000 });
+      // The supervisor goes first, so it cannot restart what `down` stops.
+      assert.match(downOut.stderr, /^\[simcluster\] supervisor stopped\n/);
       for (const pid of pids) {
         const alive = existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
         assert.ok(!alive, `pid ${pid} is gone after down`);

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { CliError, type CliIO } from '../errors.js';
 import { parseDuration } from '../../runtime/duration.js';
 import { DELAY_FLAGS, type Delays } from '../../simcluster/provisioner/options.js';
+import { resolveMemoryLimits } from '../../simcluster/supervision.js';
 
 const USAGE = `Usage: kaito-ts simcluster <up|down|status|env> [flags]
 
@@ -13,8 +14,10 @@ const USAGE = `Usage: kaito-ts simcluster <up|down|status|env> [flags]
             --device-plugin-delay <d>  node → nvidia.com/gpu in its capacity (default 1s)
             --repair-after <d>    NodeRepair: NotReady this long → claim deleted (default 10m)
             --register-timeout <d>  launch gives up on a node that never registers (default 5s)
+            --memory-limit <component=size>  the supervisor restarts a component past this RSS
+                                  (repeatable; env KAITO_TS_SIM_MEMORY_LIMITS; defaults in docs/simcluster.md)
   down    stop every process of the cluster and remove its state (.simcluster/)
-  status  show which components run and the nodes
+  status  show which components run, their restarts by the supervisor, and the nodes
   env     print shell lines: eval "$(kaito-ts simcluster env)"
 `;
 
@@ -53,7 +56,7 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
       return parseArgs({
         args: rest,
         options: {
-          'nodes-file': { type: 'string' }, scale: { type: 'string', multiple: true },
+          'nodes-file': { type: 'string' }, scale: { type: 'string', multiple: true }, 'memory-limit': { type: 'string', multiple: true },
           ...Object.fromEntries(DELAY_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
         },
         strict: true,
@@ -64,8 +67,8 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
     }
   })();
   const delays = provisionerDelays(values);
-  if (sub !== 'up' && (values['nodes-file'] !== undefined || values.scale !== undefined || Object.keys(delays).length > 0)) {
-    throw new CliError(`--nodes-file, --scale and the provisioner delays only apply to "simcluster up"`);
+  if (sub !== 'up' && (values['nodes-file'] !== undefined || values.scale !== undefined || values['memory-limit'] !== undefined || Object.keys(delays).length > 0)) {
+    throw new CliError(`--nodes-file, --scale, --memory-limit and the provisioner delays only apply to "simcluster up"`);
   }
   const cluster = await import('../../simcluster/cluster.js');
   const { NodeSpecError } = await import('../../simcluster/nodes.js');
@@ -74,9 +77,15 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
     case 'up': {
       const scale = parseScale(values.scale ?? []);
       const nodesFile = values['nodes-file'];
+      const memoryLimits = values['memory-limit'] ?? [];
+      try {
+        resolveMemoryLimits(process.env, memoryLimits);
+      } catch (err) {
+        throw new CliError((err as Error).message);
+      }
       let info;
       try {
-        info = await cluster.up({ log, scale, provisioner: delays, ...(nodesFile !== undefined ? { nodesFile } : {}) });
+        info = await cluster.up({ log, scale, provisioner: delays, memoryLimits, ...(nodesFile !== undefined ? { nodesFile } : {}) });
       } catch (err) {
         // A bad node spec is an input error (exit 2); anything else is a failed start (exit 1).
         if (err instanceof NodeSpecError) throw new CliError(err.message);
@@ -92,8 +101,10 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
     }
     case 'status': {
       const s = await cluster.status();
+      io.stdout(`${'supervisor'.padEnd(24)} ${s.supervisor ? `running pid ${s.supervisor.pid}` : 'stopped (components that exit stay down; `up` starts it)'}\n`);
       for (const c of s.components) {
-        io.stdout(`${c.name.padEnd(24)} ${c.running ? `running pid ${c.pid}` : 'stopped'}${c.running && !c.healthy ? ' (not healthy)' : ''}\n`);
+        const restarts = c.lastRestart ? `, restarts ${c.restarts} (last ${c.lastRestart.at}: ${c.lastRestart.reason})` : '';
+        io.stdout(`${c.name.padEnd(24)} ${c.running ? `running pid ${c.pid}` : 'stopped'}${c.running && !c.healthy ? ' (not healthy)' : ''}${restarts}\n`);
       }
       if (s.nodes) {
         const ready = s.nodes.filter((n) => n.ready).length;

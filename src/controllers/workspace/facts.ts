@@ -2,7 +2,7 @@
 import type { V1StatefulSet } from '@kubernetes/client-node';
 import type { ClusterFacts, WeightsVolumeKind } from '../../builders/facts.js';
 import { MODEL_WEIGHTS_VOLUME } from '../../builders/volumes.js';
-import type { WorkspaceDeps, WorkspaceObject } from './context.js';
+import type { OperatorConfig, WorkspaceCaches, WorkspaceObject } from './context.js';
 import { ownedRevisions } from './revisions.js';
 
 /** The weights volume shape of a StatefulSet that already exists (claim templates are immutable). */
@@ -11,7 +11,10 @@ export function volumeKindOf(sts: V1StatefulSet | undefined): WeightsVolumeKind 
   return sts.spec?.volumeClaimTemplates?.some((t) => t.metadata?.name === MODEL_WEIGHTS_VOLUME) ? 'nvme' : 'emptyDir';
 }
 
-export function gatherFacts(ws: WorkspaceObject, deps: WorkspaceDeps, existing: V1StatefulSet | undefined): ClusterFacts {
+/** The caches the facts come from (`kaito-ts diff` fills them from one list each). */
+export type FactCaches = Pick<WorkspaceCaches, 'storageClasses' | 'nodes' | 'configMaps' | 'controllerRevisions'>;
+
+export function gatherFacts(ws: WorkspaceObject, deps: { caches: FactCaches; config: OperatorConfig }, existing: V1StatefulSet | undefined): ClusterFacts {
   const { caches, config } = deps;
   const ns = ws.metadata.namespace ?? 'default';
   const override = volumeKindOf(existing);

@@ -23,6 +23,7 @@ export const TuningReason = {
   JobPending: 'WorkspaceTuningJobStatusPending',
   WaitingForNodes: 'WaitingForNodes',
   JobReplaced: 'TuningJobReplaced',
+  SecretNotFound: 'SecretNotFound',
 } as const;
 
 export const TuningState = { Running: 'Running', Succeeded: 'Succeeded', Failed: 'Failed' } as const;
@@ -90,7 +91,7 @@ export type TuningOutcome =
   /** No Job (yet): invalid spec or a build problem. */
   | { kind: 'invalid'; reason: string; message: string }
   /** Waiting before creating the Job: nodes, or the previous revision's Job going away. */
-  | { kind: 'waiting'; reason: string; message: string };
+  | { kind: 'waiting'; reason: string; message: string; /** also a Warning event (bad input the user must fix) */ warn?: boolean };
 
 export function tuningStatus(ws: Workspace, nodes: Pick<StatusInput, 'nodes' | 'nodeClaims'>, outcome: TuningOutcome, now: Date): { status: WorkspaceStatus; changed: boolean } {
   const base = computeStatus(ws, { targetNodeCount: 1, ...nodes }, now);

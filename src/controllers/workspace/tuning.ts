@@ -13,7 +13,7 @@ import { tuningConfigLookup } from '../../builders/tuning/config.js';
 import { controllerOf } from '../../runtime/cache.js';
 import type { Result } from '../../runtime/controller.js';
 import { needsApply } from '../../runtime/drift.js';
-import { ignoreGone, isInvalid, toKubeError } from '../../runtime/errors.js';
+import { ignoreGone, isInvalid, isNotFound, toKubeError } from '../../runtime/errors.js';
 import { Resources } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
@@ -77,6 +77,12 @@ export async function reconcileTuning(cached: WorkspaceObject, deps: WorkspaceDe
     return report({ kind: 'invalid', reason: p.reason, message: `${p.field}: ${p.message}` });
   }
 
+  const missing = await missingSecrets(ws, deps);
+  if (missing.length) {
+    await report({ kind: 'waiting', reason: TuningReason.SecretNotFound, message: `Secret ${missing.join(', ')} named in tuning does not exist in namespace ${ns}; the Job's pod could not start without it`, warn: true });
+    return { requeueAfterMs: SECRETS_RECHECK_MS };
+  }
+
   const provisioning = await steps.provision(ws, 1);
   if (provisioning) ws = provisioning.ws;
   if (provisioning && !provisioning.plan.nodesUsable) {
@@ -106,11 +112,32 @@ export async function reconcileTuning(cached: WorkspaceObject, deps: WorkspaceDe
   return report({ kind: 'job', job: observeJob(created, []) }, provisioning?.plan);
 }
 
+/** Secrets are not watched (nothing secret in memory): a workspace waiting for one looks again this often. */
+export const SECRETS_RECHECK_MS = 30_000;
+
+/**
+ * The pull and push secrets that do not exist: one GET each, only before a Job is made (KAITO checks
+ * nothing and the pod hangs in ContainerCreating).
+ */
+async function missingSecrets(ws: WorkspaceObject, deps: WorkspaceDeps): Promise<string[]> {
+  const names = [...(ws.tuning?.input?.image ? (ws.tuning.input.imagePullSecrets ?? []) : []), ...(ws.tuning?.output?.image && ws.tuning.output.imagePushSecret ? [ws.tuning.output.imagePushSecret] : [])];
+  const missing: string[] = [];
+  for (const name of new Set(names)) {
+    try {
+      await deps.client.get(Resources.secrets, ws.metadata.namespace, name);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      missing.push(name);
+    }
+  }
+  return missing;
+}
+
 export async function writeTuningStatus(ws: WorkspaceObject, deps: WorkspaceDeps, nodes: Pick<StatusInput, 'nodes' | 'nodeClaims'>, outcome: TuningOutcome): Promise<Result> {
   const { status, changed } = tuningStatus(ws, nodes, outcome, deps.now());
   if (!changed) return {};
   const before = ws.status?.state;
-  if (outcome.kind === 'invalid') await deps.recorder.event(ws, 'Warning', outcome.reason, outcome.message);
+  if (outcome.kind === 'invalid' || (outcome.kind === 'waiting' && outcome.warn)) await deps.recorder.event(ws, 'Warning', outcome.reason, outcome.message);
   else if (outcome.kind === 'job' && status.state !== before && status.state === 'Failed') await deps.recorder.event(ws, 'Warning', 'TuningJobFailed', outcome.job.message);
   else if (outcome.kind === 'job' && status.state !== before && status.state === 'Succeeded') await deps.recorder.event(ws, 'Normal', 'TuningJobSucceeded', outcome.job.message);
   const fresh = deps.caches.workspaces.get(ws.metadata.namespace, ws.metadata.name ?? '') ?? ws;

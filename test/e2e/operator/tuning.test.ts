@@ -36,8 +36,14 @@ test('a tuning Job runs to Complete and the workspace says Succeeded; operator r
   await setUnschedulable(node!, true);
   const jobsSeen = await record<V1Job>(t, `/apis/batch/v1/namespaces/${w.ns}/jobs`);
   await applyWorkspace(w.ns, tuningWorkspace('tune', selectorFor(p)));
+  // The push secret does not exist yet: reported, no Job; once created, the next look (≤ 30 s) goes on.
+  const noSecret = await waitCondition(w.ns, 'tune', 'JobStarted', 'False', { reason: 'SecretNotFound' });
+  assert.match(conditionOf(noSecret, 'JobStarted')?.message ?? '', /Secret push-secret named in tuning does not exist/);
+  assert.equal(await getOne(w.ns, 'job', 'tune'), undefined);
+  await waitFor('a Warning event about the secret', async () => (await warningEvents(w.ns, 'tune')).some((e) => e.reason === 'SecretNotFound'));
+  await kubectl(['create', 'secret', 'docker-registry', 'push-secret', '--docker-server=registry.example.com', '--docker-username=u', '--docker-password=p'], { namespace: w.ns });
 
-  await waitCondition(w.ns, 'tune', 'JobStarted', 'False', { reason: 'WorkspaceTuningJobStatusPending' });
+  await waitCondition(w.ns, 'tune', 'JobStarted', 'False', { reason: 'WorkspaceTuningJobStatusPending', timeoutMs: 60_000 });
   // First "pending", then, once the scheduler has written PodScheduled=False, why.
   const pending = await waitFor('JobStarted naming the unscheduled pod', async () => {
     const ws = await getWorkspace(w.ns, 'tune');

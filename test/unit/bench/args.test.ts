@@ -15,6 +15,9 @@ describe('parseBenchArgs', () => {
       sharedCluster: false,
       kcmQps: 300,
       podReadyDelaySeconds: 0,
+      mode: 'byo',
+      provisionDelaySeconds: 1,
+      devicePluginDelaySeconds: 1,
     });
   });
   it('takes every flag', () => {
@@ -25,8 +28,23 @@ describe('parseBenchArgs', () => {
     assert.deepEqual(o, {
       workspaces: 200, json: 'out.json', controllers: ['kaito-v0.8.0', 'kaito-ts'], qps: 100, burst: 200,
       idleSeconds: 0, timeoutSeconds: 900, removeNodes: true, sharedCluster: true, nodeOptions: '--cpu-prof', kaitoTsFlags: '--max-concurrent-reconciles=20', kcmQps: 0, podReadyDelaySeconds: 0,
+      mode: 'byo', provisionDelaySeconds: 1, devicePluginDelaySeconds: 1,
     });
   });
+  const napCases: Array<[string[], { mode: string; provisionDelaySeconds: number; devicePluginDelaySeconds: number; podReadyDelaySeconds: number }]> = [
+    [['--mode', 'nap'], { mode: 'nap', provisionDelaySeconds: 1, devicePluginDelaySeconds: 1, podReadyDelaySeconds: 0 }],
+    [['--mode=nap', '--provision-delay', '30', '--pod-ready-delay', '30'], { mode: 'nap', provisionDelaySeconds: 30, devicePluginDelaySeconds: 1, podReadyDelaySeconds: 30 }],
+    [['--mode', 'nap', '--provision-delay', '0', '--device-plugin-delay', '12'], { mode: 'nap', provisionDelaySeconds: 0, devicePluginDelaySeconds: 12, podReadyDelaySeconds: 0 }],
+    [['--mode', 'byo'], { mode: 'byo', provisionDelaySeconds: 1, devicePluginDelaySeconds: 1, podReadyDelaySeconds: 0 }],
+  ];
+  for (const [argv, want] of napCases) {
+    it(`takes ${argv.join(' ')}`, () => {
+      const o = parseBenchArgs(['--workspaces', '5', ...argv]);
+      assert.notEqual(o, 'help');
+      if (o === 'help') return;
+      assert.deepEqual({ mode: o.mode, provisionDelaySeconds: o.provisionDelaySeconds, devicePluginDelaySeconds: o.devicePluginDelaySeconds, podReadyDelaySeconds: o.podReadyDelaySeconds }, want);
+    });
+  }
   it('takes a pod-ready delay on the benchmark cluster', () => {
     const o = parseBenchArgs(['--workspaces', '50', '--pod-ready-delay', '30']);
     assert.equal(o === 'help' ? -1 : o.podReadyDelaySeconds, 30);
@@ -47,6 +65,12 @@ describe('parseBenchArgs', () => {
     [['--workspaces', '5', '--frobnicate'], /Unknown option '--frobnicate'/],
     [['--workspaces', '5', 'extra'], /positional/],
     [['--workspaces', '5', '--shared-cluster', '--pod-ready-delay', '30'], /needs the benchmark cluster/],
+    [['--workspaces', '5', '--mode', 'auto'], /--mode must be one of byo, nap, got "auto"/],
+    [['--workspaces', '5', '--provision-delay', '30'], /--provision-delay needs --mode nap/],
+    [['--workspaces', '5', '--mode', 'byo', '--device-plugin-delay', '3'], /--device-plugin-delay needs --mode nap/],
+    [['--workspaces', '5', '--mode', 'nap', '--shared-cluster'], /--mode nap needs the benchmark cluster/],
+    [['--workspaces', '5', '--mode', 'nap', '--provision-delay', '1.5'], /--provision-delay must be an integer >= 0/],
+    [['--workspaces', '5', '--mode', 'nap', '--device-plugin-delay=-1'], /--device-plugin-delay must be an integer >= 0/],
   ];
   for (const [argv, message] of bad) {
     it(`refuses ${JSON.stringify(argv)}`, () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { BENCH_LABEL, planWorkspaces, poolsForPlan, workspaceManifest } from '../../../bench/plan.js';
+import { BENCH_LABEL, NAP_NODE_LABEL, napPools, planWorkspaces, poolsForPlan, workspaceManifest } from '../../../bench/plan.js';
 import { parseNodePools } from '../../../src/simcluster/nodes.js';
 
 // The real default node file: the benchmark derives its pools from it.
@@ -49,6 +49,55 @@ describe('workspaceManifest', () => {
       resource: { labelSelector: { matchLabels: { 'kaito.sh/sim-pool': 'a100' } } },
       inference: { preset: { name: 'phi-4-mini-instruct' } },
     });
+  });
+  it('names the SKU and a label no node has yet under node auto-provisioning, one per workspace and run', () => {
+    const plan = planWorkspaces(3, base);
+    const resources = plan.map((w) => workspaceManifest(w, 'ns1', 'run1', 'nap').resource);
+    assert.deepEqual(resources, [
+      { instanceType: 'Standard_NC24ads_A100_v4', labelSelector: { matchLabels: { [NAP_NODE_LABEL]: 'run1-ws-0000' } } },
+      { instanceType: 'Standard_NV36ads_A10_v5', labelSelector: { matchLabels: { [NAP_NODE_LABEL]: 'run1-ws-0001' } } },
+      { instanceType: 'Standard_NC80adis_H100_v5', labelSelector: { matchLabels: { [NAP_NODE_LABEL]: 'run1-ws-0002' } } },
+    ]);
+    // Label values stay within Kubernetes' 63 characters for the largest plan and a base-36 run id.
+    const last = planWorkspaces(1000, base).at(-1);
+    assert.ok(last);
+    const value = workspaceManifest(last, 'ns', Date.now().toString(36), 'nap').resource.labelSelector?.matchLabels?.[NAP_NODE_LABEL] ?? '';
+    assert.match(value, /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/);
+  });
+});
+
+describe('napPools', () => {
+  it('makes no node up front but keeps every pool (the provisioner reads SKU shapes from them)', () => {
+    const pools = napPools(base);
+    assert.deepEqual(pools.map((p) => [p.name, p.count]), [['a100', 0], ['h100', 0], ['a10', 0]]);
+    assert.deepEqual(pools.map((p) => p.instanceType), base.map((p) => p.instanceType));
+  });
+});
+
+describe('expectedVolume', () => {
+  it('is the SKU rule for both controllers under auto-provisioning, emptyDir for KAITO on BYO nodes', async () => {
+    const { CONTROLLERS } = await import('../../../bench/controllers.js');
+    const plan = planWorkspaces(3, base); // A100 (NVMe), A10, H100 (NVMe)
+    const kinds = (id: 'kaito-ts' | 'kaito-v0.8.0', sc: boolean, nap: boolean): string[] => plan.map((w) => CONTROLLERS[id].expectedVolume(w, sc, nap));
+    const cases: Array<['kaito-ts' | 'kaito-v0.8.0', boolean, boolean, string[]]> = [
+      ['kaito-ts', true, false, ['nvme', 'emptyDir', 'nvme']],
+      ['kaito-ts', true, true, ['nvme', 'emptyDir', 'nvme']],
+      ['kaito-ts', false, true, ['emptyDir', 'emptyDir', 'emptyDir']],
+      ['kaito-v0.8.0', true, false, ['emptyDir', 'emptyDir', 'emptyDir']],
+      ['kaito-v0.8.0', true, true, ['nvme', 'emptyDir', 'nvme']],
+      ['kaito-v0.8.0', false, true, ['emptyDir', 'emptyDir', 'emptyDir']],
+    ];
+    for (const [id, sc, nap, want] of cases) assert.deepEqual(kinds(id, sc, nap), want, `${id} storageClass=${sc} nap=${nap}`);
+  });
+  it('turns auto-provisioning on or off through the feature gate', async () => {
+    const { CONTROLLERS } = await import('../../../bench/controllers.js');
+    const o = { kubeconfig: 'k', qps: 30, burst: 50, metricsAddress: 'm', probeAddress: 'p', releaseNamespace: 'r', projectRoot: '/x' };
+    for (const id of ['kaito-ts', 'kaito-v0.8.0'] as const) {
+      const gate = (nap: boolean): string | undefined => CONTROLLERS[id].launch({ ...o, nap }).args.find((a) => a.startsWith('--feature-gates='));
+      assert.equal(gate(true), '--feature-gates=vLLM=true,disableNodeAutoProvisioning=false');
+      assert.equal(gate(false), '--feature-gates=vLLM=true,disableNodeAutoProvisioning=true');
+      assert.equal(CONTROLLERS[id].launch({ ...o, nap: true }).env.CLOUD_PROVIDER, 'azure');
+    }
   });
 });
 

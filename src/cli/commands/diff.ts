@@ -1,0 +1,141 @@
+// `kaito-ts diff`: what the operator would change in each workspace's children on the live cluster,
+// field by field, without writing. The reconciler's own decisions say which children it would
+// apply (src/diff/intent.ts); a server-side apply dry-run under its field manager says what that
+// apply would do, compared with the live object. Exit 0: nothing would change; 1: something would.
+import { parseArgs } from 'node:util';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { parseFeatureGates } from '../../api/feature-gates.js';
+import { DEFAULT_RELEASE_NAMESPACE } from '../../builders/facts.js';
+import { resolveCloudProvider } from '../../catalog/gpu-skus.js';
+import { presetRegistry } from '../../catalog/presets.js';
+import type { OperatorConfig, WorkspaceObject } from '../../controllers/workspace/context.js';
+import { comparable, fieldChanges, formatChange } from '../../diff/changes.js';
+import { workspaceIntent, type ChildIntent, type DiffCaches } from '../../diff/intent.js';
+import { ObjectCache } from '../../runtime/cache.js';
+import { KubeClient, withTypeMeta } from '../../runtime/client.js';
+import { loadClusterAccess } from '../../runtime/cluster-access.js';
+import { isNotFound } from '../../runtime/errors.js';
+import { Resources, type ResourceType } from '../../runtime/resources.js';
+import { KubeTransport } from '../../runtime/transport.js';
+import { CliError, type CliIO } from '../errors.js';
+
+const USAGE = `Usage: kaito-ts diff [-n NAMESPACE] [WORKSPACE] [--kubeconfig FILE]
+                     [--feature-gates k=v,...] [--cloud-provider azure|aws|arc]
+
+Shows, for each workspace, what kaito-ts would change in its StatefulSet, Services and
+ControllerRevision (server-side apply dry-run under the field manager "kaito-ts"; nothing is
+written). Without -n: every namespace; a WORKSPACE without -n is looked up in "default".
+The cluster: --kubeconfig, else KUBECONFIG, else in-cluster. Give the operator's --feature-gates.
+Exit status: 0 nothing would change, 1 something would, 2 bad input or the cluster cannot be read.
+`;
+
+function options(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      options: {
+        namespace: { type: 'string', short: 'n' },
+        kubeconfig: { type: 'string' },
+        'feature-gates': { type: 'string' },
+        'cloud-provider': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+}
+
+export async function diff(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = options(args);
+  if (values.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  if (positionals.length > 1) throw new CliError(`diff takes at most one WORKSPACE, got ${positionals.join(' ')}`);
+  const [only] = positionals;
+  const namespace = values.namespace ?? (only ? 'default' : undefined);
+  let config: OperatorConfig;
+  let client: KubeClient;
+  try {
+    config = {
+      featureGates: parseFeatureGates(values['feature-gates']),
+      cloudProvider: resolveCloudProvider(values['cloud-provider']),
+      presetRegistry: presetRegistry(),
+      releaseNamespace: process.env.RELEASE_NAMESPACE?.trim() || DEFAULT_RELEASE_NAMESPACE,
+      nodeProvisioningTimeoutMs: 0,
+    };
+    client = new KubeClient(new KubeTransport(await loadClusterAccess({ kubeconfig: values.kubeconfig })));
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+
+  const read = async <T extends KubernetesObject>(type: ResourceType, ns?: string): Promise<T[]> => {
+    try {
+      return (await client.list<T>(type, { namespace: ns })).items;
+    } catch (err) {
+      throw new CliError(`cannot list ${type.plural}: ${(err as Error).message.split('\n')[0]}`);
+    }
+  };
+  let workspaces = await read<WorkspaceObject>(Resources.workspaces, namespace);
+  if (only) {
+    workspaces = workspaces.filter((w) => w.metadata.name === only);
+    if (!workspaces.length) throw new CliError(`workspace ${namespace}/${only} not found`);
+  }
+  const caches = await loadCaches(read, namespace, config.releaseNamespace);
+
+  let changed = 0;
+  for (const ws of workspaces.sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))) {
+    io.stdout(`workspace ${ws.metadata.namespace}/${ws.metadata.name}:\n`);
+    const intent = workspaceIntent(ws, caches, config);
+    if (!intent.ok) {
+      io.stdout(`  ${intent.message}\n`);
+      continue;
+    }
+    let wouldChange = false;
+    for (const child of intent.children) {
+      const lines = await childLines(client, child);
+      wouldChange ||= lines.changed;
+      io.stdout(lines.text.map((l) => `  ${l}\n`).join(''));
+    }
+    if (wouldChange) changed++;
+  }
+  io.stdout(`${changed} of ${workspaces.length} workspace(s) would change\n`);
+  return changed ? 1 : 0;
+}
+
+async function loadCaches(read: <T extends KubernetesObject>(type: ResourceType, ns?: string) => Promise<T[]>, ns: string | undefined, releaseNs: string): Promise<DiffCaches> {
+  const fill = async <T extends KubernetesObject>(type: ResourceType, namespaces: (string | undefined)[]): Promise<ObjectCache<T>> => {
+    const cache = new ObjectCache<T>();
+    // List items come without apiVersion/kind; the informers' objects (what the reconciler compares) have them.
+    for (const n of new Set(namespaces)) for (const o of await read<T>(type, n)) cache.upsert(withTypeMeta(type, o));
+    return cache;
+  };
+  return {
+    storageClasses: await fill(Resources.storageClasses, [undefined]),
+    nodes: await fill(Resources.nodes, [undefined]),
+    configMaps: await fill(Resources.configMaps, ns === undefined ? [undefined] : [ns, releaseNs]),
+    controllerRevisions: await fill(Resources.controllerRevisions, [ns]),
+    statefulSets: await fill(Resources.statefulSets, [ns]),
+    services: await fill(Resources.services, [ns]),
+  };
+}
+
+async function childLines(client: KubeClient, child: ChildIntent): Promise<{ changed: boolean; text: string[] }> {
+  const title = `${child.type.kind} ${child.namespace}/${child.name}`;
+  if (child.note) return { changed: child.recreate === true, text: [`${title}: ${child.note}`] };
+  if (!child.apply) return { changed: false, text: [`${title}: no change`] };
+  if (!child.live) return { changed: true, text: [`${title}: would be created`] };
+  let result: KubernetesObject;
+  try {
+    result = await client.apply(child.type, child.apply, { dryRun: true });
+  } catch (err) {
+    if (isNotFound(err)) return { changed: true, text: [`${title}: would be created`] };
+    throw new CliError(`dry-run apply of ${title}: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const changes = fieldChanges(comparable(child.live), comparable(result));
+  if (!changes.length) return { changed: false, text: [`${title}: no change`] };
+  return { changed: true, text: [`${title}: would change`, ...changes.map((c) => `  ${formatChange(c)}`)] };
+}

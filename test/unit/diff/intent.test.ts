@@ -1,0 +1,96 @@
+// workspaceIntent decides as the reconciler does which children it would write (no client, caches only).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { KubernetesObject, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
+import { defaultFacts } from '../../../src/builders/facts.js';
+import type { OperatorConfig, WorkspaceObject } from '../../../src/controllers/workspace/context.js';
+import { workspaceIntent, type ChildIntent, type DiffCaches } from '../../../src/diff/intent.js';
+import { ObjectCache } from '../../../src/runtime/cache.js';
+import { A10_NODE_LABELS, byoWorkspace, gpuNode } from '../builders/fixtures.js';
+
+const base = defaultFacts();
+const config: OperatorConfig = {
+  featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: true },
+  cloudProvider: base.cloudProvider, presetRegistry: base.presetRegistry, releaseNamespace: base.releaseNamespace, nodeProvisioningTimeoutMs: 0,
+};
+const ws = byoWorkspace('phi-3-mini-4k-instruct') as WorkspaceObject;
+
+function caches(objects: KubernetesObject[] = []): DiffCaches {
+  const of = <T extends KubernetesObject>(kind: string) => {
+    const c = new ObjectCache<T>();
+    for (const o of objects) if (o.kind === kind) c.upsert(o as T);
+    return c;
+  };
+  const node = gpuNode('n1', A10_NODE_LABELS);
+  return {
+    storageClasses: of('StorageClass'), nodes: (() => { const c = of('Node'); c.upsert({ ...node, kind: 'Node' }); return c; })(),
+    configMaps: of('ConfigMap'), controllerRevisions: of('ControllerRevision'), statefulSets: of('StatefulSet'), services: of('Service'),
+  };
+}
+
+const summary = (children: ChildIntent[]) => children.map((c) => `${c.type.kind}/${c.name}: ${c.note ? 'note' : c.apply ? (c.live ? 'apply' : 'create') : 'none'}`);
+
+function converged(): KubernetesObject[] {
+  const first = workspaceIntent(ws, caches(), config);
+  assert.ok(first.ok);
+  return first.children.map((c) => c.apply!);
+}
+
+const edit = <T extends KubernetesObject>(objects: KubernetesObject[], kind: string, name: string, f: (o: T) => T): KubernetesObject[] =>
+  objects.map((o) => (o.kind === kind && o.metadata?.name === name ? f(structuredClone(o) as T) : o));
+
+const cases: { name: string; objects: () => KubernetesObject[]; want: string[] | RegExp }[] = [
+  { name: 'empty cluster: every child is created', objects: () => [], want: ['ControllerRevision/ws1-REV: create', 'Service/ws1-headless: create', 'Service/ws1: create', 'StatefulSet/ws1: create'] },
+  { name: 'converged: nothing to write', objects: converged, want: ['ControllerRevision/ws1-REV: none', 'Service/ws1-headless: none', 'Service/ws1: none', 'StatefulSet/ws1: none'] },
+  {
+    name: 'a Service port edited: that Service is applied',
+    objects: () => edit<V1Service>(converged(), 'Service', 'ws1', (s) => ({ ...s, spec: { ...s.spec, ports: s.spec?.ports?.map((p) => ({ ...p, targetPort: 6000 })) } })),
+    want: ['ControllerRevision/ws1-REV: none', 'Service/ws1-headless: none', 'Service/ws1: apply', 'StatefulSet/ws1: none'],
+  },
+  {
+    name: 'the StatefulSet scaled to 0: applied back to 1',
+    objects: () => edit<V1StatefulSet>(converged(), 'StatefulSet', 'ws1', (s) => ({ ...s, spec: { ...s.spec!, replicas: 0 } })),
+    want: ['ControllerRevision/ws1-REV: none', 'Service/ws1-headless: none', 'Service/ws1: none', 'StatefulSet/ws1: apply'],
+  },
+  {
+    name: 'the StatefulSet image edited at the same revision: kept, as the reconciler keeps it',
+    objects: () => edit<V1StatefulSet>(converged(), 'StatefulSet', 'ws1', (s) => { s.spec!.template.spec!.containers[0]!.image = 'example/custom:1'; return s; }),
+    want: ['ControllerRevision/ws1-REV: none', 'Service/ws1-headless: none', 'Service/ws1: none', 'StatefulSet/ws1: none'],
+  },
+  {
+    name: 'a Service of that name not controlled by the workspace: reported, never applied',
+    objects: () => edit<V1Service>(converged(), 'Service', 'ws1-headless', (s) => ({ ...s, metadata: { ...s.metadata, ownerReferences: [] } })),
+    want: ['ControllerRevision/ws1-REV: none', 'Service/ws1-headless: note', 'Service/ws1: none', 'StatefulSet/ws1: none'],
+  },
+  {
+    name: 'a StatefulSet of that name not controlled by the workspace: nothing at all',
+    objects: () => edit<V1StatefulSet>(converged(), 'StatefulSet', 'ws1', (s) => ({ ...s, metadata: { ...s.metadata, ownerReferences: [] } })),
+    want: /StatefulSet ns1\/ws1 exists and is not controlled by this workspace/,
+  },
+];
+
+for (const c of cases) {
+  test(`workspaceIntent: ${c.name}`, () => {
+    const got = workspaceIntent(ws, caches(c.objects()), config);
+    if (c.want instanceof RegExp) {
+      assert.equal(got.ok, false);
+      assert.match(got.ok ? '' : got.message, c.want);
+      return;
+    }
+    assert.ok(got.ok, got.ok ? '' : got.message);
+    assert.deepEqual(summary(got.children).map((s) => s.replace(/^ControllerRevision\/ws1-[0-9a-f]+/, 'ControllerRevision/ws1-REV')), c.want);
+  });
+}
+
+test('workspaceIntent: the replica repair carries replicas 1, the rest of the selective update', () => {
+  const got = workspaceIntent(ws, caches(edit<V1StatefulSet>(converged(), 'StatefulSet', 'ws1', (s) => ({ ...s, spec: { ...s.spec!, replicas: 0 } }))), config);
+  assert.ok(got.ok);
+  assert.equal((got.children.find((c) => c.type.kind === 'StatefulSet')?.apply as V1StatefulSet).spec?.replicas, 1);
+});
+
+test('workspaceIntent: a tuning workspace is not compared', () => {
+  const tuning = { ...ws, inference: undefined, tuning: { preset: { name: 'phi-3-mini-4k-instruct' }, method: 'qlora' } } as unknown as WorkspaceObject;
+  const got = workspaceIntent(tuning, caches(), config);
+  assert.deepEqual(got, { ok: false, message: 'tuning workspace: its Job is not compared' });
+});
