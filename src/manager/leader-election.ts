@@ -108,8 +108,10 @@ export class LeaderElector {
    */
   nextTryInMs(jitteredMs: number): number {
     const expiresAt = this.expiresAt();
-    if (expiresAt === undefined) return jitteredMs;
-    return Math.min(jitteredMs, Math.max(expiresAt - this.now() + EXPIRY_SLACK_MS, EXPIRY_SLACK_MS));
+    const remaining = expiresAt === undefined ? 0 : expiresAt - this.now();
+    // Already past it (the last try failed or lost a race): the plain retry, never a tight loop.
+    if (remaining <= 0) return jitteredMs;
+    return Math.min(jitteredMs, remaining + EXPIRY_SLACK_MS);
   }
 
   private expiresAt(): number | undefined {

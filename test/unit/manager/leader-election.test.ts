@@ -121,8 +121,8 @@ test('a standby tries again at the observed expiry, never later than its jittere
     [0, 1_500, 1_500], // far from expiry: the plain retry
     [7_000, 2_500, 2_050], // expiry is 2 s away: wake 50 ms past it
     [8_900, 2_000, 150],
-    [9_000, 2_000, 50], // already expired (b would have taken it): minimum slack
-    [20_000, 1_300, 50],
+    [9_000, 2_000, 2_000], // expired and still here (the try failed or lost a race): the plain retry, no tight loop
+    [20_000, 1_300, 1_300],
   ];
   for (const [sinceObserved, jittered, want] of cases) {
     const store = new FakeLeaseStore();
