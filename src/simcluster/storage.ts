@@ -2,7 +2,7 @@
 // PersistentVolumes pinned to NVMe nodes. Nothing is mounted (there is no kubelet); the scheduler and
 // the controller-manager's PV binder only match API objects, which is all a claim needs to bind.
 import type { KubeConfig, V1PersistentVolume, V1StorageClass } from '@kubernetes/client-node';
-import { ignoreNotFound, isConflict } from '../runtime/errors.js';
+import { ignoreNotFound, isAlreadyExists } from '../runtime/errors.js';
 import { clientNode, nodeNames, type NodePool } from './nodes.js';
 
 export const NVME_STORAGE_CLASS = 'kaito-local-nvme-disk';
@@ -53,7 +53,7 @@ async function createIfMissing(create: () => Promise<unknown>): Promise<void> {
   try {
     await create();
   } catch (err) {
-    if (!isConflict(err)) throw err;
+    if (!isAlreadyExists(err)) throw err;
   }
 }
 
