@@ -11,6 +11,13 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${KAITO_TS_CACHE:-$HOME/.cache/kaito-ts}/image
 OUT=$ROOT/dist/image
 cd "$ROOT"
+# On a fresh Debian machine as root (like CI), install the two image tools rather than fail.
+missing=""
+for tool in umoci skopeo; do command -v "$tool" >/dev/null || missing="$missing $tool"; done
+if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "image: installing$missing with apt-get" >&2
+  apt-get update -qq && apt-get install -y -qq $missing >/dev/null
+fi
 for tool in umoci skopeo apt-get dpkg-deb npm; do
   command -v "$tool" >/dev/null || { echo "image: $tool is missing (apt-get install umoci skopeo)" >&2; exit 1; }
 done

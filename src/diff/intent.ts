@@ -10,7 +10,7 @@ import { buildWorkspace } from '../builders/workspace.js';
 import type { OperatorConfig, WorkspaceCaches, WorkspaceObject } from '../controllers/workspace/context.js';
 import { gatherFacts, volumeKindOf, type FactCaches } from '../controllers/workspace/facts.js';
 import { notOwnedMessage, ownedBy } from '../controllers/workspace/ownership.js';
-import { selectiveUpdate } from '../controllers/workspace/selective-update.js';
+import { adoptableAsIs, selectiveUpdate } from '../controllers/workspace/selective-update.js';
 import { needsApply } from '../runtime/drift.js';
 import { Resources, type ResourceType } from '../runtime/resources.js';
 
@@ -65,7 +65,7 @@ export function workspaceIntent(ws: WorkspaceObject, caches: DiffCaches, config:
     if (freshKind && freshKind !== volumeKindOf(sts)) {
       stsIntent.recreate = true;
       stsIntent.note = `would be deleted and recreated: model weights volume changes from ${volumeKindOf(sts)} to ${freshKind}`;
-    } else if (!sameRevision || replicas !== sts.spec?.replicas) {
+    } else if ((!sameRevision || replicas !== sts.spec?.replicas) && !adoptableAsIs(ws, statefulSet, sts, replicas)) {
       const update = selectiveUpdate(statefulSet, sts);
       stsIntent.apply = { ...update, spec: { ...update.spec!, replicas } } as V1StatefulSet;
     }

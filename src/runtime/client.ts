@@ -25,6 +25,7 @@ export interface ListOptions {
   limit?: number;
   continue?: string;
   resourceVersion?: string;
+  accept?: string;
   signal?: AbortSignal;
 }
 
@@ -60,8 +61,8 @@ export class KubeClient {
   }
 
   list<T extends KubernetesObject>(type: ResourceType, opts: ListOptions = {}): Promise<ObjectList<T>> {
-    const { namespace, signal, ...query } = opts;
-    return this.transport.request({ verb: 'list', method: 'GET', path: resourcePath(type, namespace), query: { ...query }, signal });
+    const { namespace, signal, accept, ...query } = opts;
+    return this.transport.request({ verb: 'list', method: 'GET', path: resourcePath(type, namespace), query: { ...query }, accept, signal });
   }
 
   create<T extends KubernetesObject>(type: ResourceType, obj: T): Promise<T> {
@@ -119,10 +120,10 @@ export class KubeClient {
   /** One watch request; the Reflector owns restarts. */
   watch(
     type: ResourceType, query: Query, onLine: (line: string) => void, idleTimeoutMs: number,
-    opts: { namespace?: string; signal?: AbortSignal } = {},
+    opts: { namespace?: string; accept?: string; signal?: AbortSignal } = {},
   ): Promise<StreamHandle> {
     return this.transport.stream(
-      { verb: 'watch', method: 'GET', path: resourcePath(type, opts.namespace), query: { ...query, watch: true }, signal: opts.signal },
+      { verb: 'watch', method: 'GET', path: resourcePath(type, opts.namespace), query: { ...query, watch: true }, accept: opts.accept, signal: opts.signal },
       onLine, idleTimeoutMs,
     );
   }

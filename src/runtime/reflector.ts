@@ -20,6 +20,11 @@ export interface ReflectorOptions<T extends KubernetesObject> {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
+  /**
+   * Metadata only (PartialObjectMetadata), annotations dropped: for Secrets, whose values must never
+   * be held (kubectl's last-applied annotation would carry them).
+   */
+  metadataOnly?: boolean;
   cache?: ObjectCache<T>;
   /** Seconds the server keeps one watch open; default random in [300, 600]. */
   watchTimeoutSeconds?: () => number;
@@ -150,9 +155,11 @@ export class Reflector<T extends KubernetesObject> {
       const page = await this.o.client.list<T>(this.o.type, {
         namespace: this.o.namespace, labelSelector: this.o.labelSelector, fieldSelector: this.o.fieldSelector,
         limit: this.o.pageSize ?? 500, continue: token, signal: this.stopper.signal,
+        accept: this.o.metadataOnly ? METADATA_LIST : undefined,
       });
-      // List items carry no apiVersion/kind; restore them so handlers see whole objects.
-      for (const item of page.items) items.push({ ...item, apiVersion: page.apiVersion, kind: this.o.type.kind });
+      // List items carry no apiVersion/kind; restore them so handlers see whole objects. An empty
+      // PartialObjectMetadataList says `items: null`.
+      for (const item of page.items ?? []) items.push(this.kept({ ...item, apiVersion: page.apiVersion, kind: this.o.type.kind }));
       token = page.metadata?.continue || undefined;
       rv = page.metadata?.resourceVersion;
     } while (token);
@@ -185,7 +192,7 @@ export class Reflector<T extends KubernetesObject> {
       },
       // Watchdog for half-open connections: the server must have closed by then.
       (timeoutSeconds + 60) * 1000,
-      { namespace: this.o.namespace, signal: this.stopper.signal },
+      { namespace: this.o.namespace, signal: this.stopper.signal, accept: this.o.metadataOnly ? METADATA_OBJECT : undefined },
     );
     this.current = handle;
     try {
@@ -199,7 +206,7 @@ export class Reflector<T extends KubernetesObject> {
 
   /** Applies one watch event; returns an error that must end the watch. */
   private apply(ev: WatchLine): KubeApiError | undefined {
-    const obj = ev.object as T | undefined;
+    const obj = ev.object?.metadata && ev.type !== 'ERROR' ? this.kept(ev.object as T) : (ev.object as T | undefined);
     if (ev.type === 'ERROR') {
       const s = ev.object ?? {};
       return new KubeApiError(s.code === 410 ? 'Gone' : 'Unknown', s.message ?? 'watch error', s.code, s.reason);
@@ -216,6 +223,13 @@ export class Reflector<T extends KubernetesObject> {
     return undefined;
   }
 
+  /** What the cache keeps of an object: all of it, or its metadata without annotations. */
+  private kept(obj: T): T {
+    if (!this.o.metadataOnly) return obj;
+    const { annotations: _dropped, ...metadata } = obj.metadata ?? {};
+    return { apiVersion: obj.apiVersion, kind: this.o.type.kind, metadata } as T;
+  }
+
   private emitAll(events: ObjectEvent<T>[]): void {
     for (const e of events) {
       for (const h of this.handlers) {
@@ -229,6 +243,9 @@ export class Reflector<T extends KubernetesObject> {
     }
   }
 }
+
+const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+const METADATA_OBJECT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 
 function parseLine(line: string): WatchLine | undefined {
   try {

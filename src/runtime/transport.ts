@@ -22,6 +22,8 @@ export interface HttpRequest {
   query?: Query;
   body?: unknown;
   contentType?: string;
+  /** Response media type; default JSON (a metadata-only list/watch asks for PartialObjectMetadata). */
+  accept?: string;
   signal?: AbortSignal;
 }
 
@@ -123,7 +125,7 @@ export class KubeTransport {
     // applyToHTTPSOptions resolves auth each time (exec plugins and token files rotate).
     const opts: https.RequestOptions = { headers: {} };
     await this.kubeConfig.applyToHTTPSOptions(opts);
-    const headers: http.OutgoingHttpHeaders = { ...(opts.headers as http.OutgoingHttpHeaders), accept: 'application/json' };
+    const headers: http.OutgoingHttpHeaders = { ...(opts.headers as http.OutgoingHttpHeaders), accept: req.accept ?? 'application/json' };
     if (opts.auth) headers.authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     let payload: string | undefined;
     if (req.body !== undefined) {

@@ -1,5 +1,5 @@
 // Everything the workspace reconciler depends on, injected (no module-level clients or loggers).
-import type { KubernetesObject, V1ConfigMap, V1ControllerRevision, V1Deployment, V1Job, V1Node, V1PersistentVolume, V1PersistentVolumeClaim, V1Pod, V1Service, V1StatefulSet, V1StorageClass } from '@kubernetes/client-node';
+import type { EventsV1Event, KubernetesObject, V1ConfigMap, V1ControllerRevision, V1Deployment, V1Job, V1Node, V1PersistentVolume, V1PersistentVolumeClaim, V1Pod, V1Service, V1StatefulSet, V1StorageClass } from '@kubernetes/client-node';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
 import type { FeatureGates } from '../../api/feature-gates.js';
 import type { Workspace } from '../../api/types.js';
@@ -37,6 +37,10 @@ export interface WorkspaceCaches {
   persistentVolumes: ObjectCache<V1PersistentVolume>;
   /** Jobs (every one: a foreign Job named like a tuning workspace is reported, never touched). */
   jobs: ObjectCache<V1Job>;
+  /** Secrets by metadata only (PartialObjectMetadata, no annotations): never a value. */
+  secrets: ObjectCache<KubernetesObject>;
+  /** Only FailedCreate Events regarding StatefulSets. */
+  failedCreateEvents: ObjectCache<EventsV1Event>;
   /** Only with node auto-provisioning on. */
   nodeClaims?: ObjectCache<NodeClaim>;
 }

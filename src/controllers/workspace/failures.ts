@@ -1,9 +1,9 @@
 // How a pass that cannot finish explains itself. Every failure the workspace can do something about
 // is reported: a False condition plus a Warning event with the reason and message. What happens
 // next depends on what can change the outcome:
-//   a watched input (spec, nodes, ConfigMaps, a colliding object) → TerminalError: no requeue, the event brings it back;
-//   an unwatched input (a Secret)                                → TerminalError with recheckAfterMs: one later look;
-//   the API server refused a child object                        → retried with the queue's backoff, up to its cap.
+//   a watched input (spec, nodes, ConfigMaps, Secrets, a colliding object) → TerminalError: no requeue, the event brings it back;
+//   the API server refused a child object                        → retried with the queue's backoff up to its cap,
+//                                                                  never sooner than 5 min (REFUSAL_RETRY_MIN_MS).
 import { TerminalError } from '../../runtime/controller.js';
 import { isRefused, toKubeError } from '../../runtime/errors.js';
 

@@ -3,7 +3,8 @@
 // (#1493). Here every field the StatefulSet controller reports must agree, and pods explain why not.
 import type { V1Node, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { droppedFieldsMessage } from '../../builders/template.js';
-import { explainPods, isPodReady } from './pod-problems.js';
+import { explainPods, isPodReady, PodProblem } from './pod-problems.js';
+import { POD_CREATION_FAILED } from './pod-creation.js';
 
 export type Readiness =
   | { ready: true; reason: string; message: string }
@@ -18,6 +19,9 @@ export const NotReadyReason = {
 } as const;
 
 export { isPodReady, PodProblem } from './pod-problems.js';
+
+/** Not-ready reasons that name a problem (not progress): each new one also gets a Warning event. */
+export const ANNOUNCED_REASONS: ReadonlySet<string> = new Set([...Object.values(PodProblem), POD_CREATION_FAILED, NotReadyReason.ReadinessTimeout]);
 
 /** Pods of the StatefulSet that should exist (`<name>-0` … `<name>-<replicas-1>`), legacy pods excluded. */
 function expectedPods(sts: V1StatefulSet, pods: readonly V1Pod[]): V1Pod[] {
@@ -81,4 +85,9 @@ export function withReadinessTimeout(
 /** Names template fields that were dropped in the InferenceReady message, ready or not. */
 export function withDroppedFields(r: Readiness, dropped: readonly string[] | undefined): Readiness {
   return dropped?.length ? { ...r, message: `${r.message}; ${droppedFieldsMessage(dropped)}` } : r;
+}
+
+/** Appends a warning to the InferenceReady message without changing its status (a serving workload stays True). */
+export function withWarning(r: Readiness, warning: string | undefined): Readiness {
+  return warning ? { ...r, message: `${r.message}; ${warning}` } : r;
 }

@@ -15,21 +15,23 @@ import { controllerOf, type ObjectCache } from '../../runtime/cache.js';
 import { MERGE_PATCH } from '../../runtime/client.js';
 import { TerminalError, type Result } from '../../runtime/controller.js';
 import { needsApply } from '../../runtime/drift.js';
-import { ignoreAlreadyExists, ignoreGone, isNotFound } from '../../runtime/errors.js';
+import { ignoreAlreadyExists, ignoreGone, KubeApiError, toKubeError } from '../../runtime/errors.js';
 import { Resources } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
 import { finalizeWorkspace, MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
 import { CHILD_OBJECT_REJECTED, reportable } from './failures.js';
+import { ModelSecrets, SecretReason, servingWithSecretProblem } from './model-secret.js';
+import { podCreationFailure } from './pod-creation.js';
 import { gatherFacts, volumeKindOf } from './facts.js';
 import { planMigration, type MigrationPlan } from './migration.js';
 import { nodePressureWarning } from './node-pressure.js';
 import { deleteExactly, notOwnedMessage, ownedBy, writtenBy } from './ownership.js';
-import { statefulSetReadiness, withDroppedFields, withReadinessTimeout, type Readiness } from './readiness.js';
+import { ANNOUNCED_REASONS, statefulSetReadiness, withDroppedFields, withReadinessTimeout, withWarning, type Readiness } from './readiness.js';
 import { createClaims, labelClaimNodes, planFor } from './provisioning.js';
 import { NODECLAIMS_CREATED_ANNOTATION, type ProvisioningPlan } from './provisioning-plan.js';
 import { pruneRevisions } from './revisions.js';
-import { selectiveUpdate } from './selective-update.js';
+import { adoptableAsIs, selectiveUpdate } from './selective-update.js';
 import { releaseStrandedClaims } from './stranded-claims.js';
 import { computeStatus, type StatusInput } from './status.js';
 import { reconcileTuning, writeTuningStatus, type TuningSteps } from './tuning.js';
@@ -37,7 +39,8 @@ import { reconcileTuning, writeTuningStatus, type TuningSteps } from './tuning.j
 /** kaito-ts condition reasons beyond KAITO's (documented in docs/controller.md). */
 export const Reason = {
   InvalidSpec: 'InvalidSpec',
-  SecretNotFound: 'ModelAccessSecretNotFound',
+  SecretNotFound: SecretReason.NotFound,
+  SecretKeyMissing: SecretReason.KeyMissing,
   NotOwned: 'ObjectNotOwned',
   WorkloadMigration: 'WorkloadMigration',
   NodeClaimCrdMissing: 'NodeClaimCRDNotInstalled',
@@ -46,11 +49,15 @@ export const Reason = {
   TemplateFieldsDropped: 'TemplateFieldsDropped',
 } as const;
 
-/** Secrets are not watched: a workspace waiting for one looks again this often (bounded, never a hot loop). */
-export const SECRET_RECHECK_MS = 30_000;
+/** The soonest a refused child object is sent again without a relevant event (docs/controller.md). */
+export const REFUSAL_RETRY_MIN_MS = 300_000;
 
 export class WorkspaceReconciler {
-  constructor(private readonly deps: WorkspaceDeps) {}
+  private readonly secrets: ModelSecrets;
+
+  constructor(private readonly deps: WorkspaceDeps) {
+    this.secrets = new ModelSecrets(deps.client, deps.caches.secrets);
+  }
 
   /** The steps of this reconciler that the tuning path (tuning.ts) shares. */
   private readonly tuningSteps: TuningSteps = {
@@ -76,7 +83,11 @@ export class WorkspaceReconciler {
       const { reason, message } = failure;
       if (current.tuning) await writeTuningStatus(current, this.deps, this.nodeFacts(current, 1), { kind: 'invalid', reason, message });
       else await this.report(current, { ...this.nodeFacts(current, current.status?.targetNodeCount || 1), failure: { reason, message } });
-      throw err; // TerminalError: no retry (or one recheck); a refusal: the queue's per-key backoff up to its cap
+      if (!failure.backoff) throw err; // a TerminalError: reported, not retried; the next event brings the key back
+      // The queue's per-key backoff up to its cap, never sooner than REFUSAL_RETRY_MIN_MS: the server
+      // answers the same until the spec changes (an event, seen at once) or the cluster's rules do.
+      const e = toKubeError(err);
+      throw new KubeApiError(e.kind, e.message, e.status, e.reason, Math.max(e.retryAfterMs ?? 0, REFUSAL_RETRY_MIN_MS), e.details);
     }
   };
 
@@ -95,7 +106,9 @@ export class WorkspaceReconciler {
       const p = built.problems[0]!;
       throw new TerminalError(p.reason, built.problems.map((x) => `${x.field}: ${x.message}`).join('; '));
     }
-    await this.checkSecret(ws);
+    // A Secret problem stops a workspace that has no workload yet; a serving one keeps serving and is warned (docs/controller.md).
+    const secretProblem = await this.secrets.problem(ws);
+    if (secretProblem && !sts) throw new TerminalError(secretProblem.reason, secretProblem.message);
 
     // One write for the finalizer and the revision annotations (only our keys: KAITO rewrites the
     // whole annotation map, W23).
@@ -127,7 +140,9 @@ export class WorkspaceReconciler {
 
     const readiness = this.inferenceReadiness(ws, current, pods, plan);
     const nodeFacts = this.nodeFacts(ws, built.targetNodeCount, provisioning?.plan);
-    await this.report(ws, { ...nodeFacts, targetNodeCount: built.targetNodeCount, inference: withDroppedFields(readiness.readiness, built.droppedFields), decisions: built.decisions });
+    const inference = withWarning(withDroppedFields(readiness.readiness, built.droppedFields), secretProblem && servingWithSecretProblem(secretProblem));
+    await this.announce(ws, [secretProblem, ANNOUNCED_REASONS.has(readiness.readiness.reason) ? readiness.readiness : undefined]);
+    await this.report(ws, { ...nodeFacts, targetNodeCount: built.targetNodeCount, inference, decisions: built.decisions });
     const recheck = [readiness.recheckAfterMs, provisioning?.plan.recheckAfterMs].filter((x): x is number => x !== undefined);
     return recheck.length ? { requeueAfterMs: Math.min(...recheck) } : {};
   }
@@ -171,19 +186,6 @@ export class WorkspaceReconciler {
       }),
     );
     if (issues.length) throw new TerminalError(Reason.InvalidSpec, formatIssues(issues));
-  }
-
-  /** Secrets are never cached (nothing secret in memory): one GET, only for presets that need a token. */
-  private async checkSecret(ws: WorkspaceObject): Promise<void> {
-    const secret = ws.inference?.preset?.presetOptions?.modelAccessSecret;
-    const preset = getPreset(ws.inference?.preset?.name ?? '');
-    if (!secret || !preset?.downloadAtRuntime) return;
-    try {
-      await this.deps.client.get(Resources.secrets, ws.metadata.namespace, secret);
-    } catch (err) {
-      if (isNotFound(err)) throw new TerminalError(Reason.SecretNotFound, `Secret ${ws.metadata.namespace}/${secret} named in inference.preset.presetOptions.modelAccessSecret does not exist`, SECRET_RECHECK_MS);
-      throw err;
-    }
   }
 
   private async syncRevision(ws: WorkspaceObject, built: Extract<BuildResult, { ok: true }>): Promise<void> {
@@ -238,6 +240,7 @@ export class WorkspaceReconciler {
     // BYO: raised towards the target as matching nodes appear (src/builders/replicas.ts).
     const replicas = replicasFor(built.targetNodeCount, built.replicaBound, live.spec?.replicas);
     if (sameRevision && replicas === live.spec?.replicas) return live;
+    if (adoptableAsIs(ws, desired, live, replicas)) return live;
     // A new revision: re-decide the weights volume as if creating. Claim templates are immutable,
     // so a different shape means recreating the StatefulSet, announced as a restart.
     const fresh = sameRevision ? undefined : buildWorkspace(ws, { ...gatherFacts(ws, this.deps, undefined), storageClassNames });
@@ -274,10 +277,20 @@ export class WorkspaceReconciler {
     }
   }
 
+  /**
+   * A Warning event for each problem InferenceReady starts naming: a new reason, or a warning its
+   * message did not carry. A reason whose text moves (a scheduler message naming the node count) is announced once.
+   */
+  private async announce(ws: WorkspaceObject, problems: ({ reason: string; message: string } | undefined)[]): Promise<void> {
+    const before = findCondition(ws.status?.conditions, ConditionType.InferenceReady);
+    for (const p of problems) if (p && before?.reason !== p.reason && !before?.message.includes(p.message)) await this.deps.recorder.event(ws, 'Warning', p.reason, p.message);
+  }
+
   private inferenceReadiness(ws: WorkspaceObject, sts: V1StatefulSet | undefined, pods: V1Pod[], plan: MigrationPlan): { readiness: Readiness; recheckAfterMs?: number } {
     if (plan.kind === 'waitForPod0') return { readiness: { ready: false, reason: Reason.WorkloadMigration, message: plan.message } };
     // Only our StatefulSet's pods explain it: a foreign Deployment's pods may carry the same label.
-    const base = statefulSetReadiness(sts, pods.filter((p) => !!sts && controllerOf(p)?.uid === sts.metadata?.uid), this.deps.caches.nodes.list());
+    const observed = statefulSetReadiness(sts, pods.filter((p) => !!sts && controllerOf(p)?.uid === sts.metadata?.uid), this.deps.caches.nodes.list());
+    const base = (!observed.ready && sts && podCreationFailure(sts, this.deps.caches.failedCreateEvents.list({ namespace: sts.metadata?.namespace }))) || observed;
     const current = findCondition(ws.status?.conditions, ConditionType.InferenceReady);
     const since = current?.status === 'False' ? new Date(current.lastTransitionTime) : this.deps.now();
     const timeout = getPreset(ws.inference?.preset?.name ?? '')?.readinessTimeoutSeconds ?? TEMPLATE_READINESS_TIMEOUT_SECONDS;

@@ -5,6 +5,9 @@
 // object, so applying it changes exactly the four updatable parts. Fields other managers own (a
 // user's label, annotation or sidecar) are not in what we apply, so SSA leaves them alone.
 import type { V1Container, V1PodSpec, V1StatefulSet } from '@kubernetes/client-node';
+import { ANNOTATION_REVISION } from '../../api/labels.js';
+import type { Workspace } from '../../api/types.js';
+import { needsApply } from '../../runtime/drift.js';
 
 const UPDATABLE_POD_FIELDS = new Set<keyof V1PodSpec>(['initContainers', 'volumes', 'containers']);
 const UPDATABLE_CONTAINER_FIELDS = new Set<keyof V1Container>(['env', 'volumeMounts']);
@@ -47,4 +50,17 @@ export function selectiveUpdate(desired: V1StatefulSet, live: V1StatefulSet): V1
 function stripClaimStatus<T extends { status?: unknown; apiVersion?: string; kind?: string }>(claim: T): T {
   const { status: _s, apiVersion: _a, kind: _k, ...rest } = claim;
   return rest as T;
+}
+
+/**
+ * KAITO v0.8.0 writes no revision annotation on template StatefulSets. Taking one over changes
+ * nothing when KAITO's selective update would change nothing apart from that annotation: it is
+ * left as it is, so a takeover writes no StatefulSet (idle passes stay write-free: this is a cache check).
+ */
+export function adoptableAsIs(ws: Workspace, desired: V1StatefulSet, live: V1StatefulSet, replicas: number | undefined): boolean {
+  if (!ws.inference?.template || live.metadata?.annotations?.[ANNOTATION_REVISION] !== undefined || replicas !== live.spec?.replicas) return false;
+  const update = selectiveUpdate(desired, live);
+  const annotations = { ...update.metadata?.annotations };
+  delete annotations[ANNOTATION_REVISION];
+  return !needsApply({ ...update, metadata: { ...update.metadata, annotations } }, live);
 }

@@ -1,6 +1,6 @@
 // Wires the workspace controller (controller-runtime's SetupWithManager): one reflector per kind
 // the reconciler reads, and the mappers that turn a change of any of them into workspace keys.
-import type { KubernetesObject, V1Job, V1Node, V1PersistentVolume, V1Pod } from '@kubernetes/client-node';
+import type { EventsV1Event, KubernetesObject, V1Job, V1Node, V1PersistentVolume, V1Pod } from '@kubernetes/client-node';
 import { isDeepStrictEqual } from 'node:util';
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_WORKSPACE_NAME, LABEL_WORKSPACE_NAMESPACE, RESOURCE_NVIDIA_GPU } from '../../api/labels.js';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
@@ -14,9 +14,11 @@ import { isNotFound } from '../../runtime/errors.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { Logger } from '../../runtime/log.js';
 import { enqueueOwner, enqueueSelf, generationOrLabelsChanged, when, type Mapper } from '../../runtime/mappers.js';
-import { Reflector } from '../../runtime/reflector.js';
+import { Reflector, type ReflectorOptions } from '../../runtime/reflector.js';
 import { objectKey, Resources, type ResourceType } from '../../runtime/resources.js';
 import type { OperatorConfig, WorkspaceCaches, WorkspaceObject } from './context.js';
+import { modelAccessSecretOf } from './model-secret.js';
+import { FAILED_CREATE_FIELD_SELECTOR } from './pod-creation.js';
 import { WorkspaceReconciler } from './reconciler.js';
 
 export interface WorkspaceControllerOptions {
@@ -41,7 +43,7 @@ export interface WorkspaceController {
 
 export function setupWorkspaceController(o: WorkspaceControllerOptions): WorkspaceController {
   const reflectors: Reflector<KubernetesObject>[] = [];
-  const reflect = <T extends KubernetesObject>(type: ResourceType, extra: { labelSelector?: string } = {}): Reflector<T> => {
+  const reflect = <T extends KubernetesObject>(type: ResourceType, extra: Pick<ReflectorOptions<T>, 'labelSelector' | 'fieldSelector' | 'metadataOnly'> = {}): Reflector<T> => {
     const scope = type.namespaced && o.namespace ? { namespace: o.namespace } : {};
     const r = new Reflector<T>({ client: o.client, type, ...scope, ...extra, onError: (err) => o.log.error({ resource: type.plural, error: err.message }, 'watch failed; retrying') });
     reflectors.push(r as unknown as Reflector<KubernetesObject>);
@@ -63,6 +65,10 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     configMaps: reflect(Resources.configMaps),
     // Every Job, like StatefulSets: a Job named like a tuning workspace but not ours must be seen to be left alone.
     jobs: reflect<V1Job>(Resources.jobs),
+    // Metadata only: no Secret value is ever held (model-secret.ts), yet a late Secret is seen at once.
+    secrets: reflect(Resources.secrets, { metadataOnly: true }),
+    // Only the StatefulSet controller's FailedCreate Events: why pods are missing (pod-creation.ts).
+    failedCreateEvents: reflect<EventsV1Event>(Resources.events, { fieldSelector: FAILED_CREATE_FIELD_SELECTOR }),
   };
   // Node auto-provisioning only. Optional: the operator starts without the NodeClaim CRD and picks it up later.
   const nodeClaims = o.config.featureGates.disableNodeAutoProvisioning ? undefined : reflect<NodeClaim>(Resources.nodeClaims, { labelSelector: LABEL_WORKSPACE_NAME });
@@ -101,7 +107,12 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     .watch(r.nodes, when(nodeChangeMatters, workspacesSelectingNode(caches.workspaces)))
     // A StorageClass only matters to workspaces still deciding their volume: every one, cheaply.
     .watch(r.storageClasses, () => all.keys())
-    .watch(r.configMaps, configMapToWorkspaces(caches.workspaces));
+    .watch(r.configMaps, configMapToWorkspaces(caches.workspaces))
+    .watch(r.secrets, secretToWorkspaces(caches.workspaces))
+    .watch(r.failedCreateEvents, (e) => {
+      const sts = e.obj.regarding?.name ? caches.statefulSets.get(e.obj.regarding.namespace, e.obj.regarding.name) : undefined;
+      return sts ? enqueueOwner('Workspace', 'kaito.sh')({ type: 'add', obj: sts }) : [];
+    });
   if (nodeClaims) {
     controller.watch(nodeClaims, when(claimChanged, claimToWorkspace), { required: false });
     // A CRD installed after start: every waiting workspace goes on, without a restart.
@@ -185,6 +196,10 @@ function configMapToWorkspaces(workspaces: ObjectCache<WorkspaceObject>): Mapper
       .filter((ws) => (ws.tuning ? tuningConfigName(ws) : ws.inference?.config || DEFAULT_INFERENCE_CONFIG_TEMPLATE) === name)
       .map(keyOf);
   };
+}
+
+function secretToWorkspaces(workspaces: ObjectCache<WorkspaceObject>): Mapper {
+  return (e) => workspaces.list({ namespace: e.obj.metadata?.namespace }).filter((ws) => modelAccessSecretOf(ws) === e.obj.metadata?.name).map(keyOf);
 }
 
 /** The ConfigMap a tuning workspace reads: its own, or the method's template. */

@@ -2,7 +2,7 @@
 // for its derived names, a count past the ceiling); a template asking for more replicas than its
 // bring-your-own nodes hold gets one per node, growing as nodes appear; a child object the API
 // server refuses becomes a False condition and a Warning event with the server's words, retried
-// with the queue's backoff, not in a loop.
+// with the queue's backoff (never sooner than 5 min), not in a loop.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { V1StatefulSet } from '@kubernetes/client-node';
@@ -87,19 +87,20 @@ test('child objects the API server refuses: ChildObjectRejected with the server 
     assert.equal(await getOne(w.ns, 'statefulset', c.name), undefined, `${c.name}: nothing half-made`);
   }
 
-  // Backoff, not a loop and not forgotten: each key keeps its failure count while reconciles thin out.
+  // Backoff, not a loop and not forgotten: each key holds one failure, its retry at least
+  // REFUSAL_RETRY_MIN_MS away, and nothing is sent meanwhile.
   const op = w.op!;
   const queue = op.mgr.workspace.controller.queue;
-  await sleep(5_000);
+  await sleep(2_000);
   const [reconciles0, writes0] = [op.reconciles(), op.writes()];
   await sleep(10_000);
   const reconciles = op.reconciles() - reconciles0;
   const writes = op.writes() - writes0;
   const requeues = cases.map((c) => queue.numRequeues(`${w.ns}/${c.name}`));
   t.diagnostic(`over 10 s with ${cases.length} refused workspaces: ${reconciles} reconciles, ${writes} writes; failures per key: ${requeues.join(', ')}`);
-  for (const [i, c] of cases.entries()) assert.ok(requeues[i]! >= 5, `${c.name}: retried with backoff (${requeues[i]} failures so far)`);
-  assert.ok(reconciles <= 2 * cases.length, `reconciles in 10 s: ${reconciles}`);
-  assert.ok(writes <= 3 * cases.length, `writes in 10 s: ${writes}`);
+  for (const [i, c] of cases.entries()) assert.ok(requeues[i]! >= 1, `${c.name}: a retry is scheduled with backoff (${requeues[i]} failures so far)`);
+  assert.equal(reconciles, 0, `reconciles in 10 s: ${reconciles}`);
+  assert.equal(writes, 0, `writes in 10 s: ${writes}`);
 
   // Fixed by the user: the next event brings it back at once and it converges.
   await kubectl(['delete', 'workspace', 'never-restart'], { namespace: w.ns });

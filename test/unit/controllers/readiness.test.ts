@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
-import { statefulSetReadiness, withReadinessTimeout, NotReadyReason, PodProblem } from '../../../src/controllers/workspace/readiness.js';
+import { ANNOUNCED_REASONS, statefulSetReadiness, withReadinessTimeout, withWarning, NotReadyReason, PodProblem, type Readiness } from '../../../src/controllers/workspace/readiness.js';
 
 function sts(spec: { replicas?: number; generation?: number }, status: Partial<NonNullable<V1StatefulSet['status']>>): V1StatefulSet {
   return {
@@ -85,4 +85,17 @@ test('readiness timeout: within the window asks for a recheck, past it reports t
   assert.equal(late.readiness.reason, NotReadyReason.ReadinessTimeout);
   assert.match(late.readiness.message, /timeout 1800s/);
   assert.equal(late.recheckAfterMs, undefined);
+});
+
+test('withWarning: appended to the message, status and reason unchanged; problems are announced, progress is not', () => {
+  const cases: [string, Readiness, string | undefined, string][] = [
+    ['serving, Secret gone', { ready: true, reason: 'WorkspaceInferenceStatusSuccess', message: 'ok' }, 'warning: gone', 'ok; warning: gone'],
+    ['no warning', { ready: false, reason: 'PodsNotReady', message: 'x' }, undefined, 'x'],
+  ];
+  for (const [name, r, warning, message] of cases) {
+    const got = withWarning(r, warning);
+    assert.deepEqual(got, { ...r, message }, name);
+  }
+  for (const reason of ['PodCreationFailed', 'Unschedulable', 'ImagePullError', 'InferenceReadinessTimeout']) assert.ok(ANNOUNCED_REASONS.has(reason), reason);
+  for (const reason of ['RolloutInProgress', 'PodsNotReady', 'StatefulSetNotFound']) assert.ok(!ANNOUNCED_REASONS.has(reason), reason);
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1StatefulSet } from '@kubernetes/client-node';
-import { selectiveUpdate } from '../../../src/controllers/workspace/selective-update.js';
+import { adoptableAsIs, selectiveUpdate } from '../../../src/controllers/workspace/selective-update.js';
 
 function sts(p: { image: string; env: string; command: string; replicas: number; initImage: string; volume: string; tolerations?: string }): V1StatefulSet {
   return {
@@ -48,4 +48,24 @@ test('a user sidecar in the live object is not claimed by our apply', () => {
   const desired = sts({ image: 'i', env: 'e2', command: 'c', replicas: 1, initImage: 'p', volume: 'v' });
   const out = selectiveUpdate(desired, live);
   assert.deepEqual(out.spec!.template.spec!.containers.map((c) => c.name), ['ws']);
+});
+
+test('adoptableAsIs: a KAITO template StatefulSet without the revision annotation is left alone only when nothing updatable differs', () => {
+  const base = { image: 'img', env: 'e', command: 'c', replicas: 1, initImage: 'init', volume: 'v' };
+  const template = { metadata: { name: 'ws', namespace: 'ns' }, resource: {}, inference: { template: { spec: { containers: [] } } } } as never;
+  const preset = { metadata: { name: 'ws', namespace: 'ns' }, resource: {}, inference: { preset: { name: 'phi-4-mini-instruct' } } } as never;
+  const kaitoMade = () => {
+    const s = sts(base);
+    delete s.metadata!.annotations!['workspace.kaito.io/revision'];
+    return s;
+  };
+  const rows: [string, never, V1StatefulSet, V1StatefulSet, number, boolean][] = [
+    ['template, same content, no annotation: adopted', template, sts(base), kaitoMade(), 1, true],
+    ['template, env differs: written', template, sts({ ...base, env: 'new' }), kaitoMade(), 1, false],
+    ['template, replicas differ: written', template, sts(base), kaitoMade(), 2, false],
+    ['template, annotation present (ours): normal rule', template, sts(base), sts(base), 1, false],
+    ['preset: never', preset, sts(base), kaitoMade(), 1, false],
+    ['template, image differs (KAITO keeps the live image): adopted', template, sts({ ...base, image: 'other' }), kaitoMade(), 1, true],
+  ];
+  for (const [name, ws, desired, live, replicas, want] of rows) assert.equal(adoptableAsIs(ws, desired, live, replicas), want, name);
 });

@@ -45,8 +45,8 @@ test('the comparison catches a verb removed from, or added to, the role', () => 
   const g = granted().permissions;
   const without = g.filter((p) => permKey(p) !== 'apps|statefulsets|delete');
   assert.deepEqual(compare(scan.permissions, without).missing, ['apps|statefulsets|delete']);
-  const extra: Permission[] = [...g, { group: '', resource: 'secrets', verb: 'list' }];
-  assert.deepEqual(compare(scan.permissions, extra).unused, ['core|secrets|list']);
+  const extra: Permission[] = [...g, { group: '', resource: 'secrets', verb: 'delete' }];
+  assert.deepEqual(compare(scan.permissions, extra).unused, ['core|secrets|delete']);
 });
 
 test('the Lease Role limits get/patch to kaito-ts-leader', () => {
