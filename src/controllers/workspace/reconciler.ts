@@ -20,7 +20,7 @@ import { Resources } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
 import { finalizeWorkspace, MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
-import { CHILD_OBJECT_REJECTED, reportable } from './failures.js';
+import { CHILD_OBJECT_REJECTED, persistentConflict, reportable } from './failures.js';
 import { ModelSecrets, SecretReason, servingWithSecretProblem } from './model-secret.js';
 import { podCreationFailure } from './pod-creation.js';
 import { gatherFacts, volumeKindOf } from './facts.js';
@@ -68,7 +68,7 @@ export class WorkspaceReconciler {
     nodeFacts: (ws, target, plan) => this.nodeFacts(ws, target, plan),
   };
 
-  reconcile = async (key: string): Promise<Result> => {
+  reconcile = async (key: string, failuresSoFar = 0): Promise<Result> => {
     const cached = this.deps.caches.workspaces.getByKey(key);
     if (!cached) return {};
     if (cached.metadata.deletionTimestamp) return finalizeWorkspace(cached, this.deps);
@@ -76,13 +76,15 @@ export class WorkspaceReconciler {
     try {
       return ws.tuning ? await reconcileTuning(ws, this.deps, this.tuningSteps) : await this.reconcileLive(ws);
     } catch (err) {
-      const failure = reportable(err);
+      const conflict = persistentConflict(err, failuresSoFar);
+      const failure = reportable(err) ?? conflict;
       if (!failure) throw err;
       // The pass may have written the workspace already: continue from what the cache holds now.
       const current = await this.ensureMetadata(structuredClone(this.deps.caches.workspaces.getByKey(key) ?? ws));
       const { reason, message } = failure;
       if (current.tuning) await writeTuningStatus(current, this.deps, this.nodeFacts(current, 1), { kind: 'invalid', reason, message });
       else await this.report(current, { ...this.nodeFacts(current, current.status?.targetNodeCount || 1), failure: { reason, message } });
+      if (conflict) throw err; // reported, and still a plain retry
       if (!failure.backoff) throw err; // a TerminalError: reported, not retried; the next event brings the key back
       // The queue's per-key backoff up to its cap, never sooner than REFUSAL_RETRY_MIN_MS: the server
       // answers the same until the spec changes (an event, seen at once) or the cluster's rules do.

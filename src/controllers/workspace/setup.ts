@@ -86,7 +86,7 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
   });
   const controller = new Controller({
     name: 'workspace',
-    reconcile: (key) => reconciler.reconcile(key),
+    reconcile: (key, ctx) => reconciler.reconcile(key, ctx.retries),
     maxConcurrentReconciles: o.maxConcurrentReconciles,
     log: o.log,
     ...(o.syncPeriodMs ? { resync: { periodMs: o.syncPeriodMs, keys: () => r.workspaces.cache.keys() } } : {}),

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { WorkspaceObject } from '../../../src/controllers/workspace/context.js';
-import { CHILD_OBJECT_REJECTED, reportable } from '../../../src/controllers/workspace/failures.js';
+import { CHILD_OBJECT_REJECTED, CONFLICTS_BEFORE_REPORT, PERSISTENT_CONFLICT, persistentConflict, reportable } from '../../../src/controllers/workspace/failures.js';
 import { TerminalError } from '../../../src/runtime/controller.js';
 import { notOwnedMessage, ownedBy, ownedOnly, writtenBy } from '../../../src/controllers/workspace/ownership.js';
 import { KubeApiError } from '../../../src/runtime/errors.js';
@@ -61,5 +61,25 @@ test('reportable: refusals become ChildObjectRejected with the server message an
     assert.equal(r?.reason, c.reason, c.name);
     assert.equal(r?.backoff, c.backoff, c.name);
     assert.match(r?.message ?? '', c.message!, c.name);
+  }
+});
+
+test('persistentConflict: a 409 is reported once it has come back CONFLICTS_BEFORE_REPORT times; other errors never', () => {
+  const conflict = new KubeApiError('Conflict', 'Operation cannot be fulfilled on workspaces.kaito.sh "ws": the object has been modified', 409, 'Conflict');
+  const cases: [string, unknown, number, boolean][] = [
+    ['first 409: a stale cache, plain retry', conflict, 0, false],
+    ['one short of the threshold', conflict, CONFLICTS_BEFORE_REPORT - 1, false],
+    ['at the threshold', conflict, CONFLICTS_BEFORE_REPORT, true],
+    ['long after', conflict, 40, true],
+    ['not a conflict', new KubeApiError('ServerError', 'etcdserver: request timed out', 500), 40, false],
+  ];
+  for (const [name, err, failures, want] of cases) {
+    const r = persistentConflict(err, failures);
+    assert.equal(!!r, want, name);
+    if (r) {
+      assert.equal(r.reason, PERSISTENT_CONFLICT, name);
+      assert.equal(r.backoff, false, name);
+      assert.match(r.message, new RegExp(`409 Conflict ${failures + 1} times in a row: Operation cannot be fulfilled`), name);
+    }
   }
 });
