@@ -16,7 +16,7 @@ import { up } from '../src/simcluster/cluster.js';
 import { components } from '../src/simcluster/components.js';
 import { probe } from '../src/simcluster/health.js';
 import { isOurProcess, readPid, startDetached, stopProcess } from '../src/simcluster/process.js';
-import { isConflict, isNotFound } from '../src/simcluster/errors.js';
+import { isAlreadyExists, isNotFound } from '../src/runtime/errors.js';
 import { layoutFor, type Layout } from '../src/simcluster/layout.js';
 import { withLock } from '../src/simcluster/lock.js';
 import { POOL_LABEL, nodeNames, type NodePool } from '../src/simcluster/nodes.js';
@@ -248,7 +248,7 @@ async function createNamespaceIfMissing(core: CoreV1Api, name: string, labels: R
   try {
     await core.createNamespace({ body: { metadata: { name, labels } } });
   } catch (err) {
-    if (!isConflict(err)) throw err;
+    if (!isAlreadyExists(err)) throw err;
   }
 }
 
@@ -263,7 +263,7 @@ export async function ensureReleaseNamespace(kc: KubeConfig, name: string): Prom
   try {
     await core.createNamespacedConfigMap({ namespace: name, body });
   } catch (err) {
-    if (!isConflict(err)) throw err;
+    if (!isAlreadyExists(err)) throw err;
   }
 }
 

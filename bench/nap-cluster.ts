@@ -5,7 +5,7 @@ import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LABEL_WORKSPACE_NAMESPACE } from '../src/api/labels.js';
 import { Resources, resourcePath } from '../src/runtime/resources.js';
-import { isNotFound } from '../src/simcluster/errors.js';
+import { isNotFound } from '../src/runtime/errors.js';
 
 const NC = Resources.nodeClaims;
 

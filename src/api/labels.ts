@@ -19,7 +19,6 @@ export const LABEL_REVISION_WORKSPACE_NAME = 'workspace.kaito.io/name';
 // --- Labels on generated objects ---
 export const LABEL_WORKSPACE_NAME = 'kaito.sh/workspace';
 export const LABEL_WORKSPACE_NAMESPACE = 'kaito.sh/workspacenamespace';
-export const LABEL_RAGENGINE = 'kaito.sh/ragengine';
 /** Set on a Workspace by the InferenceSet controller; copied to the StatefulSet selector and pod labels. */
 export const LABEL_INFERENCESET_CREATED_BY = 'inferenceset.kaito.sh/created-by';
 export const LABEL_STATEFULSET_POD_NAME = 'statefulset.kubernetes.io/pod-name';
@@ -31,8 +30,6 @@ export const KARPENTER_NODEPOOL_KAITO = 'kaito';
 export const ANNOTATION_KARPENTER_DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
 export const LABEL_ACCELERATOR = 'accelerator';
 export const ACCELERATOR_NVIDIA = 'nvidia';
-export const LABEL_LEGACY_MACHINE_TYPE = 'kaito.sh/machine-type';
-export const LABEL_LEGACY_PROVISIONER_NAME = 'karpenter.sh/provisioner-name';
 export const LABEL_INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
 
 // --- GPU Feature Discovery node labels (BYO GPU facts) ---
@@ -44,8 +41,6 @@ export const RESOURCE_NVIDIA_GPU = 'nvidia.com/gpu';
 
 // --- Finalizers ---
 export const WORKSPACE_FINALIZER = 'workspace.finalizer.kaito.sh';
-export const INFERENCESET_FINALIZER = 'inferenceset.finalizer.kaito.sh';
-export const RAGENGINE_FINALIZER = 'ragengine.finalizer.kaito.sh';
 
 // --- Storage / config names ---
 /** StorageClass for local NVMe PVs (installed by the chart). */

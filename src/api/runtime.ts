@@ -12,7 +12,7 @@ export const RUNTIME_TRANSFORMERS: Runtime = 'transformers';
 type HasAnnotations = Pick<Workspace, 'metadata'>;
 
 export function workspaceRuntime(ws: HasAnnotations, gates: Pick<FeatureGates, 'vLLM'>): Runtime {
-  return runtimeDecision(ws, gates).choice as Runtime;
+  return runtimeDecision(ws, gates).choice;
 }
 
 /** The runtime together with the reason, for status decisions and `kaito-ts render`. */

@@ -222,8 +222,9 @@ function validateInferenceConfig(cm: InferenceConfigLookup, preset: Preset | und
   }
   const vllm = isRecord(doc) ? doc.vllm : undefined;
   const raw = isRecord(vllm) ? vllm['max-model-len'] : undefined;
-  if (raw === undefined || raw === null || String(raw).trim() === '' || !preset || preset.modelTokenLimit <= 0) return [];
-  const text2 = String(raw).trim();
+  const rawText = typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : (JSON.stringify(raw) ?? '');
+  if (raw === undefined || raw === null || rawText.trim() === '' || !preset || preset.modelTokenLimit <= 0) return [];
+  const text2 = rawText.trim();
   const field2 = 'inference.config[max-model-len]';
   if (!/^[+-]?\d+$/.test(text2)) return [error(field2, Msg.maxModelLenNotInt(`invalid syntax: ${JSON.stringify(text2)}`))];
   const value = Number(text2);

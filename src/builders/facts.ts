@@ -96,7 +96,7 @@ export function factsFromObjects(objects: readonly unknown[], namespace: string,
         facts.storageClassNames.push(name);
         break;
       case 'Node':
-        facts.nodes.push(obj as V1Node);
+        facts.nodes.push(obj);
         break;
       case 'ConfigMap':
         facts.configMaps.push({ ...(obj as V1ConfigMap), metadata: { ...obj.metadata, namespace: obj.metadata?.namespace ?? 'default' } });

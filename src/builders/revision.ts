@@ -2,7 +2,7 @@
 // by the Go operator are adopted without a spurious new revision and rollout.
 import { createHash } from 'node:crypto';
 import type { V1ControllerRevision } from '@kubernetes/client-node';
-import { ANNOTATION_HASH, ANNOTATION_REVISION, LABEL_REVISION_WORKSPACE_NAME } from '../api/labels.js';
+import { ANNOTATION_HASH, LABEL_REVISION_WORKSPACE_NAME } from '../api/labels.js';
 import type { Workspace } from '../api/types.js';
 import { encodeGo, encodeGoDocument, type GoStructTable } from './gojson/encode.js';
 import { K8S_STRUCTS } from './gojson/k8s-types.js';
@@ -109,9 +109,4 @@ export function buildControllerRevision(ws: Workspace, hash: string, revision: n
     data,
     revision,
   };
-}
-
-/** The revision annotation value the workspace carries (undefined when not yet synced). */
-export function workspaceRevision(ws: Workspace): string | undefined {
-  return ws.metadata.annotations?.[ANNOTATION_REVISION];
 }

@@ -16,7 +16,7 @@ export interface TemplateWorkload {
 }
 
 export function templateStatefulSet(ws: Workspace, replicas: number, revision: number): TemplateWorkload {
-  const pruned = pruneToGoType(structuredClone(ws.inference?.template ?? {}) as V1PodTemplateSpec, 'PodTemplateSpec');
+  const pruned = pruneToGoType<V1PodTemplateSpec>(structuredClone(ws.inference?.template ?? {}), 'PodTemplateSpec');
   const template = pruned.value;
   const selector = workspaceSelectorLabels(ws);
   const spec = template.spec ?? { containers: [] };

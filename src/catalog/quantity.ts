@@ -2,8 +2,6 @@
 // Exact decimal arithmetic with BigInt, then rounded UP to a whole number like Go's `Quantity.Value()`,
 // which is what KAITO calls before its own float maths (e.g. the estimator's `floor(bytes × 1.02)`).
 
-export const KIB = 1024;
-export const MIB = 1024 ** 2;
 export const GIB = 1024 ** 3;
 
 const BINARY_SUFFIX: Record<string, bigint> = {

@@ -8,7 +8,7 @@ import { workspaceName } from '../builders/meta.js';
 import type { NodeClaim } from '../builders/nodeclaim.js';
 import { Reason } from '../controllers/workspace/reconciler.js';
 import { KubeClient, MERGE_PATCH } from '../runtime/client.js';
-import { isAlreadyExists, isNotFound } from '../runtime/errors.js';
+import { ignoreNotFound, isAlreadyExists } from '../runtime/errors.js';
 import { Resources, type ResourceType } from '../runtime/resources.js';
 import { KubeTransport } from '../runtime/transport.js';
 import { adminKubeConfig, isRunning, up, type ClusterInfo } from '../simcluster/cluster.js';
@@ -48,14 +48,11 @@ export function demoApi(): DemoApi {
   return { kc, client: new KubeClient(transport, { fieldManager: DEMO_FIELD_MANAGER }), close: () => transport.close() };
 }
 
-const ignoreNotFound = (err: unknown): void => {
-  if (!isNotFound(err)) throw err;
-};
 
 /** Server-side apply of the Workspace CRD, then wait until it is Established and served. */
 export async function installCrd(client: KubeClient, namespace: string, signal: AbortSignal): Promise<void> {
   const crd = workspaceCrd();
-  await client.apply(CRDS, crd as unknown as KubernetesObject);
+  await client.apply(CRDS, crd);
   const deadline = Date.now() + 60_000;
   await waitUntil(`CRD ${crd.metadata.name} Established`, deadline, async () => {
     const live = await client.get<KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } }>(CRDS, undefined, crd.metadata.name);
@@ -125,7 +122,7 @@ async function listIn<T extends KubernetesObject>(client: KubeClient, type: Reso
 /** Applies every sample workspace (server-side apply under the demo's field manager). */
 export async function applyWorkspaces(client: KubeClient, samples: Samples): Promise<void> {
   for (const ws of samples.workspaces) {
-    await client.apply(Resources.workspaces, ws as unknown as KubernetesObject);
+    await client.apply(Resources.workspaces, ws);
   }
 }
 

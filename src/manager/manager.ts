@@ -51,11 +51,12 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
     log,
     maxConcurrentReconciles: o.maxConcurrentReconciles,
     namespace: o.namespace,
+    syncPeriodMs: o.syncPeriodMs,
     config: { featureGates: o.featureGates, cloudProvider: o.cloudProvider, presetRegistry: o.presetRegistry, releaseNamespace: o.releaseNamespace, nodeProvisioningTimeoutMs: o.nodeProvisioningTimeoutMs },
   });
   const { controller } = workspace;
   const leaseNamespace = o.leaderElectionNamespace ?? DEFAULT_LEADER_ELECTION_NAMESPACE;
-  const elector = o.leaderElect ? new LeaderElector({ client, namespace: leaseNamespace, log }) : undefined;
+  const elector = o.leaderElect ? new LeaderElector({ client, namespace: leaseNamespace, log, timings: o.leaderElectionTimings }) : undefined;
   const metrics = new OperatorMetrics({
     controller,
     workspaces: workspace.caches.workspaces,

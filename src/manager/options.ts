@@ -5,7 +5,8 @@ import { resolveCloudProvider } from '../catalog/gpu-skus.js';
 import { presetRegistry } from '../catalog/presets.js';
 import type { CloudProvider } from '../catalog/types.js';
 import { DEFAULT_RELEASE_NAMESPACE } from '../builders/facts.js';
-import { DEFAULT_LEADER_ELECTION_NAMESPACE } from './leader-election.js';
+import { positiveDurationFlag } from '../runtime/duration.js';
+import { checkTimings, DEFAULT_LEADER_ELECTION_NAMESPACE, DEFAULT_TIMINGS, type LeaderElectionTimings } from './leader-election.js';
 
 export interface ManagerOptions {
   kubeconfig?: string;
@@ -23,6 +24,9 @@ export interface ManagerOptions {
   namespace?: string;
   leaderElect: boolean;
   leaderElectionNamespace?: string;
+  leaderElectionTimings: LeaderElectionTimings;
+  /** Every workspace is reconciled again this often even without an event (controller-runtime's SyncPeriod). */
+  syncPeriodMs: number;
   logLevel: string;
 }
 
@@ -37,9 +41,14 @@ export const RUN_USAGE = `Usage: kaito-ts run [flags]
   --metrics-bind-address HOST:PORT   Prometheus /metrics (default :8080; "0" disables; port 0 picks one)
   --health-probe-bind-address H:P    /healthz and /readyz (default :8081)
   --namespace NS                     reconcile only the workspaces of this namespace (default: all)
-  --leader-elect                     hold the Lease kaito-ts-leader before reconciling (15 s lease,
-                                     10 s renew deadline, 2 s retry; losing it exits the process)
+  --leader-elect                     hold the Lease kaito-ts-leader before reconciling (losing it
+                                     exits the process)
   --leader-election-namespace NS     Lease namespace (default POD_NAMESPACE, else kaito-workspace)
+  --leader-election-lease-duration D how long standbys wait after the last renewal they saw (default 9s,
+                                     whole seconds)
+  --leader-election-renew-deadline D how long the leader keeps trying to renew before it exits (default 6s)
+  --leader-election-retry-period D   between tries to acquire or renew (default 1.2s)
+  --sync-period DUR                  reconcile every workspace again this often (default 10h)
   --release-namespace NS             namespace of inference-params-template (else RELEASE_NAMESPACE)
   --node-provisioning-timeout DUR    how long a NodeClaim may stay not Ready before the workspace
                                      says so (default 30m; e.g. 90s, 45m, 2h); it keeps waiting after
@@ -53,16 +62,24 @@ function positiveInt(flag: string, value: string | undefined, fallback: number):
   return n;
 }
 
-/** "90s", "45m", "2h" (Go-style units, one unit) → milliseconds. */
-export function parseDurationMs(flag: string, value: string | undefined, fallbackMs: number): number {
-  if (value === undefined) return fallbackMs;
-  const m = /^(\d+)(ms|s|m|h)$/.exec(value.trim());
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
-  if (!m || Number(m[1]) <= 0) throw new Error(`--${flag} must be a positive duration such as 90s, 30m or 2h, got "${value}"`);
-  return Number(m[1]) * unit[m[2] as keyof typeof unit];
-}
-
 export const DEFAULT_NODE_PROVISIONING_TIMEOUT_MS = 30 * 60_000;
+/** controller-runtime's default SyncPeriod. */
+export const DEFAULT_SYNC_PERIOD_MS = 10 * 3_600_000;
+
+type Values = Record<string, string | boolean | undefined>;
+
+function leaderElectionTimings(values: Values): LeaderElectionTimings {
+  const flag = (name: string, fallback: number) => positiveDurationFlag(`leader-election-${name}`, values[`leader-election-${name}`] as string | undefined, fallback);
+  const t = {
+    leaseDurationMs: flag('lease-duration', DEFAULT_TIMINGS.leaseDurationMs),
+    renewDeadlineMs: flag('renew-deadline', DEFAULT_TIMINGS.renewDeadlineMs),
+    retryPeriodMs: flag('retry-period', DEFAULT_TIMINGS.retryPeriodMs),
+  };
+  // The Lease stores leaseDurationSeconds as an integer.
+  if (t.leaseDurationMs % 1000 !== 0) throw new Error(`--leader-election-lease-duration must be whole seconds, got "${String(values['leader-election-lease-duration'])}"`);
+  checkTimings(t);
+  return t;
+}
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
@@ -90,6 +107,10 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
       namespace: { type: 'string' },
       'leader-elect': { type: 'boolean' },
       'leader-election-namespace': { type: 'string' },
+      'leader-election-lease-duration': { type: 'string' },
+      'leader-election-renew-deadline': { type: 'string' },
+      'leader-election-retry-period': { type: 'string' },
+      'sync-period': { type: 'string' },
       'release-namespace': { type: 'string' },
       'log-level': { type: 'string' },
       'node-provisioning-timeout': { type: 'string' },
@@ -108,7 +129,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
     cloudProvider: resolveCloudProvider(values['cloud-provider'], env),
     presetRegistry: presetRegistry(env),
     releaseNamespace: values['release-namespace'] ?? env.RELEASE_NAMESPACE ?? DEFAULT_RELEASE_NAMESPACE,
-    nodeProvisioningTimeoutMs: parseDurationMs('node-provisioning-timeout', values['node-provisioning-timeout'], DEFAULT_NODE_PROVISIONING_TIMEOUT_MS),
+    nodeProvisioningTimeoutMs: positiveDurationFlag('node-provisioning-timeout', values['node-provisioning-timeout'], DEFAULT_NODE_PROVISIONING_TIMEOUT_MS),
     maxConcurrentReconciles: positiveInt('max-concurrent-reconciles', values['max-concurrent-reconciles'], 5),
     kubeClientQps: positiveInt('kube-client-qps', values['kube-client-qps'], 30),
     kubeClientBurst: positiveInt('kube-client-burst', values['kube-client-burst'], 50),
@@ -117,6 +138,8 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
     namespace: values.namespace,
     leaderElect: values['leader-elect'] ?? false,
     leaderElectionNamespace: values['leader-election-namespace'] ?? (env.POD_NAMESPACE || DEFAULT_LEADER_ELECTION_NAMESPACE),
+    leaderElectionTimings: leaderElectionTimings(values),
+    syncPeriodMs: positiveDurationFlag('sync-period', values['sync-period'], DEFAULT_SYNC_PERIOD_MS),
     logLevel: logLevel(values['log-level']),
   };
 }

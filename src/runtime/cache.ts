@@ -1,5 +1,6 @@
 // The typed in-memory store a reflector fills and reconcilers read from. Reads are synchronous
-// and return the stored objects: treat them as read-only (copy before mutating).
+// and return the stored objects, deep-frozen: a write into a cached object throws (ESM is strict)
+// instead of silently changing what every other reader sees. Copy (structuredClone) to mutate.
 import type { KubernetesObject, V1LabelSelector, V1OwnerReference } from '@kubernetes/client-node';
 import { matchesSelector } from './label-selector.js';
 import { objectKey } from './resources.js';
@@ -21,8 +22,15 @@ export function controllerOf(obj: KubernetesObject): V1OwnerReference | undefine
  */
 export function stripForCache<T extends KubernetesObject>(obj: T): T {
   const fields = obj.metadata?.managedFields;
-  if (fields) obj.metadata!.managedFields = fields.map(({ manager, operation }) => ({ manager, operation }));
+  if (fields && !Object.isFrozen(obj.metadata)) obj.metadata!.managedFields = fields.map(({ manager, operation }) => ({ manager, operation }));
   return obj;
+}
+
+/** Freezes an object and everything it holds; returns it. */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  for (const v of Object.values(value)) deepFreeze(v);
+  return Object.freeze(value);
 }
 
 /**
@@ -88,6 +96,7 @@ export class ObjectCache<T extends KubernetesObject> {
     const old = this.objects.get(key);
     if (old && old.metadata?.uid === obj.metadata?.uid && !isNewer(obj.metadata?.resourceVersion, old.metadata?.resourceVersion)) return undefined;
     if (old) this.unindex(key, old);
+    deepFreeze(obj);
     this.objects.set(key, obj);
     this.index(key, obj);
     return old ? { type: 'update', obj, old } : { type: 'add', obj };

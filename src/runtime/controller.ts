@@ -2,7 +2,8 @@
 // only the key and re-reads the world from the caches, so any number of events for one object
 // collapse into one pass. Results follow controller-runtime's reconcileHandler:
 //   error           → rate-limited requeue (per-key 5 ms·2^n ≤ 1000 s, bucket 10 qps/100)
-//   TerminalError   → no requeue (bad input the next event will re-trigger), counted
+//   TerminalError   → no requeue (bad input the next event will re-trigger), counted; or one
+//                     later look when it names an input nothing watches (recheckAfterMs)
 //   requeueAfterMs  → forget the failures, add again after the delay (how to "wait" for readiness
 //                     without ever blocking a worker)
 //   otherwise       → forget the failures.
@@ -28,9 +29,21 @@ export interface ReconcileContext {
 
 export type Reconciler = (key: string, ctx: ReconcileContext) => Promise<Result | void>;
 
-/** An error retrying cannot fix; the key waits for the next event instead of hot-looping. */
+/**
+ * The one way to say "report, don't retry" (controller-runtime's TerminalError): retrying cannot fix
+ * this (bad input, a name collision), so the key waits for the next event instead of hot-looping.
+ * `reason` is the condition and event reason a reconciler reports it under; `recheckAfterMs` asks for
+ * one later look at an input that no watch covers.
+ */
 export class TerminalError extends Error {
   override readonly name = 'TerminalError';
+  constructor(
+    readonly reason: string,
+    message: string,
+    readonly recheckAfterMs?: number,
+  ) {
+    super(message);
+  }
 }
 
 export interface ControllerOptions {
@@ -42,6 +55,11 @@ export interface ControllerOptions {
   /** How long start() waits for required sources (controller-runtime CacheSyncTimeout: 2 min). */
   cacheSyncTimeoutMs?: number;
   log?: Logger;
+  /**
+   * controller-runtime's SyncPeriod: every key from `keys` is enqueued again this often (×[1, 1.1)
+   * jitter), so a missed event or a drifted child is corrected even when nothing wakes the key.
+   */
+  resync?: { periodMs: number; keys: () => Iterable<string> };
 }
 
 export type ReconcileOutcome = 'success' | 'error' | 'terminal_error' | 'requeue_after';
@@ -72,6 +90,7 @@ export class Controller {
   private readonly stopper = new AbortController();
   private workers: Promise<void>[] = [];
   private readonly log: Logger;
+  private resyncTimer?: NodeJS.Timeout;
 
   constructor(private readonly o: ControllerOptions) {
     this.queue = o.queue ?? new WorkQueue();
@@ -108,11 +127,28 @@ export class Controller {
     const unsynced = pending.filter((n): n is string => n !== undefined);
     if (unsynced.length) throw new Error(`controller ${this.o.name}: caches not synced within ${timeout} ms: ${unsynced.join(', ')}`);
     this.workers = Array.from({ length: this.maxConcurrentReconciles }, () => this.worker());
+    this.scheduleResync();
     this.log.info({ controller: this.o.name, workers: this.maxConcurrentReconciles }, 'controller started');
+  }
+
+  private scheduleResync(): void {
+    const r = this.o.resync;
+    if (!r || this.stopper.signal.aborted) return;
+    this.resyncTimer = setTimeout(() => {
+      let n = 0;
+      for (const key of r.keys()) {
+        this.queue.add(key);
+        n++;
+      }
+      this.log.info({ controller: this.o.name, keys: n }, 'periodic resync');
+      this.scheduleResync();
+    }, r.periodMs * (1 + Math.random() * 0.1));
+    this.resyncTimer.unref();
   }
 
   /** Stops taking work, lets in-flight reconciles finish within the deadline, stops the sources. */
   async stop(deadlineMs = 30_000): Promise<boolean> {
+    clearTimeout(this.resyncTimer);
     const drained = await this.queue.shutDownWithDrain(deadlineMs);
     this.stopper.abort();
     await Promise.all(this.sources.map((s) => s.reflector.stop()));
@@ -168,7 +204,8 @@ export class Controller {
     const message = err instanceof Error ? err.message : String(err);
     if (err instanceof TerminalError) {
       this.queue.forget(key);
-      this.log.error({ controller: this.o.name, key, reconcileID: ctx.reconcileID, error: message }, 'reconcile failed (terminal)');
+      if (err.recheckAfterMs !== undefined && err.recheckAfterMs > 0) this.queue.addAfter(key, err.recheckAfterMs);
+      this.log.error({ controller: this.o.name, key, reconcileID: ctx.reconcileID, reason: err.reason, error: message, ...(err.recheckAfterMs ? { recheckInMs: err.recheckAfterMs } : {}) }, 'reconcile failed (terminal)');
       return 'terminal_error';
     }
     // A throttling server says when to come back (Retry-After); do not come back sooner.

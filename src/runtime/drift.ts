@@ -33,6 +33,7 @@ export function containedIn(desired: Json, live: Json): boolean {
   }
   if (desired instanceof Date) return live !== undefined && new Date(live as string).getTime() === desired.getTime();
   // Quantities and ports may come back in another spelling ("1" vs 1); compare as strings.
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects were handled above; scalars only
   return String(desired) === String(live);
 }
 
@@ -42,6 +43,6 @@ export function toJson<T>(obj: T): Json {
 }
 
 /** True when a server-side apply of `desired` onto `live` would change something. */
-export function needsApply(desired: Json, live: Json | undefined): boolean {
+export function needsApply(desired: Json, live: Json): boolean {
   return live === undefined || !containedIn(toJson(desired), toJson(live));
 }

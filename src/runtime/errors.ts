@@ -76,8 +76,8 @@ export function kindOf(status: number | undefined, reason?: string): KubeErrorKi
 /** Parses a Status body (string, Buffer or object); tolerates junk. */
 export function parseStatus(body: unknown): KubeStatus | undefined {
   try {
-    const value = typeof body === 'string' || Buffer.isBuffer(body) ? JSON.parse(body.toString()) : body;
-    return value && typeof value === 'object' ? (value as KubeStatus) : undefined;
+    const value: unknown = typeof body === 'string' || Buffer.isBuffer(body) ? JSON.parse(body.toString()) : body;
+    return value && typeof value === 'object' ? (value) : undefined;
   } catch {
     return undefined;
   }
@@ -111,7 +111,6 @@ export function toKubeError(err: unknown): KubeApiError {
 export const isNotFound = (err: unknown): boolean => toKubeError(err).kind === 'NotFound';
 export const isAlreadyExists = (err: unknown): boolean => toKubeError(err).kind === 'AlreadyExists';
 export const isConflict = (err: unknown): boolean => toKubeError(err).kind === 'Conflict';
-export const isGone = (err: unknown): boolean => toKubeError(err).kind === 'Gone';
 export const isForbidden = (err: unknown): boolean => toKubeError(err).kind === 'Forbidden';
 export const isInvalid = (err: unknown): boolean => toKubeError(err).kind === 'Invalid';
 export const isRetryable = (err: unknown): boolean => toKubeError(err).retryable;
@@ -139,6 +138,11 @@ function isApiException(err: unknown): err is { code: number; body: unknown; hea
 /** For `.catch()`: a read or delete whose object is already gone has nothing left to do. */
 export function ignoreNotFound(err: unknown): void {
   if (!isNotFound(err)) throw err;
+}
+
+/** For `.catch()` on a create whose object may exist already (created by us or a racing writer). */
+export function ignoreAlreadyExists(err: unknown): void {
+  if (!isAlreadyExists(err)) throw err;
 }
 
 /**

@@ -102,7 +102,7 @@ export class KubeTransport {
             onLine(line);
           } catch (err) {
             res.destroy();
-            reject(err);
+            reject(err instanceof Error ? err : new Error(String(err)));
             return;
           }
         }

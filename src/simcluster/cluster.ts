@@ -8,7 +8,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { missingBuildOutputs, nodeClaimCrdPath, runBuild } from './binaries.js';
 import { components, supervisorCommand, SUPERVISOR_SCRIPT, type Component, type SupervisorCommand } from './components.js';
 import { installCrd } from './crds.js';
-import { isNotFound } from './errors.js';
+import { isNotFound } from '../runtime/errors.js';
 import { clientCert, componentHealthy, portFree } from './health.js';
 import { adminKubeconfig } from './kubeconfig.js';
 import { layoutFor, pidPath, type Layout } from './layout.js';

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiextensionsV1Api, type KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { isConflict, isNotFound } from './errors.js';
+import { isAlreadyExists, isNotFound } from '../runtime/errors.js';
 
 const established = (crd: V1CustomResourceDefinition | undefined): boolean =>
   crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
@@ -15,7 +15,7 @@ export async function installCrd(kc: KubeConfig, file: string, timeoutMs = 60_00
   const name = body.metadata?.name ?? '';
   const api = kc.makeApiClient(ApiextensionsV1Api);
   await api.createCustomResourceDefinition({ body }).catch((err: unknown) => {
-    if (!isConflict(err)) throw err;
+    if (!isAlreadyExists(err)) throw err;
   });
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { KubeConfig, V1Node } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { isConflict, isNotFound } from './errors.js';
+import { ignoreNotFound, isAlreadyExists } from '../runtime/errors.js';
 import { isReady } from '../runtime/conditions.js';
 
 export interface NodePool {
@@ -157,7 +157,7 @@ export async function addNodes(kc: KubeConfig, pools: NodePool[], kubeletVersion
       try {
         await core.createNode({ body });
       } catch (err) {
-        if (!isConflict(err)) throw err;
+        if (!isAlreadyExists(err)) throw err;
       }
     }),
   );
@@ -169,11 +169,7 @@ export async function removeNodes(kc: KubeConfig, pools: NodePool[]): Promise<vo
   const core = kc.makeApiClient((await clientNode()).CoreV1Api);
   await Promise.all(
     pools.flatMap(nodeNames).map(async (name) => {
-      try {
-        await core.deleteNode({ name });
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
+      await core.deleteNode({ name }).catch(ignoreNotFound);
     }),
   );
 }

@@ -2,7 +2,7 @@
 // PersistentVolumes pinned to NVMe nodes. Nothing is mounted (there is no kubelet); the scheduler and
 // the controller-manager's PV binder only match API objects, which is all a claim needs to bind.
 import type { KubeConfig, V1PersistentVolume, V1StorageClass } from '@kubernetes/client-node';
-import { isConflict, isNotFound } from './errors.js';
+import { ignoreNotFound, isAlreadyExists } from '../runtime/errors.js';
 import { clientNode, nodeNames, type NodePool } from './nodes.js';
 
 export const NVME_STORAGE_CLASS = 'kaito-local-nvme-disk';
@@ -53,7 +53,7 @@ async function createIfMissing(create: () => Promise<unknown>): Promise<void> {
   try {
     await create();
   } catch (err) {
-    if (!isConflict(err)) throw err;
+    if (!isAlreadyExists(err)) throw err;
   }
 }
 
@@ -65,11 +65,7 @@ export async function createStorageClass(kc: KubeConfig): Promise<void> {
 /** Deletes the class (tests of the emptyDir path); a class has no finalizers, so it is gone at once. */
 export async function deleteStorageClass(kc: KubeConfig): Promise<void> {
   const storage = kc.makeApiClient((await clientNode()).StorageV1Api);
-  try {
-    await storage.deleteStorageClass({ name: NVME_STORAGE_CLASS });
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-  }
+  await storage.deleteStorageClass({ name: NVME_STORAGE_CLASS }).catch(ignoreNotFound);
 }
 
 /** The class plus the PVs of every NVMe node in `pools`; existing objects are kept. */
@@ -92,9 +88,7 @@ export async function recycleReleasedPvs(kc: KubeConfig): Promise<string[]> {
   await Promise.all(
     // Another test or the simulated provisioner may delete a volume meanwhile: nothing to recycle then.
     released.map((pv) =>
-      core.patchPersistentVolume({ name: pv.metadata?.name ?? '', body: { spec: { claimRef: null } } }, mergePatch).catch((err: unknown) => {
-        if (!isNotFound(err)) throw err;
-      }),
+      core.patchPersistentVolume({ name: pv.metadata?.name ?? '', body: { spec: { claimRef: null } } }, mergePatch).catch(ignoreNotFound),
     ),
   );
   return released.map((pv) => pv.metadata?.name ?? '');

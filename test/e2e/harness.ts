@@ -8,7 +8,7 @@ import type { TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { ensureCluster, type ClusterInfo } from '../../src/simcluster/cluster.js';
-import { isConflict, isNotFound } from '../../src/simcluster/errors.js';
+import { isAlreadyExists, isNotFound } from '../../src/runtime/errors.js';
 import { tokenKubeconfig } from '../../src/simcluster/kubeconfig.js';
 import { layoutFor } from '../../src/simcluster/layout.js';
 import { recycleReleasedPvs } from '../../src/simcluster/storage.js';
@@ -16,7 +16,7 @@ import { recycleReleasedPvs } from '../../src/simcluster/storage.js';
 export { addNodes, removeNodes, nodeNames, POOL_LABEL, NVME_LABEL, GPU_RESOURCE, type NodePool } from '../../src/simcluster/nodes.js';
 export { recycleReleasedPvs };
 export { NVME_STORAGE_CLASS, createStorageClass, deleteStorageClass } from '../../src/simcluster/storage.js';
-export { isConflict, isForbidden, isNotFound } from '../../src/simcluster/errors.js';
+export { isAlreadyExists, isConflict, isForbidden, isNotFound } from '../../src/runtime/errors.js';
 
 export interface Bed extends ClusterInfo {
   /** Admin identity (system:masters): bypasses RBAC. Use `serviceAccountKubeConfig` for least-privilege checks. */
@@ -121,7 +121,7 @@ export async function serviceAccountKubeConfig(namespace: string, name: string):
   try {
     await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
   } catch (err) {
-    if (!isConflict(err)) throw err;
+    if (!isAlreadyExists(err)) throw err;
   }
   const tr = await core.createNamespacedServiceAccountToken({ name, namespace, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
   const token = tr.status?.token;

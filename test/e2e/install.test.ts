@@ -1,12 +1,13 @@
 // The chart on the real local control plane: it renders and passes server-side dry-run; two
 // `kaito-ts run --leader-elect` processes authenticate with the chart's ServiceAccount token (RBAC
 // enforced by the API server, no admin certificate), exactly one holds the Lease, a workspace
-// converges, the standby takes over within 25 s of a SIGKILL and keeps reconciling, SIGTERM drains
+// converges, the standby takes over after a SIGKILL (time printed) and keeps reconciling, SIGTERM drains
 // and releases the Lease with exit 0; probes and metrics answer; no secret value is ever logged.
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,9 @@ import { test, type TestContext } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { bed, kubectl, serviceAccountKubeConfig, uniqueName, waitFor } from './harness.js';
 import { applyWorkspace, CLI_PATH, conditionOf, createPools, deletePools, installCrd, killHard, pool, selectorFor, waitReady } from './support/operator.js';
+
+/** Failover rounds (kill the leader, a fresh standby takes over); 1 in CI. */
+const FAILOVER_ROUNDS = Math.max(1, Number(process.env.KAITO_TS_FAILOVER_ROUNDS ?? 1));
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const CHART = join(ROOT, 'charts', 'kaito-ts');
@@ -49,7 +53,7 @@ function spawnOperator(t: TestContext, kubeconfig: string, ns: string): Operator
   child.stderr?.on('data', (d: Buffer) => void (out += d.toString()));
   t.after(() => killHard(child));
   const lines = () => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-  return { child, raw: () => out, lines, started: () => lines().find((l) => l.msg === 'kaito-ts operator started') as ReturnType<Operator['started']> };
+  return { child, raw: () => out, lines, started: () => lines().find((l) => l.msg === 'kaito-ts operator started') };
 }
 
 async function leaseHolder(ns: string): Promise<string | undefined> {
@@ -67,7 +71,7 @@ const metric = (body: string, line: string): number | undefined => {
   return hit === undefined ? undefined : Number(hit.slice(line.length + 1));
 };
 
-test('helm chart: dry-run install, two replicas under the chart ServiceAccount, lease failover, metrics, probes, no secret in logs', { timeout: 360_000 }, async (t) => {
+test('helm chart: dry-run install, two replicas under the chart ServiceAccount, lease failover, metrics, probes, no secret in logs', { timeout: 360_000 + 30_000 * FAILOVER_ROUNDS }, async (t) => {
   const b = await bed();
   const helmBin = await helm();
   await installCrd();
@@ -157,25 +161,42 @@ test('helm chart: dry-run install, two replicas under the chart ServiceAccount, 
     assert.equal(metric(sm, 'leader_election_master_status{name="kaito-ts-leader"}'), 0);
     assert.equal(metric(sm, 'kaito_workspace_count{phase="succeeded"}'), 1, 'cache-based: the standby counts too');
 
-    // 6. SIGKILL the leader: the standby takes over within 25 s and keeps reconciling.
-    const killedAt = performance.now();
-    await killHard(leader.child);
-    const standbyId = standby.started()!.identity!;
-    await waitFor('the standby holds the lease', async () => ((await leaseHolder(ns)) === standbyId ? true : undefined), { timeoutMs: 25_000, intervalMs: 250 });
-    const takeoverMs = Math.round(performance.now() - killedAt);
-    t.diagnostic(`takeover after SIGKILL: ${takeoverMs} ms (lease 15 s, retry 2 s)`);
-    assert.ok(takeoverMs <= 25_000);
+    // 6. SIGKILL the leader: the standby takes over and keeps reconciling. The takeover time is
+    // printed, not asserted (it depends on where in the renew cycle the kill lands).
+    // KAITO_TS_FAILOVER_ROUNDS=N repeats kill → takeover N times, a fresh standby each round.
+    const takeovers: number[] = [];
+    let current = leader;
+    let next = standby;
+    for (let round = 0; round < FAILOVER_ROUNDS; round++) {
+      if (round > 0) {
+        next = spawnOperator(t, kubeconfig, ns);
+        ops.push(next);
+        await waitFor('the new standby watches the lease', () => (next.lines().some((l) => l.msg === 'waiting for the leader lease') ? true : undefined), { timeoutMs: 30_000 });
+      }
+      await sleep(Math.random() * 1_500); // land the kill anywhere in the 1.2 s renew cycle
+      const killedAt = Date.now();
+      await killHard(current.child);
+      const nextId = next.started()!.identity!;
+      await waitFor('the standby holds the lease', async () => ((await leaseHolder(ns)) === nextId ? true : undefined), { timeoutMs: 60_000, intervalMs: 250 });
+      const acquired = next.lines().find((l) => l.msg === 'acquired leader lease');
+      assert.ok(acquired, 'the new leader logs the acquisition');
+      takeovers.push(Date.parse(String(acquired.time)) - killedAt);
+      current = next;
+    }
+    const seconds = takeovers.map((ms) => (ms / 1000).toFixed(1));
+    t.diagnostic(`takeover after SIGKILL of the leader (lease 9 s, renew 6 s, retry 1.2 s), ${FAILOVER_ROUNDS} round(s): ${seconds.join(', ')} s; worst ${(Math.max(...takeovers) / 1000).toFixed(1)} s`);
+    const standbyNow = current;
     await applyWorkspace(ns, { metadata: { name: 'phi' }, resource: { labelSelector: selectorFor(p) }, inference: { preset: { name: 'phi-4-mini-instruct' } } });
     await waitReady(ns, 'phi', 90_000);
-    assert.ok(standby.lines().some((l) => l.msg === 'reconciled' && l.key === `${ns}/phi`));
+    assert.ok(standbyNow.lines().some((l) => l.msg === 'reconciled' && l.key === `${ns}/phi`));
 
     // 7. SIGTERM: drain, release the lease, exit 0.
-    const exited = once(standby.child, 'exit');
-    standby.child.kill('SIGTERM');
+    const exited = once(standbyNow.child, 'exit');
+    standbyNow.child.kill('SIGTERM');
     const [code] = (await exited) as [number | null];
     assert.equal(code, 0, diagnose());
     assert.equal(await leaseHolder(ns), '', 'the lease is handed back on a graceful stop');
-    assert.ok(standby.lines().some((l) => l.msg === 'released leader lease'));
+    assert.ok(standbyNow.lines().some((l) => l.msg === 'released leader lease'));
 
     // 8. No secret value anywhere in either log (the token was read by both the operator's Secret check and the pods' env).
     for (const o of ops) {

@@ -119,7 +119,7 @@ test('status: written through the status subresource only when something changed
   const ns = await freshNamespace(t, 'rt');
   const c = await client(t);
   // A ClusterIP Service: status.conditions is a Condition list no built-in controller writes.
-  await c.apply(Resources.services, { metadata: { namespace: ns, name: 'st' }, spec: { ports: [{ port: 80 }] } } as V1Service);
+  await c.apply(Resources.services, { metadata: { namespace: ns, name: 'st' }, spec: { ports: [{ port: 80 }] } });
   const cond = (message: string, lastTransitionTime: string): Condition => ({ type: 'Probed', status: 'True', reason: 'Checked', message, lastTransitionTime, observedGeneration: 1 });
   const get = () => c.get<V1Service & KubernetesObject>(Resources.services, ns, 'st');
 
@@ -187,7 +187,7 @@ test('controller: a ConfigMap change reaches reconcile(key) once per burst, with
       const cm = reflector.cache.get(namespace, name);
       // Level-triggered: converge to "label present" from the cache, write only on a difference.
       if (cm && cm.metadata?.labels?.seen !== 'yes') {
-        await c.apply(Resources.configMaps, { metadata: { namespace, name, labels: { seen: 'yes' } }, data: cm.data } as V1ConfigMap);
+        await c.apply(Resources.configMaps, { metadata: { namespace, name, labels: { seen: 'yes' } }, data: cm.data });
       }
     },
   }).watch(reflector, enqueueSelf);

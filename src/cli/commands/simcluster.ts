@@ -1,7 +1,8 @@
 // `kaito-ts simcluster up|down|status|env`: argument parsing only; the work is in src/simcluster/.
 import { parseArgs } from 'node:util';
 import { CliError, type CliIO } from '../errors.js';
-import { DELAY_FLAGS, parseDuration, type Delays } from '../../simcluster/provisioner/options.js';
+import { parseDuration } from '../../runtime/duration.js';
+import { DELAY_FLAGS, type Delays } from '../../simcluster/provisioner/options.js';
 import { resolveMemoryLimits } from '../../simcluster/supervision.js';
 
 const USAGE = `Usage: kaito-ts simcluster <up|down|status|env> [flags]
@@ -65,7 +66,7 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
       throw new CliError((err as Error).message);
     }
   })();
-  const delays = provisionerDelays(values as Record<string, unknown>);
+  const delays = provisionerDelays(values);
   if (sub !== 'up' && (values['nodes-file'] !== undefined || values.scale !== undefined || values['memory-limit'] !== undefined || Object.keys(delays).length > 0)) {
     throw new CliError(`--nodes-file, --scale, --memory-limit and the provisioner delays only apply to "simcluster up"`);
   }

@@ -6,7 +6,7 @@ import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, WORKSPACE_FINALIZER } from '../../ap
 import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js';
 import { JSON_PATCH } from '../../runtime/client.js';
 import type { Result } from '../../runtime/controller.js';
-import { isNotFound } from '../../runtime/errors.js';
+import { ignoreNotFound, isNotFound } from '../../runtime/errors.js';
 import { Resources } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
@@ -26,7 +26,7 @@ export async function finalizeWorkspace(ws: WorkspaceObject, deps: WorkspaceDeps
   // keep the finalizer until the provisioner has let them go (their deletion events bring us back).
   const claimsLeft = deps.caches.nodeClaims && deps.nodeClaimCrdInstalled() ? await deleteClaims(ws, deps) : [];
   const { status, changed } = deletingStatus(ws, deps.now(), claimsLeft.length ? claimsLeftMessage(claimsLeft) : undefined);
-  if (changed) await writeStatusIfChanged(deps.client, Resources.workspaces, ws, status as Record<string, unknown>, { mode: 'merge' }).catch(ignore404);
+  if (changed) await writeStatusIfChanged(deps.client, Resources.workspaces, ws, status as Record<string, unknown>, { mode: 'merge' }).catch(ignoreNotFound);
   if (claimsLeft.length) return {};
 
   await deleteUnusedConfigCopy(ws, deps);
@@ -67,6 +67,3 @@ async function deleteUnusedConfigCopy(ws: WorkspaceObject, deps: WorkspaceDeps):
   await deleteExactly(deps.client, Resources.configMaps, cm);
 }
 
-function ignore404(err: unknown): void {
-  if (!isNotFound(err)) throw err;
-}

@@ -4,7 +4,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { controllerOf } from '../../runtime/cache.js';
 import type { KubeClient } from '../../runtime/client.js';
-import { isConflict, isNotFound } from '../../runtime/errors.js';
+import { ignoreGone } from '../../runtime/errors.js';
 import type { ResourceType } from '../../runtime/resources.js';
 import type { WorkspaceObject } from './context.js';
 
@@ -39,7 +39,5 @@ export function writtenBy(obj: KubernetesObject, fieldManager: string): boolean 
 export async function deleteExactly(client: KubeClient, type: ResourceType, obj: KubernetesObject): Promise<void> {
   const uid = obj.metadata?.uid;
   if (!uid) throw new Error(`refusing to delete ${type.kind} ${obj.metadata?.namespace}/${obj.metadata?.name} without its UID`);
-  await client.delete(type, { namespace: obj.metadata?.namespace, name: obj.metadata?.name ?? '' }, { uid }).catch((err: unknown) => {
-    if (!isNotFound(err) && !isConflict(err)) throw err;
-  });
+  await client.delete(type, { namespace: obj.metadata?.namespace, name: obj.metadata?.name ?? '' }, { uid }).catch(ignoreGone);
 }

@@ -13,14 +13,14 @@ import { droppedFieldsMessage } from '../../builders/template.js';
 import { getPreset } from '../../catalog/presets.js';
 import { controllerOf, type ObjectCache } from '../../runtime/cache.js';
 import { MERGE_PATCH } from '../../runtime/client.js';
-import type { Result } from '../../runtime/controller.js';
+import { TerminalError, type Result } from '../../runtime/controller.js';
 import { needsApply } from '../../runtime/drift.js';
-import { isAlreadyExists, isConflict, isNotFound, KubeApiError, toKubeError } from '../../runtime/errors.js';
+import { ignoreAlreadyExists, ignoreGone, KubeApiError, toKubeError } from '../../runtime/errors.js';
 import { Resources } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
 import { finalizeWorkspace, MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
-import { CHILD_OBJECT_REJECTED, persistentConflict, Reported, reportable } from './failures.js';
+import { CHILD_OBJECT_REJECTED, persistentConflict, reportable } from './failures.js';
 import { ModelSecrets, SecretReason, servingWithSecretProblem } from './model-secret.js';
 import { podCreationFailure } from './pod-creation.js';
 import { gatherFacts, volumeKindOf } from './facts.js';
@@ -69,9 +69,10 @@ export class WorkspaceReconciler {
   };
 
   reconcile = async (key: string, failuresSoFar = 0): Promise<Result> => {
-    const ws = this.deps.caches.workspaces.getByKey(key);
-    if (!ws) return {};
-    if (ws.metadata.deletionTimestamp) return finalizeWorkspace(ws, this.deps);
+    const cached = this.deps.caches.workspaces.getByKey(key);
+    if (!cached) return {};
+    if (cached.metadata.deletionTimestamp) return finalizeWorkspace(cached, this.deps);
+    const ws = structuredClone(cached); // the pass's own copy: cached objects are frozen
     try {
       return ws.tuning ? await reconcileTuning(ws, this.deps, this.tuningSteps) : await this.reconcileLive(ws);
     } catch (err) {
@@ -79,12 +80,12 @@ export class WorkspaceReconciler {
       const failure = reportable(err) ?? conflict;
       if (!failure) throw err;
       // The pass may have written the workspace already: continue from what the cache holds now.
-      const current = await this.ensureMetadata(this.deps.caches.workspaces.getByKey(key) ?? ws);
+      const current = await this.ensureMetadata(structuredClone(this.deps.caches.workspaces.getByKey(key) ?? ws));
       const { reason, message } = failure;
       if (current.tuning) await writeTuningStatus(current, this.deps, this.nodeFacts(current, 1), { kind: 'invalid', reason, message });
       else await this.report(current, { ...this.nodeFacts(current, current.status?.targetNodeCount || 1), failure: { reason, message } });
       if (conflict) throw err; // reported, and still a plain retry
-      if (!failure.backoff) return {};
+      if (!failure.backoff) throw err; // a TerminalError: reported, not retried; the next event brings the key back
       // The queue's per-key backoff up to its cap, never sooner than REFUSAL_RETRY_MIN_MS: the server
       // answers the same until the spec changes (an event, seen at once) or the cluster's rules do.
       const e = toKubeError(err);
@@ -98,18 +99,18 @@ export class WorkspaceReconciler {
     const ns = ws.metadata.namespace ?? 'default';
     const name = ws.metadata.name ?? '';
     const sts = caches.statefulSets.get(ns, name);
-    if (sts && !ownedBy(sts, ws)) throw new Reported(Reason.NotOwned, notOwnedMessage('StatefulSet', sts));
+    if (sts && !ownedBy(sts, ws)) throw new TerminalError(Reason.NotOwned, notOwnedMessage('StatefulSet', sts));
 
     const facts = gatherFacts(ws, this.deps, sts);
     this.validate(ws, facts.nodes);
     const built = buildWorkspace(ws, facts);
     if (!built.ok) {
       const p = built.problems[0]!;
-      throw new Reported(p.reason, built.problems.map((x) => `${x.field}: ${x.message}`).join('; '));
+      throw new TerminalError(p.reason, built.problems.map((x) => `${x.field}: ${x.message}`).join('; '));
     }
     // A Secret problem stops a workspace that has no workload yet; a serving one keeps serving and is warned (docs/controller.md).
     const secretProblem = await this.secrets.problem(ws);
-    if (secretProblem && !sts) throw new Reported(secretProblem.reason, secretProblem.message);
+    if (secretProblem && !sts) throw new TerminalError(secretProblem.reason, secretProblem.message);
 
     // One write for the finalizer and the revision annotations (only our keys: KAITO rewrites the
     // whole annotation map, W23).
@@ -166,11 +167,13 @@ export class WorkspaceReconciler {
 
   /**
    * Write-through: what the server returned goes into the cache at once, so the rest of this pass and
-   * the next one see it; the watch event with the same resourceVersion then changes nothing.
+   * the next one see it; the watch event with the same resourceVersion then changes nothing. The pass
+   * goes on with its own copy (the cache freezes what it stores).
    */
   private written<T extends KubernetesObject>(cache: ObjectCache<T>, obj: T): T {
+    const own = structuredClone(obj);
     cache.upsert(obj);
-    return obj;
+    return own;
   }
 
   /** Rules the CRD cannot express (catalogs, gates, nodes); there is no webhook, so they are checked here. */
@@ -184,7 +187,7 @@ export class WorkspaceReconciler {
         ...(config.featureGates.disableNodeAutoProvisioning ? { nodes: matchingNodes(ws, nodes) } : {}),
       }),
     );
-    if (issues.length) throw new Reported(Reason.InvalidSpec, formatIssues(issues));
+    if (issues.length) throw new TerminalError(Reason.InvalidSpec, formatIssues(issues));
   }
 
   private async syncRevision(ws: WorkspaceObject, built: Extract<BuildResult, { ok: true }>): Promise<void> {
@@ -192,9 +195,9 @@ export class WorkspaceReconciler {
     const cr = built.objects.controllerRevision;
     const existing = caches.controllerRevisions.get(cr.metadata?.namespace, cr.metadata?.name ?? '');
     // A revision with our name that another object controls is reported, never taken as ours.
-    if (existing && !ownedBy(existing, ws)) throw new Reported(Reason.NotOwned, notOwnedMessage('ControllerRevision', existing, 'kaito-ts leaves it untouched and cannot record this revision until it is deleted or renamed'));
+    if (existing && !ownedBy(existing, ws)) throw new TerminalError(Reason.NotOwned, notOwnedMessage('ControllerRevision', existing, 'kaito-ts leaves it untouched and cannot record this revision until it is deleted or renamed'));
     if (existing && existing.metadata?.annotations?.[ANNOTATION_HASH] !== built.revisionHash) {
-      throw new Reported('RevisionConflict', `revision name conflicts, the hash values are different (${cr.metadata?.name})`);
+      throw new TerminalError('RevisionConflict', `revision name conflicts, the hash values are different (${cr.metadata?.name})`);
     }
     if (!existing) this.written(this.deps.caches.controllerRevisions, await client.apply(Resources.controllerRevisions, cr));
     await pruneRevisions(ws, this.deps);
@@ -220,17 +223,13 @@ export class WorkspaceReconciler {
     const { caches, client } = this.deps;
     if (caches.configMaps.get(copy.metadata?.namespace, copy.metadata?.name ?? '')) return;
     const labelled = { ...copy, metadata: { ...copy.metadata, labels: { ...copy.metadata?.labels, [MANAGED_BY_LABEL]: MANAGED_BY } } };
-    try {
-      this.written(caches.configMaps, await client.create(Resources.configMaps, labelled));
-    } catch (err) {
-      if (!isAlreadyExists(err)) throw err;
-    }
+    await client.create(Resources.configMaps, labelled).then((cm) => this.written(caches.configMaps, cm), ignoreAlreadyExists);
   }
 
   /** Created when missing, repaired when a field we own drifted; a Service we do not control is never touched. */
   private async ensureService(ws: WorkspaceObject, desired: V1Service): Promise<void> {
     const live = this.deps.caches.services.get(desired.metadata?.namespace, desired.metadata?.name ?? '');
-    if (live && !ownedBy(live, ws)) throw new Reported(Reason.NotOwned, notOwnedMessage('Service', live));
+    if (live && !ownedBy(live, ws)) throw new TerminalError(Reason.NotOwned, notOwnedMessage('Service', live));
     if (needsApply(desired, live)) this.written(this.deps.caches.services, await this.deps.client.apply(Resources.services, desired));
   }
 
@@ -341,14 +340,10 @@ export class WorkspaceReconciler {
     if (!changed) return;
     const fresh = this.deps.caches.workspaces.get(ws.metadata.namespace, ws.metadata.name ?? '') ?? ws;
     if (input.failure) await this.deps.recorder.event(ws, 'Warning', input.failure.reason, input.failure.message);
-    try {
-      await writeStatusIfChanged(this.deps.client, Resources.workspaces, fresh, status as Record<string, unknown>, {
-        mode: 'merge',
-        onWritten: (obj) => this.written(this.deps.caches.workspaces, obj as WorkspaceObject),
-      });
-    } catch (err) {
-      if (!isNotFound(err) && !isConflict(err)) throw err;
-    }
+    await writeStatusIfChanged(this.deps.client, Resources.workspaces, fresh, status as Record<string, unknown>, {
+      mode: 'merge',
+      onWritten: (obj) => this.written(this.deps.caches.workspaces, obj as WorkspaceObject),
+    }).catch(ignoreGone);
     ws.status = status; // later steps of this pass see what was written
   }
 }

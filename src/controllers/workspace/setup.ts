@@ -29,6 +29,8 @@ export interface WorkspaceControllerOptions {
   maxConcurrentReconciles?: number;
   /** Watch workspaces (and their children) in this namespace only; all namespaces otherwise. */
   namespace?: string;
+  /** Every workspace is enqueued again this often (--sync-period); never when absent. */
+  syncPeriodMs?: number;
   now?: () => Date;
 }
 
@@ -82,7 +84,13 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     now: o.now ?? (() => new Date()),
     nodeClaimCrdInstalled: () => (nodeClaims ? (nodeClaims.hasSynced ? true : nodeClaims.lastError && isNotFound(nodeClaims.lastError) ? false : undefined) : undefined),
   });
-  const controller = new Controller({ name: 'workspace', reconcile: (key, ctx) => reconciler.reconcile(key, ctx.retries), maxConcurrentReconciles: o.maxConcurrentReconciles, log: o.log });
+  const controller = new Controller({
+    name: 'workspace',
+    reconcile: (key, ctx) => reconciler.reconcile(key, ctx.retries),
+    maxConcurrentReconciles: o.maxConcurrentReconciles,
+    log: o.log,
+    ...(o.syncPeriodMs ? { resync: { periodMs: o.syncPeriodMs, keys: () => r.workspaces.cache.keys() } } : {}),
+  });
 
   const all = caches.workspaces as unknown as ObjectCache<KubernetesObject>;
   controller
@@ -154,7 +162,7 @@ function nodeChangeMatters(e: ObjectEvent<V1Node>): boolean {
   const ready = (n: V1Node) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status;
   const gpus = (n: V1Node) => n.status?.capacity?.[RESOURCE_NVIDIA_GPU];
   return (
-    generationOrLabelsChanged(e as ObjectEvent<KubernetesObject>) ||
+    generationOrLabelsChanged(e) ||
     ready(e.old) !== ready(e.obj) ||
     nodePressures(e.old).join() !== nodePressures(e.obj).join() ||
     gpus(e.old) !== gpus(e.obj) ||

@@ -13,7 +13,7 @@ import { tuningConfigLookup } from '../../builders/tuning/config.js';
 import { controllerOf } from '../../runtime/cache.js';
 import type { Result } from '../../runtime/controller.js';
 import { needsApply } from '../../runtime/drift.js';
-import { isConflict, isInvalid, isNotFound, toKubeError } from '../../runtime/errors.js';
+import { ignoreGone, isInvalid, isNotFound, toKubeError } from '../../runtime/errors.js';
 import { Resources } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
@@ -141,18 +141,9 @@ export async function writeTuningStatus(ws: WorkspaceObject, deps: WorkspaceDeps
   else if (outcome.kind === 'job' && status.state !== before && status.state === 'Failed') await deps.recorder.event(ws, 'Warning', 'TuningJobFailed', outcome.job.message);
   else if (outcome.kind === 'job' && status.state !== before && status.state === 'Succeeded') await deps.recorder.event(ws, 'Normal', 'TuningJobSucceeded', outcome.job.message);
   const fresh = deps.caches.workspaces.get(ws.metadata.namespace, ws.metadata.name ?? '') ?? ws;
-  try {
-    await writeStatusIfChanged(deps.client, Resources.workspaces, fresh, status as Record<string, unknown>, {
-      mode: 'merge',
-      onWritten: (obj: KubernetesObject) => deps.caches.workspaces.upsert(obj as WorkspaceObject),
-    });
-  } catch (err) {
-    if (!isNotFound(err) && !isConflict(err)) throw err;
-  }
+  await writeStatusIfChanged(deps.client, Resources.workspaces, fresh, status as Record<string, unknown>, {
+    mode: 'merge',
+    onWritten: (obj: KubernetesObject) => deps.caches.workspaces.upsert(obj as WorkspaceObject),
+  }).catch(ignoreGone);
   return {};
-}
-
-/** A delete whose object is gone, or whose UID precondition no longer matches, has nothing left to do. */
-function ignoreGone(err: unknown): void {
-  if (!isNotFound(err) && !isConflict(err)) throw err;
 }

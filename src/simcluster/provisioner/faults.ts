@@ -2,7 +2,7 @@
 // or ConfigMaps in the `kaito-ts-sim` namespace that match claims by SKU, claim name or workspace.
 // Pure: the caller passes the claim and the ConfigMaps from its cache.
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { parseDuration } from './options.js';
+import { parseDuration } from '../../runtime/duration.js';
 import { instanceTypeOf, WORKSPACE_LABEL, WORKSPACE_NAMESPACE_LABEL, type NodeClaim } from './nodeclaim.js';
 
 export const FAULT_NAMESPACE = 'kaito-ts-sim';
@@ -85,5 +85,3 @@ export function faultsFor(claim: NodeClaim, configMaps: readonly V1ConfigMap[]):
   }
   return out;
 }
-
-export const faultAnnotation = (key: (typeof FaultKey)[keyof typeof FaultKey]): string => `${ANNOTATION_PREFIX}${key}`;

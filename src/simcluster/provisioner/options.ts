@@ -1,6 +1,7 @@
 // The provisioner's knobs: flags set by `simcluster up`, each with a KAITO_TS_SIM_* environment
 // default. Pure: parsing and printing only.
 import { parseArgs } from 'node:util';
+import { formatDuration, parseDuration } from '../../runtime/duration.js';
 
 export interface ProvisionerOptions {
   /** From claim creation to the node object (real agent pools take 3–8 min). */
@@ -29,19 +30,6 @@ export const DELAY_FLAGS = [
 ] as const;
 
 export type Delays = { [K in (typeof DELAY_FLAGS)[number][1]]: number };
-
-/** `1500ms`, `2s`, `10m`, `1h`, `0`; a bare number is seconds. Throws on anything else. */
-export function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (!m?.[1]) throw new Error(`invalid duration "${text}": use e.g. 500ms, 30s, 10m`);
-  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[m[2] ?? 's'] ?? 1_000;
-  return Math.round(Number(m[1]) * unit);
-}
-
-export function formatDuration(ms: number): string {
-  if (ms % 60_000 === 0 && ms > 0) return `${ms / 60_000}m`;
-  return ms % 1_000 === 0 ? `${ms / 1_000}s` : `${ms}ms`;
-}
 
 /** Delays from the environment over the defaults, then `explicit` (e.g. CLI flags) over both. */
 export function resolveDelays(env: NodeJS.ProcessEnv, explicit: Partial<Delays> = {}): Delays {

@@ -7,7 +7,7 @@ import type { V1ConfigMap, V1Node, V1PersistentVolume } from '@kubernetes/client
 import { isReady } from '../../runtime/conditions.js';
 import { JSON_PATCH, MERGE_PATCH, type KubeClient } from '../../runtime/client.js';
 import type { ObjectCache } from '../../runtime/cache.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../../runtime/errors.js';
+import { ignoreAlreadyExists, ignoreGone, ignoreNotFound } from '../../runtime/errors.js';
 import type { Result } from '../../runtime/controller.js';
 import { ItemExponentialBackoff } from '../../runtime/rate-limit.js';
 import { Resources, type ResourceType } from '../../runtime/resources.js';
@@ -50,9 +50,6 @@ export interface ProvisionerStats {
   terminated: number;
 }
 
-const ignore = (pred: (e: unknown) => boolean) => (err: unknown): void => {
-  if (!pred(err)) throw err;
-};
 const timeOf = (s: string | Date | undefined): number => (s ? new Date(s).getTime() : 0);
 /** When `delayMs` after an object's creation has surely passed: creationTimestamp has whole seconds. */
 const afterCreation = (created: string | Date | undefined, delayMs: number): number => timeOf(created) + (delayMs > 0 ? delayMs + 1000 : 0);
@@ -111,7 +108,7 @@ export class Provisioner {
       return this.launchFailed(claim, `fail to find the node object (node ${nodeNameFor(name, this.d.clusterName)} did not register within ${seconds}s; fault never-register from ${faults.sources.join(', ')})`);
     }
     const node = launchedNode({ claim, facts, clusterName: this.d.clusterName, kubeletVersion: this.d.kubeletVersion });
-    const created = await this.d.client.create(Resources.nodes, node).then(() => true, (err: unknown) => (ignore(isAlreadyExists)(err), false));
+    const created = await this.d.client.create(Resources.nodes, node).then(() => true, (err: unknown) => (ignoreAlreadyExists(err), false));
     await this.ensureVolumes(name, node.metadata?.name ?? '', facts);
     this.backoff.forget(name);
     if (created) {
@@ -143,7 +140,7 @@ export class Provisioner {
     const nodeName = node.metadata?.name ?? '';
     if (node.metadata?.deletionTimestamp) {
       // Someone deleted the node: Karpenter's termination deletes the claim with it.
-      await this.d.client.delete(NODE_CLAIMS, { name }, { uid: claim.metadata?.uid ?? '' }).catch(ignore((e) => isNotFound(e) || isConflict(e)));
+      await this.d.client.delete(NODE_CLAIMS, { name }, { uid: claim.metadata?.uid ?? '' }).catch(ignoreGone);
       await this.releaseNode(node);
       return {};
     }
@@ -189,7 +186,7 @@ export class Provisioner {
     const left = since + repairAfterMs - this.now();
     if (left > 0) return left;
     const name = claim.metadata?.name ?? '';
-    await this.d.client.delete(NODE_CLAIMS, { name }, { uid: claim.metadata?.uid ?? '' }).catch(ignore((e) => isNotFound(e) || isConflict(e)));
+    await this.d.client.delete(NODE_CLAIMS, { name }, { uid: claim.metadata?.uid ?? '' }).catch(ignoreGone);
     this.stats.repaired++;
     this.notReadySince.delete(nodeName);
     this.log({ nodeclaim: name, node: nodeName, notReadySince: new Date(since).toISOString() }, 'NodeRepair: node NotReady too long, claim deleted');
@@ -199,7 +196,7 @@ export class Provisioner {
   private async ensureVolumes(claimName: string, nodeName: string, facts: SkuFacts): Promise<void> {
     const have = new Set(this.volumesOf(claimName).map((pv) => pv.metadata?.name));
     for (const pv of nvmeVolumes(claimName, nodeName, facts)) {
-      if (!have.has(pv.metadata?.name)) await this.d.client.create(PERSISTENT_VOLUMES, pv).catch(ignore(isAlreadyExists));
+      if (!have.has(pv.metadata?.name)) await this.d.client.create(PERSISTENT_VOLUMES, pv).catch(ignoreAlreadyExists);
     }
   }
 
@@ -219,7 +216,7 @@ export class Provisioner {
         { op: 'test', path: '/metadata/resourceVersion', value: claim.metadata.resourceVersion },
         { op: 'replace', path: '/metadata/finalizers', value: finalizers },
       ], JSON_PATCH)
-      .then(() => true, (err: unknown) => (ignore(isNotFound)(err), false));
+      .then(() => true, (err: unknown) => (ignoreNotFound(err), false));
     this.backoff.forget(name);
     if (released) {
       this.stats.terminated++;
@@ -231,19 +228,19 @@ export class Provisioner {
   /** Deletes the node and lifts its termination finalizer (there is nothing to drain in a simulation). */
   private async releaseNode(node: V1Node): Promise<void> {
     const name = node.metadata?.name ?? '';
-    if (!node.metadata?.deletionTimestamp) await this.d.client.delete(Resources.nodes, { name }, { uid: node.metadata?.uid ?? '' }).catch(ignore((e) => isNotFound(e) || isConflict(e)));
+    if (!node.metadata?.deletionTimestamp) await this.d.client.delete(Resources.nodes, { name }, { uid: node.metadata?.uid ?? '' }).catch(ignoreGone);
     const finalizers = node.metadata?.finalizers ?? [];
     if (finalizers.includes(TERMINATION_FINALIZER)) {
       await this.d.client
         .patch(Resources.nodes, { name }, { metadata: { finalizers: finalizers.filter((f) => f !== TERMINATION_FINALIZER), resourceVersion: node.metadata?.resourceVersion } }, MERGE_PATCH)
-        .catch(ignore((e) => isNotFound(e) || isConflict(e)));
+        .catch(ignoreGone);
     }
   }
 
   private async deleteVolumes(claimName: string): Promise<void> {
     for (const pv of this.volumesOf(claimName)) {
       if (pv.metadata?.deletionTimestamp) continue;
-      await this.d.client.delete(PERSISTENT_VOLUMES, { name: pv.metadata?.name ?? '' }, { uid: pv.metadata?.uid ?? '' }).catch(ignore((e) => isNotFound(e) || isConflict(e)));
+      await this.d.client.delete(PERSISTENT_VOLUMES, { name: pv.metadata?.name ?? '' }, { uid: pv.metadata?.uid ?? '' }).catch(ignoreGone);
     }
   }
 

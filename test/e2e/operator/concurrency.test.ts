@@ -40,7 +40,7 @@ test('50 workspaces converge in about the time of the slowest, not the sum', { t
   // Where the time goes: the operator's part (every StatefulSet applied) vs the cluster's (pods Ready).
   const after = (events: Recorded[], pred: (e: Recorded) => boolean) => Math.max(...events.filter(pred).map((e) => e.at)) - batch.start;
   const allStatefulSets = after(statefulSets, (e) => e.type === 'ADDED' && e.obj.metadata?.name !== 'alone');
-  const allPodsReady = after(pods as Recorded[], (e) => e.obj.metadata?.name !== 'alone-0' && ((e.obj as V1Pod).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false));
+  const allPodsReady = after(pods, (e) => e.obj.metadata?.name !== 'alone-0' && ((e.obj as V1Pod).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false));
   t.diagnostic(`50 workspaces: last StatefulSet created after ${allStatefulSets} ms; last pod Ready after ${allPodsReady} ms`);
   const perWorkspace = [...batch.readyAfterMs.values()].sort((a, b) => a - b);
   const reconciles = w.op!.reconciles();

@@ -51,7 +51,7 @@ test('model access Secret: missing, late, without HF_TOKEN, deleted under a serv
     const c = conditionOf(await getWorkspace(w.ns, 'llama'), 'InferenceReady');
     return c?.status === 'True' && !/warning/.test(c.message) ? true : undefined;
   });
-  assert.equal(await w.op!.mgr.workspace.caches.secrets.get(w.ns, 'hf')?.metadata?.annotations, undefined, 'the cache keeps no annotation (kubectl last-applied would hold the value)');
+  assert.equal(w.op!.mgr.workspace.caches.secrets.get(w.ns, 'hf')?.metadata?.annotations, undefined, 'the cache keeps no annotation (kubectl last-applied would hold the value)');
   assert.equal((w.op!.mgr.workspace.caches.secrets.get(w.ns, 'hf') as { data?: unknown } | undefined)?.data, undefined, 'the cache holds no data');
 });
 

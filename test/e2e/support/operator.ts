@@ -19,7 +19,7 @@ import { startManager, type RunningManager } from '../../../src/manager/manager.
 import { parseManagerOptions } from '../../../src/manager/options.js';
 import { isNodeReady } from '../../../src/simcluster/nodes.js';
 import { localPvManifests } from '../../../src/simcluster/storage.js';
-import { addNodes, bed, freshNamespace, isConflict, isNotFound, kubectl, nodeNames, removeNodes, uniqueName, waitFor, type NodePool } from '../harness.js';
+import { addNodes, bed, freshNamespace, isAlreadyExists, isNotFound, kubectl, nodeNames, removeNodes, uniqueName, waitFor, type NodePool } from '../harness.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 export const CRD_PATH = join(ROOT, 'config', 'crd', 'kaito.sh_workspaces.yaml');
@@ -54,7 +54,7 @@ export async function createPools(pools: NodePool[]): Promise<void> {
       try {
         await core.createPersistentVolume({ body });
       } catch (err) {
-        if (!isConflict(err)) throw err;
+        if (!isAlreadyExists(err)) throw err;
       }
     }),
   );

@@ -24,7 +24,7 @@ test('a well-formed workspace (with free-form template and ObjectMeta) has no er
   assert.deepEqual(checkSchema(good, workspaceSchema()), []);
 });
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- mutators poke at arbitrary paths of a test object
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call -- mutators poke at arbitrary paths of a test object */
 const bad: [string, (ws: any) => void, string, RegExp][] = [
   ['unknown top-level field', (w) => { w.spec = {}; }, 'spec', /not declared/],
   ['unknown nested field', (w) => { w.resource.gpus = 2; }, 'resource.gpus', /not declared/],

@@ -41,7 +41,7 @@ for (const [name, cloud, ref, extra] of cases) {
 
 test('storage: the preset disk requirement; 1024Gi for a template', () => {
   assert.match(nodeClaimStorage(ws), /^\d+Gi$/);
-  assert.equal(nodeClaimStorage({ ...ws, inference: { template: { spec: { containers: [] } } } } as never), '1024Gi');
+  assert.equal(nodeClaimStorage({ ...ws, inference: { template: { spec: { containers: [] } } } }), '1024Gi');
 });
 
 test('name: ws + 9 hex, within gpu-provisioner ^[a-z][a-z0-9]{0,11}$, distinct per time and salt', () => {

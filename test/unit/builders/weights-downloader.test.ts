@@ -20,7 +20,7 @@ test('weights downloader: pulls once, skips on restart with the same artifact, p
   const run = (tag: string) => {
     const c = weightsDownloader({ ...mustPreset('phi-4-mini-instruct'), tag }, 'reg');
     assert.deepEqual(c.command?.slice(0, 2), ['/bin/sh', '-c']);
-    const script = c.command![2]!.replaceAll('/workspace/weights', volume);
+    const script = c.command[2]!.replaceAll('/workspace/weights', volume);
     execFileSync('/bin/sh', ['-c', script], { env: { PATH: `${bin}:/usr/bin:/bin` } });
   };
   run('0.2.0');

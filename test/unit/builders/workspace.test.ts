@@ -340,7 +340,7 @@ test('inference ConfigMap: user, existing default, copy from release namespace, 
     data: template.data,
   });
   // Once the copy exists, the decision still says where it came from (a stable status).
-  const again = ok(buildWorkspace(presetWorkspace('phi-4-mini-instruct'), facts({ configMaps: [template, copied.objects.configMap!] })));
+  const again = ok(buildWorkspace(presetWorkspace('phi-4-mini-instruct'), facts({ configMaps: [template, copied.objects.configMap] })));
   assert.equal(decision(again, 'inferenceConfig')?.reason, decision(copied, 'inferenceConfig')?.reason);
   // Explicit max-model-len in the config is used for the flag (W13).
   assert.match(command(copied.objects.statefulSet), / --max-model-len=4096 /);

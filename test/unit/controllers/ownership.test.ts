@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { WorkspaceObject } from '../../../src/controllers/workspace/context.js';
-import { CHILD_OBJECT_REJECTED, CONFLICTS_BEFORE_REPORT, PERSISTENT_CONFLICT, persistentConflict, Reported, reportable } from '../../../src/controllers/workspace/failures.js';
+import { CHILD_OBJECT_REJECTED, CONFLICTS_BEFORE_REPORT, PERSISTENT_CONFLICT, persistentConflict, reportable } from '../../../src/controllers/workspace/failures.js';
+import { TerminalError } from '../../../src/runtime/controller.js';
 import { notOwnedMessage, ownedBy, ownedOnly, writtenBy } from '../../../src/controllers/workspace/ownership.js';
 import { KubeApiError } from '../../../src/runtime/errors.js';
 
@@ -46,7 +47,7 @@ test('reportable: refusals become ChildObjectRejected with the server message an
     { name: '422 Invalid', err: invalid, reason: CHILD_OBJECT_REJECTED, backoff: true, message: /refused an object of this workspace \(HTTP 422\): StatefulSet\.apps "ws" is invalid: .*restartPolicy/ },
     { name: 'SSA typed conversion (500)', err: typed, reason: CHILD_OBJECT_REJECTED, backoff: true, message: /\(HTTP 500\): failed to create typed patch object .*duplicate entries/ },
     { name: '400 BadRequest', err: bad, reason: CHILD_OBJECT_REJECTED, backoff: true, message: /\(HTTP 400\): the body/ },
-    { name: 'a Reported passes through', err: new Reported('InvalidSpec', 'bad'), reason: 'InvalidSpec', backoff: false, message: /^bad$/ },
+    { name: 'a TerminalError passes through', err: new TerminalError('InvalidSpec', 'bad'), reason: 'InvalidSpec', backoff: false, message: /^bad$/ },
     { name: '409 Conflict: a plain retry', err: new KubeApiError('Conflict', 'the object has been modified', 409) },
     { name: 'other 500: a plain retry', err: new KubeApiError('ServerError', 'etcdserver: request timed out', 500) },
     { name: 'a network error', err: Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }) },

@@ -5,7 +5,7 @@ import { POD_CREATION_FAILED, podCreationFailure } from '../../../src/controller
 
 const sts = (replicas: number, created: number, uid = 'sts-uid'): V1StatefulSet => ({ metadata: { name: 'ws', namespace: 'team', uid }, spec: { replicas, selector: {}, serviceName: 'ws-headless', template: {} }, status: { replicas: created } });
 const ev = (note: string, at: string, uid = 'sts-uid'): EventsV1Event =>
-  ({ metadata: { name: `ws.${at}`, namespace: 'team' }, eventTime: undefined as unknown as Date, regarding: { kind: 'StatefulSet', name: 'ws', uid }, reason: 'FailedCreate', note, deprecatedLastTimestamp: new Date(at) }) as EventsV1Event;
+  ({ metadata: { name: `ws.${at}`, namespace: 'team' }, eventTime: undefined as unknown as Date, regarding: { kind: 'StatefulSet', name: 'ws', uid }, reason: 'FailedCreate', note, deprecatedLastTimestamp: new Date(at) });
 
 test('podCreationFailure: the newest FailedCreate of this StatefulSet while pods are missing', () => {
   const older = ev('create Pod ws-0 in StatefulSet ws failed error: quota', '2026-01-01T00:00:00Z');

@@ -12,8 +12,8 @@ function clock() {
 const elector = (store: FakeLeaseStore, id: string, now: () => number) =>
   new LeaderElector({ client: store.client(), namespace: 'ns', identity: id, now, wallClock: () => Date.UTC(2026, 0, 1) + now() });
 
-test('defaults are controller-runtime\'s 15 s / 10 s / 2 s and satisfy client-go\'s constraint', () => {
-  assert.deepEqual(DEFAULT_TIMINGS, { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 });
+test('defaults are controller-runtime\'s 15 s / 10 s / 2 s scaled by 0.6 and satisfy client-go\'s constraint', () => {
+  assert.deepEqual(DEFAULT_TIMINGS, { leaseDurationMs: 9_000, renewDeadlineMs: 6_000, retryPeriodMs: 1_200 });
   assert.doesNotThrow(() => checkTimings(DEFAULT_TIMINGS));
   for (const bad of [
     { leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
@@ -29,19 +29,19 @@ test('the first candidate creates the Lease; the second sees it held until it ex
   assert.equal(await a.tryAcquireOrRenew(), 'leader');
   assert.equal(store.lease?.metadata?.name, LEASE_NAME);
   assert.equal(store.lease?.spec?.holderIdentity, 'a');
-  assert.equal(store.lease?.spec?.leaseDurationSeconds, 15);
+  assert.equal(store.lease?.spec?.leaseDurationSeconds, 9);
   assert.match(String(store.lease?.spec?.renewTime), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/, 'MicroTime, six fractional digits');
 
   assert.equal(await b.tryAcquireOrRenew(), 'held');
-  c.advance(14_000);
+  c.advance(8_000);
   assert.equal(await b.tryAcquireOrRenew(), 'held', 'unchanged record, but not yet a full lease duration since b first saw it');
   // a renews: the record changes, so b's expiry clock restarts when b sees the change.
   assert.equal(await a.tryAcquireOrRenew(), 'leader');
   assert.equal(await b.tryAcquireOrRenew(), 'held');
-  c.advance(14_000);
+  c.advance(8_000);
   assert.equal(await b.tryAcquireOrRenew(), 'held');
   c.advance(1_001);
-  assert.equal(await b.tryAcquireOrRenew(), 'leader', 'a stopped renewing 15 s ago');
+  assert.equal(await b.tryAcquireOrRenew(), 'leader', 'a stopped renewing 9 s ago');
   assert.equal(store.lease?.spec?.holderIdentity, 'b');
   assert.equal(store.lease?.spec?.leaseTransitions, 1);
   assert.equal(await a.tryAcquireOrRenew(), 'held', 'the old leader sees the new holder');
@@ -55,7 +55,7 @@ test('two candidates racing on one resourceVersion: exactly one wins', async () 
   const b = elector(store, 'b', c.now);
   await a.tryAcquireOrRenew();
   await b.tryAcquireOrRenew();
-  c.advance(16_000);
+  c.advance(10_000);
   const results = await Promise.all([a.tryAcquireOrRenew(), b.tryAcquireOrRenew()]);
   assert.deepEqual([...results].sort(), ['held', 'leader']);
   assert.equal(store.lease?.spec?.holderIdentity, results[0] === 'leader' ? 'a' : 'b');
@@ -113,4 +113,34 @@ test('acquire stops when aborted', async () => {
   const p = b.acquire(ac.signal);
   setTimeout(() => ac.abort(), 50);
   assert.equal(await p, false);
+});
+
+test('a standby tries again at the observed expiry, never later than its jittered retry', async () => {
+  // [ms since b observed a's record, jittered retry, expected wait]
+  const cases: [number, number, number][] = [
+    [0, 1_500, 1_500], // far from expiry: the plain retry
+    [7_000, 2_500, 2_050], // expiry is 2 s away: wake 50 ms past it
+    [8_900, 2_000, 150],
+    [9_000, 2_000, 2_000], // expired and still here (the try failed or lost a race): the plain retry, no tight loop
+    [20_000, 1_300, 1_300],
+  ];
+  for (const [sinceObserved, jittered, want] of cases) {
+    const store = new FakeLeaseStore();
+    const c = clock();
+    assert.equal(await elector(store, 'a', c.now).tryAcquireOrRenew(), 'leader');
+    const b = elector(store, 'b', c.now);
+    assert.equal(await b.tryAcquireOrRenew(), 'held');
+    c.advance(sinceObserved);
+    assert.equal(b.nextTryInMs(jittered), want, `${sinceObserved} ms after observing, retry ${jittered} ms`);
+  }
+});
+
+test('the holder itself, or a candidate that saw nothing yet, waits the plain retry', async () => {
+  const store = new FakeLeaseStore();
+  const c = clock();
+  const a = elector(store, 'a', c.now);
+  assert.equal(a.nextTryInMs(1_700), 1_700, 'nothing observed yet');
+  assert.equal(await a.acquire(), true);
+  c.advance(8_990);
+  assert.equal(a.nextTryInMs(1_700), 1_700, 'our own lease');
 });

@@ -42,7 +42,7 @@ test('metrics use controller-runtime names and follow reconciles, the queue, req
     reconcile: async (key) => {
       await new Promise((r) => setTimeout(r, 5));
       if (key === 'fail' && failures++ === 0) throw new Error('boom'); // retried after 5 ms, then succeeds
-      if (key === 'terminal') throw new TerminalError('bad');
+      if (key === 'terminal') throw new TerminalError('Bad', 'bad');
       return key === 'later' ? { requeueAfterMs: 60_000 } : {};
     },
   });

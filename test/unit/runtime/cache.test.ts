@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubernetesObject, V1LabelSelector } from '@kubernetes/client-node';
-import { ObjectCache } from '../../../src/runtime/cache.js';
+import { deepFreeze, ObjectCache } from '../../../src/runtime/cache.js';
 import { matchesSelector, selectorToString } from '../../../src/runtime/label-selector.js';
 
 function obj(ns: string | undefined, name: string, rv: string, extra: Partial<NonNullable<KubernetesObject['metadata']>> = {}): KubernetesObject {
@@ -79,6 +79,52 @@ describe('ObjectCache', () => {
     const events = c.replace([obj('a', 'keep', '1'), obj('a', 'change', '2'), obj('a', 'new', '1')]);
     assert.deepEqual(events.map((e) => `${e.type}:${e.obj.metadata?.name}`).sort(), ['add:new', 'delete:gone', 'update:change']);
     assert.deepEqual(c.keys().sort(), ['a/change', 'a/keep', 'a/new']);
+  });
+});
+
+describe('ObjectCache reads are read-only', () => {
+  const pod = () => ({ metadata: { namespace: 'ns', name: 'p', uid: 'u1', resourceVersion: '1', labels: { a: '1' }, managedFields: [{ manager: 'm', operation: 'Apply', fieldsV1: {} }] }, spec: { containers: [{ name: 'c', env: [{ name: 'X', value: '1' }] }] } });
+  type Pod = ReturnType<typeof pod> & { status?: unknown; metadata: { labels: Record<string, string> } };
+  const writes: [string, (o: Pod) => void][] = [
+    ['a top-level field', (o) => void (o.status = { phase: 'Running' })],
+    ['a label', (o) => void (o.metadata.labels.b = '2')],
+    ['a nested list element', (o) => void (o.spec.containers[0]!.env[0]!.value = '2')],
+    ['a push onto a list', (o) => void o.spec.containers.push({ name: 'd', env: [] })],
+    ['a delete', (o) => void delete (o.metadata.labels as Partial<Record<string, string>>).a],
+  ];
+  for (const [what, write] of writes) {
+    it(`writing ${what} of a cached object throws and changes nothing`, () => {
+      const c = new ObjectCache<KubernetesObject>();
+      c.upsert(pod());
+      const before = structuredClone(c.get('ns', 'p'));
+      assert.throws(() => write(c.get('ns', 'p') as unknown as Pod), TypeError);
+      assert.throws(() => write(c.list()[0] as unknown as Pod), TypeError);
+      assert.deepEqual(c.get('ns', 'p'), before);
+    });
+  }
+
+  it('a structuredClone is the reader\'s own, mutable copy', () => {
+    const c = new ObjectCache<KubernetesObject>();
+    c.upsert(pod());
+    const own = structuredClone(c.get('ns', 'p')) as unknown as Pod;
+    own.metadata.labels.b = '2';
+    assert.equal(c.get('ns', 'p')?.metadata?.labels?.b, undefined);
+  });
+
+  it('a relist and a delete of frozen objects still work', () => {
+    const c = new ObjectCache<KubernetesObject>();
+    c.upsert(pod());
+    assert.deepEqual(c.replace([]).map((e) => e.type), ['delete']);
+    c.upsert(pod());
+    assert.equal(c.remove({ metadata: { namespace: 'ns', name: 'p' } })?.type, 'delete');
+    assert.equal(c.size, 0);
+  });
+
+  it('deepFreeze leaves primitives alone and freezes every level', () => {
+    assert.equal(deepFreeze(3), 3);
+    assert.equal(deepFreeze(null), null);
+    const o = deepFreeze({ a: { b: [{ c: 1 }] } });
+    assert.ok(Object.isFrozen(o) && Object.isFrozen(o.a) && Object.isFrozen(o.a.b) && Object.isFrozen(o.a.b[0]));
   });
 });
 

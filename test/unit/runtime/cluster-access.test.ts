@@ -35,7 +35,7 @@ test('client certificates from files, relative to the kubeconfig', async () => {
   const o = await applied(kubeconfig('certs.yaml', { 'client-certificate': 'admin.crt', 'client-key': join(dir, 'admin.key') }));
   assert.equal(String(o.ca), 'CA-FILE');
   assert.equal(String(o.cert), 'CERT-FILE');
-  assert.equal(String(o.key), 'KEY-FILE');
+  assert.equal(String(o.key as string), 'KEY-FILE');
   assert.equal(o.rejectUnauthorized, true);
 });
 

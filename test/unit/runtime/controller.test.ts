@@ -81,13 +81,29 @@ describe('Controller', { timeout: 15_000 }, () => {
     let calls = 0;
     const ctl = make(async () => {
       calls++;
-      throw new TerminalError('unknown preset');
+      throw new TerminalError('UnknownPreset', 'unknown preset');
     });
     await ctl.start();
     ctl.enqueue('ns/a');
     await until(() => ctl.metrics.reconciles.terminal_error === 1);
     await sleep(50);
     assert.equal(calls, 1);
+  });
+
+  it('a TerminalError with recheckAfterMs comes back once after the delay, not with backoff', async () => {
+    let calls = 0;
+    const ctl = make(async () => {
+      calls++;
+      if (calls === 1) throw new TerminalError('SecretNotFound', 'no secret', 30);
+    });
+    await ctl.start();
+    ctl.enqueue('ns/a');
+    await until(() => calls === 2);
+    await sleep(60);
+    assert.equal(calls, 2);
+    assert.equal(ctl.metrics.reconciles.terminal_error, 1);
+    assert.equal(ctl.metrics.reconciles.success, 1);
+    assert.equal(ctl.queue.numRequeues('ns/a'), 0, 'not counted as a failure');
   });
 
   it('events arriving while a key is reconciled cause exactly one more pass, never a parallel one', async () => {
@@ -108,6 +124,30 @@ describe('Controller', { timeout: 15_000 }, () => {
     await sleep(60);
     assert.equal(passes, 2);
     assert.equal(overlap, false);
+  });
+
+  it('resync enqueues every key again each period, without any event, until stopped', async () => {
+    const seen: string[] = [];
+    let keys = ['ns/a', 'ns/b'];
+    c = new Controller({ name: 'r', reconcile: async (key) => void seen.push(key), queue: new WorkQueue({ bucket: null }), resync: { periodMs: 20, keys: () => keys } });
+    await c.start();
+    await until(() => seen.filter((k) => k === 'ns/a').length >= 2);
+    assert.deepEqual(new Set(seen), new Set(['ns/a', 'ns/b']));
+    keys = ['ns/c'];
+    await until(() => seen.includes('ns/c'));
+    assert.equal(await c.stop(1_000), true);
+    c = undefined;
+    const after = seen.length;
+    await sleep(60);
+    assert.equal(seen.length, after, 'no resync after stop');
+  });
+
+  it('without resync nothing runs without an event', async () => {
+    let passes = 0;
+    const ctl = make(async () => void passes++);
+    await ctl.start();
+    await sleep(60);
+    assert.equal(passes, 0);
   });
 
   it('stop() lets the in-flight reconcile finish', async () => {

@@ -133,7 +133,7 @@ describe('WorkQueue', () => {
     const b = await q.get();
     assert.equal(b, 'b', 'queued keys are still handed out while draining');
     q.done(a!);
-    q.done(b!);
+    q.done(b);
     assert.equal(await drained, true);
     assert.equal(await q.get(), undefined, 'nothing after drain, not even the delayed or the late key');
   });

@@ -142,10 +142,11 @@ describe('component command lines', () => {
 
 describe('kubeconfigs and env', () => {
   it('admin uses the client certificate, token users the token and namespace', () => {
-    const admin = parse(adminKubeconfig({ server: 'https://127.0.0.1:1', caFile: '/ca', certFile: '/c', keyFile: '/k' }));
+    type Kc = { clusters: [{ cluster: { server: string } }]; users: [{ user: unknown }]; contexts: [{ context: { namespace?: string } }]; 'current-context': string };
+    const admin = parse(adminKubeconfig({ server: 'https://127.0.0.1:1', caFile: '/ca', certFile: '/c', keyFile: '/k' })) as Kc;
     assert.equal(admin.clusters[0].cluster.server, 'https://127.0.0.1:1');
     assert.deepEqual(admin.users[0].user, { 'client-certificate': '/c', 'client-key': '/k' });
-    const tok = parse(tokenKubeconfig({ server: 'https://x', caFile: '/ca', user: 'u', token: 't0k', namespace: 'ns' }));
+    const tok = parse(tokenKubeconfig({ server: 'https://x', caFile: '/ca', user: 'u', token: 't0k', namespace: 'ns' })) as Kc;
     assert.deepEqual(tok.users[0].user, { token: 't0k' });
     assert.equal(tok.contexts[0].context.namespace, 'ns');
     assert.equal(tok['current-context'], 'u');

@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DEFAULT_SYNC_PERIOD_MS, parseManagerOptions, type ManagerOptions } from '../../../src/manager/options.js';
+import { DEFAULT_TIMINGS } from '../../../src/manager/leader-election.js';
+
+const parse = (args: string[]) => parseManagerOptions(args, {}) as ManagerOptions;
+
+describe('kaito-ts run: leader election timings and sync period', () => {
+  it('defaults', () => {
+    const o = parse([]);
+    assert.deepEqual(o.leaderElectionTimings, DEFAULT_TIMINGS);
+    assert.equal(o.syncPeriodMs, DEFAULT_SYNC_PERIOD_MS);
+    assert.equal(DEFAULT_SYNC_PERIOD_MS, 36_000_000, "controller-runtime's 10 h");
+  });
+
+  const good: [string[], Partial<ManagerOptions>][] = [
+    [['--sync-period', '30m'], { syncPeriodMs: 1_800_000 }],
+    [['--sync-period=90s'], { syncPeriodMs: 90_000 }],
+    [['--leader-election-lease-duration', '15s', '--leader-election-renew-deadline', '10s', '--leader-election-retry-period', '2s'], { leaderElectionTimings: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 } }],
+    [['--leader-election-lease-duration', '12s'], { leaderElectionTimings: { ...DEFAULT_TIMINGS, leaseDurationMs: 12_000 } }],
+  ];
+  for (const [args, want] of good) {
+    it(args.join(' '), () => {
+      const o = parse(args);
+      for (const [k, v] of Object.entries(want)) assert.deepEqual(o[k as keyof ManagerOptions], v);
+    });
+  }
+
+  const bad: [string[], RegExp][] = [
+    [['--sync-period', '0'], /--sync-period must be a positive duration/],
+    [['--sync-period', 'daily'], /--sync-period must be a positive duration/],
+    [['--leader-election-lease-duration', '9.5s'], /whole seconds/],
+    [['--leader-election-lease-duration', '6s'], /lease duration must exceed the renew deadline/],
+    [['--leader-election-retry-period', '5s'], /renew deadline must exceed 1.2 × retry period/],
+    [['--leader-election-renew-deadline', 'x'], /--leader-election-renew-deadline must be a positive duration/],
+  ];
+  for (const [args, want] of bad) {
+    it(`refuses ${args.join(' ')}`, () => assert.throws(() => parse(args), want));
+  }
+});
