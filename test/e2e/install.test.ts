@@ -112,12 +112,15 @@ test('helm chart: dry-run install, two replicas under the chart ServiceAccount, 
   const sa = docs.find((d) => d.kind === 'ServiceAccount')!.metadata.name;
   const kubeconfig = join(tmp, 'sa.kubeconfig');
   writeFileSync(kubeconfig, (await serviceAccountKubeConfig(ns, sa)).exportConfig());
-  // The token really is subject to RBAC: it may not read Secrets' list or touch another namespace's leases.
+  // The token really is subject to RBAC: it may not write Secrets or touch another namespace's leases.
   const canI = (...args: string[]) => new Promise<string>((resolve) => {
     execFile(join(b.binDir, 'kubectl'), ['auth', 'can-i', ...args, `--as=system:serviceaccount:${ns}:${sa}`], { env: { ...process.env, KUBECONFIG: b.kubeconfigPath } }, (_e, stdout) => resolve(stdout.trim()));
   });
+  // Secrets: get (the HF_TOKEN key check) and list/watch (the metadata-only watch; RBAC cannot say
+  // "metadata only", the operator asks for PartialObjectMetadata), never a write.
   assert.equal(await canI('get', 'secrets', '-n', ns), 'yes');
-  assert.equal(await canI('list', 'secrets', '-n', ns), 'no');
+  assert.equal(await canI('create', 'secrets', '-n', ns), 'no');
+  assert.equal(await canI('delete', 'secrets', '-n', ns), 'no');
   assert.equal(await canI('patch', 'leases/kaito-ts-leader', '-n', ns), 'yes');
   assert.equal(await canI('patch', 'leases/other', '-n', ns), 'no');
   assert.equal(await canI('create', 'leases', '-n', 'default'), 'no');
