@@ -121,9 +121,10 @@ test('SIGKILL in the middle of provisioning: converges with exactly the claims n
   op = await spawnOperator(w.ns, NAP_ARGS);
   await waitReady(w.ns, 'llama', 120_000);
   await killHard(op.child);
-  op = await spawnOperator(w.ns, NAP_ARGS);
-  await waitFor('the restarted operator has passed over the workspace', async () => /"reconcile|workspace/.test(op.output()) || undefined, { timeoutMs: 10_000 }).catch(() => undefined);
-  await new Promise((r) => setTimeout(r, 2_000));
+  // A restart of a converged workspace must create nothing: wait for the new process's pass over it.
+  op = await spawnOperator(w.ns, [...NAP_ARGS, '--log-level', 'debug']);
+  const key = `"key":"${w.ns}/llama"`;
+  await waitFor('the restarted operator has reconciled the workspace', () => op.output().split('\n').some((l) => l.includes(key) && l.includes('"reconciled"')) || undefined, { timeoutMs: 30_000 });
   assert.equal((await claimsOf(w.ns, 'llama')).length, 3, 'three claims');
   assert.equal(claimEvents.filter((e) => e.type === 'ADDED' && e.obj.metadata.labels?.['kaito.sh/workspacenamespace'] === w.ns).length, 3, 'exactly three creates over two restarts');
 });
