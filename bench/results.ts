@@ -20,6 +20,8 @@ export interface ControllerResult {
   nap?: NapFigures;
   /** When each workspace reached each stage on its way to InferenceReady. */
   timeline?: TimelineFigures;
+  /** kaito-ts: the git commit of the code started (`-dirty` when tracked files differed). */
+  codeCommit?: string;
 }
 
 /** The delays of a node auto-provisioning run, in seconds. */

@@ -1,5 +1,6 @@
 // `npm run bench -- --workspaces N [--json FILE] [--controllers kaito-ts,kaito-v0.8.0]`: runs each controller
 // in turn against the same cluster and the same N workspaces and prints (and optionally writes) the figures.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { homedir, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +34,17 @@ import { watchForever } from './watch.js';
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
 /** Namespace of the inference-params-template ConfigMap for both controllers (kaito-ts's default too). */
 const RELEASE_NAMESPACE = 'kaito-workspace';
+
+/** HEAD of the checkout, with `-dirty` when tracked files differ from it; undefined outside git. */
+function gitCommit(root: string): string | undefined {
+  try {
+    const head = execFileSync('git', ['-C', root, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${head}-dirty` : head;
+  } catch {
+    return undefined;
+  }
+}
 
 const log = (line: string): void => {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
@@ -95,6 +107,9 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     launch.args = [...launch.args.slice(0, script), ...words(opts.nodeOptions), ...launch.args.slice(script), ...words(opts.kaitoTsFlags)];
   }
   const logFile = join(ctx.logDir, `${id}.log`);
+  // Read at start-up of the controller, not of the benchmark: the code measured is the code started.
+  const codeCommit = id === 'kaito-ts' ? gitCommit(PROJECT_ROOT) : undefined;
+  if (codeCommit) tag(`code: commit ${codeCommit}`);
   tag(`starting: ${[launch.command, ...launch.args].join(' ')} (log ${logFile})`);
   const ctl: RunningController = await startController(launch, logFile, `http://127.0.0.1:${probePort}/readyz`);
   const stopAll = async (): Promise<void> => {
@@ -203,6 +218,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
       writesPerIdleMinute: opts.idleSeconds > 0 ? Math.round((countWrites(idle) * 60) / opts.idleSeconds) : 0,
       correct: check.ok && readyAt !== undefined && !ctl.exited(),
       timeline: timeline.figures((w) => tracker.statefulSetAt(w), (w) => tracker.readyAt(w)),
+      ...(codeCommit ? { codeCommit } : {}),
     };
     if (nap) {
       result.nap = { ...napTracker.figures((w) => tracker.statefulSetAt(w), (w) => tracker.readyAt(w)), createRequests: nodeClaimCreates(proxy.byVerbAndResource()) };
