@@ -15,7 +15,7 @@ import type { FeatureGates } from './feature-gates.js';
 import { ANNOTATION_BYPASS_RESOURCE_CHECKS, INFERENCE_CONFIG_KEY } from './labels.js';
 import { Msg } from './messages.js';
 import { checkTrainingConfig, TRAINING_CONFIG_KEY, tuningMethod } from './tuning-config.js';
-import { workspaceRuntime } from './runtime.js';
+import { workspaceRuntime } from './inference-runtime.js';
 import { ALPHA_VERSION, API_VERSION, GROUP, KIND, type InferenceSpec, type TuningSpec, type Workspace } from './types.js';
 
 export interface ValidationIssue {

@@ -3,7 +3,7 @@
 // the controller and `kaito-ts render`. Pure: no client, no clock, no globals.
 import type { V1ConfigMap, V1ControllerRevision, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { ANNOTATION_HASH, ANNOTATION_REVISION } from '../api/labels.js';
-import { runtimeDecision } from '../api/runtime.js';
+import { runtimeDecision } from '../api/inference-runtime.js';
 import type { Decision, Workspace } from '../api/types.js';
 import { Msg } from '../api/messages.js';
 import { closestPresetNames, getPreset, isDeprecatedPreset } from '../catalog/presets.js';

@@ -8,7 +8,7 @@ import { matchingNodes } from '../builders/facts.js';
 import { replicasFor } from '../builders/replicas.js';
 import { buildWorkspace } from '../builders/workspace.js';
 import type { OperatorConfig, WorkspaceCaches, WorkspaceObject } from '../controllers/workspace/context.js';
-import { gatherFacts, volumeKindOf, type FactCaches } from '../controllers/workspace/facts.js';
+import { gatherFacts, volumeKindOf, type FactCaches } from '../controllers/workspace/gather-facts.js';
 import { notOwnedMessage, ownedBy } from '../controllers/workspace/ownership.js';
 import { adoptableAsIs, selectiveUpdate } from '../controllers/workspace/selective-update.js';
 import { needsApply } from '../runtime/drift.js';

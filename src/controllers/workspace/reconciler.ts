@@ -3,7 +3,7 @@
 // to change sends no request. It never waits for readiness: it returns and is woken by events
 // (or by a timer for the readiness timeout).
 import type { KubernetesObject, V1ConfigMap, V1Pod, V1Service, V1StatefulSet } from '@kubernetes/client-node';
-import { findCondition } from '../../api/conditions.js';
+import { findCondition } from '../../api/workspace-conditions.js';
 import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_WORKSPACE_NAME, RESOURCE_NVIDIA_GPU, WORKSPACE_FINALIZER } from '../../api/labels.js';
 import { errorsOf, formatIssues, validateWorkspace } from '../../api/validation.js';
 import { buildWorkspace, type BuildResult, type WorkspaceObjects } from '../../builders/workspace.js';
@@ -23,7 +23,7 @@ import { finalizeWorkspace, MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
 import { CHILD_OBJECT_REJECTED, persistentConflict, reportable } from './failures.js';
 import { ModelSecrets, SecretReason, servingWithSecretProblem } from './model-secret.js';
 import { podCreationFailure } from './pod-creation.js';
-import { gatherFacts, volumeKindOf } from './facts.js';
+import { gatherFacts, volumeKindOf } from './gather-facts.js';
 import { planMigration, type MigrationPlan } from './migration.js';
 import { nodePressureWarning } from './node-pressure.js';
 import { deleteExactly, notOwnedMessage, ownedBy, writtenBy } from './ownership.js';
@@ -33,7 +33,7 @@ import { NODECLAIMS_CREATED_ANNOTATION, type ProvisioningPlan } from './provisio
 import { pruneRevisions } from './revisions.js';
 import { adoptableAsIs, selectiveUpdate } from './selective-update.js';
 import { releaseStrandedClaims } from './stranded-claims.js';
-import { computeStatus, type StatusInput } from './status.js';
+import { computeStatus, type StatusInput } from './workspace-status.js';
 import { reconcileTuning, writeTuningStatus, type TuningSteps } from './tuning.js';
 
 /** kaito-ts condition reasons beyond KAITO's (documented in docs/controller.md). */

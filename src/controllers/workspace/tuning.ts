@@ -17,9 +17,9 @@ import { ignoreGone, isInvalid, isNotFound, toKubeError } from '../../runtime/er
 import { Resources } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
-import { gatherFacts } from './facts.js';
+import { gatherFacts } from './gather-facts.js';
 import type { ProvisioningPlan } from './provisioning-plan.js';
-import type { StatusInput } from './status.js';
+import type { StatusInput } from './workspace-status.js';
 import { observeJob, TuningReason, tuningStatus, type TuningOutcome } from './tuning-status.js';
 
 /** The reconciler's own steps the tuning path reuses (finalizer/annotations, revisions, nodes). */

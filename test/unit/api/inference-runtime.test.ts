@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ANNOTATION_RUNTIME } from '../../../src/api/labels.js';
-import { runtimeDecision, workspaceRuntime } from '../../../src/api/runtime.js';
+import { runtimeDecision, workspaceRuntime } from '../../../src/api/inference-runtime.js';
 
 const ws = (value?: string) => {
   const annotations: Record<string, string> = value === undefined ? {} : { [ANNOTATION_RUNTIME]: value };
