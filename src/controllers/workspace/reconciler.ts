@@ -79,8 +79,10 @@ export class WorkspaceReconciler {
       const conflict = persistentConflict(err, failuresSoFar);
       const failure = reportable(err) ?? conflict;
       if (!failure) throw err;
-      // The pass may have written the workspace already: continue from what the cache holds now.
-      const current = await this.ensureMetadata(structuredClone(this.deps.caches.workspaces.getByKey(key) ?? ws));
+      // The pass may have written the workspace already: continue from what the cache holds now. A
+      // conflict would meet the same 409 on the conditional metadata write, so it is reported as is.
+      const latest = structuredClone(this.deps.caches.workspaces.getByKey(key) ?? ws);
+      const current = conflict ? latest : await this.ensureMetadata(latest);
       const { reason, message } = failure;
       if (current.tuning) await writeTuningStatus(current, this.deps, this.nodeFacts(current, 1), { kind: 'invalid', reason, message });
       else await this.report(current, { ...this.nodeFacts(current, current.status?.targetNodeCount || 1), failure: { reason, message } });
