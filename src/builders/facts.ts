@@ -73,8 +73,10 @@ export function readyMatchingNodes(ws: Workspace, nodes: readonly V1Node[]): V1N
 
 /** The workspace resolved from these facts: the one value validation and the builders of a pass share. */
 export function resolveFromFacts(ws: Workspace, facts: ClusterFacts): ResolvedWorkspace {
-  const nodes = matchingNodes(ws, facts.nodes).map((node) => ({ node, ready: isReady(node) }));
-  return resolveWorkspace(ws, { gates: facts.featureGates, cloud: facts.cloudProvider, nodes });
+  const gates = facts.featureGates;
+  // Only bring-your-own nodes give GPU facts; auto-provisioned ones come from the SKU catalog.
+  const nodes = gates.disableNodeAutoProvisioning ? matchingNodes(ws, facts.nodes).map((node) => ({ node, ready: isReady(node) })) : undefined;
+  return resolveWorkspace(ws, { gates, cloud: facts.cloudProvider, ...(nodes ? { nodes } : {}) });
 }
 
 export function findConfigMap(facts: ClusterFacts, namespace: string, name: string): V1ConfigMap | undefined {
