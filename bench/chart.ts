@@ -31,9 +31,9 @@ export function niceCeiling(max: number): number {
   return 10 * mag;
 }
 
-const COLORS = ['#0072b2', '#d55e00', '#009e73', '#cc79a7'];
+export const COLORS = ['#0072b2', '#d55e00', '#009e73', '#cc79a7'];
 
-function esc(s: string): string {
+export function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 

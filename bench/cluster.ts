@@ -23,6 +23,7 @@ import { POOL_LABEL, nodeNames, type NodePool } from '../src/simcluster/nodes.js
 import type { Delays } from '../src/simcluster/provisioner/options.js';
 import { NVME_STORAGE_CLASS, PV_NODE_LABEL, recycleReleasedPvs } from '../src/simcluster/storage.js';
 import type { VolumeKind } from './controllers.js';
+import { leaseHolders, nodeLeases, waitForLeaseTakeover } from './kwok-leases.js';
 import { sampleProcess } from './proc.js';
 import { volumeKindOf } from './results.js';
 
@@ -86,7 +87,8 @@ export function controllerManagerArgs(qps: number): string[] {
  * others. It goes through the simcluster's own pid file and log, so `simcluster status/down` keep working.
  * Never applied to the shared cluster.
  */
-async function runComponentWith(l: Layout, name: string, args: string[], log: (line: string) => void): Promise<void> {
+/** Returns whether it restarted the component. */
+async function runComponentWith(l: Layout, name: string, args: string[], log: (line: string) => void): Promise<boolean> {
   const c = components(l).find((x) => x.name === name);
   if (!c) throw new Error(`the simcluster has no component ${name}`);
   const pidFile = join(l.runDir, `${c.name}.pid`);
@@ -100,13 +102,14 @@ async function runComponentWith(l: Layout, name: string, args: string[], log: (l
     }
     return startDetached(c.binary, args, join(l.logDir, `${c.name}.log`), pidFile);
   });
-  if (started === undefined) return;
+  if (started === undefined) return false;
   for (let i = 0; !(await probe(c.healthUrl)); i++) {
     if (i > 300 || !isOurProcess(started, c.binary)) throw new Error(`${name} did not come back with ${args.join(' ')}; see ${l.logDir}`);
     await sleep(200);
   }
   const extra = args.filter((a) => !c.args.includes(a));
   log(`${name} restarted with ${extra.length > 0 ? extra.join(' ') : 'its default flags'}`);
+  return true;
 }
 
 /** kube-controller-manager with `extra` flags on top of the simcluster's (none: as the simcluster starts it). */
@@ -128,7 +131,7 @@ export function withPodReadyDelay(stagesYaml: string, delayMs: number): string {
   return docs.map((d, i) => (i === 0 || d.toString().startsWith('---') ? d.toString() : `---\n${d.toString()}`)).join('');
 }
 
-/** kwok with the simcluster's Stages, or a copy whose pod-ready Stage waits `podReadyDelayMs`. */
+/** kwok with the simcluster's Stages, or a copy whose pod-ready Stage waits `podReadyDelayMs`; after a restart, once it holds every node Lease. */
 export async function tuneKwok(l: Layout, podReadyDelayMs: number, log: (line: string) => void): Promise<void> {
   const kwok = components(l).find((c) => c.name === 'kwok');
   if (!kwok) return;
@@ -140,7 +143,9 @@ export async function tuneKwok(l: Layout, podReadyDelayMs: number, log: (line: s
     writeFileSync(file, withPodReadyDelay(readFileSync(stock, 'utf8'), podReadyDelayMs));
     args = kwok.args.map((a) => (a.startsWith('--config=') ? `--config=${file}` : a));
   }
-  await runComponentWith(l, kwok.name, args, log);
+  const kc = adminKc(l);
+  const before = leaseHolders(await nodeLeases(kc));
+  if (await runComponentWith(l, kwok.name, args, log)) await waitForLeaseTakeover(kc, before, log);
 }
 
 /** The benchmark's cluster sits beside the project's (another state folder, every port + this offset). */

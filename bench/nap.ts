@@ -6,6 +6,7 @@ import { LABEL_WORKSPACE_NAME, RESOURCE_NVIDIA_GPU } from '../src/api/labels.js'
 import type { NodeClaim } from '../src/builders/nodeclaim.js';
 import { claimIsReady } from '../src/controllers/workspace/provisioning-plan.js';
 import { isReady } from '../src/runtime/conditions.js';
+import { spread, type Spread } from './spread.js';
 
 /** A workspace's way to Ready, each stage from the end of the one before (the first from the first create). */
 export const NAP_STAGES = ['claim', 'claimReady', 'nodeGpu', 'statefulSet', 'inferenceReady'] as const;
@@ -17,12 +18,6 @@ export const NAP_STAGE_MEANING: Record<NapStage, string> = {
   statefulSet: 'node usable → StatefulSet (controller)',
   inferenceReady: 'StatefulSet → InferenceReady (scheduling, model load, status)',
 };
-
-export interface Spread {
-  p50: number;
-  p90: number;
-  max: number;
-}
 
 export interface NapFigures {
   /** Distinct NodeClaims seen for the run's workspaces. */
@@ -42,20 +37,6 @@ export interface NapFigures {
 export function nodeClaimCreates(byVerbAndResource: Record<string, number>): Record<string, number> {
   const prefix = 'create karpenter.sh/nodeclaims ';
   return Object.fromEntries(Object.entries(byVerbAndResource).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
-}
-
-/** Nearest-rank percentile of ascending `sorted` (q in 0..1). */
-export function percentile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) throw new Error('percentile of nothing');
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length)));
-  return sorted[rank - 1] as number;
-}
-
-export function spread(values: readonly number[]): Spread | null {
-  if (values.length === 0) return null;
-  const s = [...values].sort((a, b) => a - b);
-  const r = (v: number): number => Math.round(v * 10) / 10;
-  return { p50: r(percentile(s, 0.5)), p90: r(percentile(s, 0.9)), max: r(s[s.length - 1] as number) };
 }
 
 const workspaceOf = (labels: Record<string, string> | undefined): string | undefined => labels?.[LABEL_WORKSPACE_NAME];

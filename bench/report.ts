@@ -1,14 +1,17 @@
 // `node dist/bench/report.js FILE...`: reads --json files of several runs and prints the Markdown table
-// for docs/benchmarks.md; with --svg OUT also writes the time-to-all-ready chart.
+// for docs/benchmarks.md; with --svg OUT also writes the time-to-all-ready chart, with --timeline-svg OUT
+// the per-workspace stage chart.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readyChartSvg } from './chart.js';
 import { markdownTable, napStageTable, parseBenchDocument } from './results.js';
+import { timelineChartSvg } from './timeline-chart.js';
+import { timelineMarkdown } from './timeline-format.js';
 
 function main(argv: string[]): number {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { svg: { type: 'string' }, title: { type: 'string' } } });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { svg: { type: 'string' }, title: { type: 'string' }, 'timeline-svg': { type: 'string' } } });
   if (positionals.length === 0) {
-    process.stderr.write('usage: node dist/bench/report.js [--svg OUT.svg [--title TEXT]] [LABEL=]RESULT.json...\n');
+    process.stderr.write('usage: node dist/bench/report.js [--svg OUT.svg [--title TEXT]] [--timeline-svg OUT.svg] [LABEL=]RESULT.json...\n');
     return 2;
   }
   // LABEL=FILE labels a run (e.g. its client limits) in the chart legend.
@@ -20,6 +23,9 @@ function main(argv: string[]): number {
   process.stdout.write(markdownTable(docs));
   const stages = napStageTable(docs);
   if (stages) process.stdout.write(`\nNode auto-provisioning stages, seconds p50 / p90 / max:\n\n${stages}`);
+  const timeline = timelineMarkdown(docs);
+  if (timeline) process.stdout.write(`\nPer-workspace timeline, seconds p50 / p90 / p99 / max:\n\n${timeline}`);
+  if (values['timeline-svg']) writeFileSync(values['timeline-svg'], timelineChartSvg(docs));
   if (values.svg) writeFileSync(values.svg, values.title ? readyChartSvg(docs, values.title) : readyChartSvg(docs));
   return 0;
 }

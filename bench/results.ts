@@ -2,6 +2,8 @@
 import type { V1StatefulSet } from '@kubernetes/client-node';
 import type { ControllerId, VolumeKind } from './controllers.js';
 import { NAP_STAGES, type NapFigures } from './nap.js';
+import type { TimelineFigures } from './timeline.js';
+import { timelineText } from './timeline-format.js';
 
 export interface ControllerResult {
   controller: ControllerId;
@@ -16,6 +18,8 @@ export interface ControllerResult {
   correct: boolean;
   /** Node auto-provisioning runs only. */
   nap?: NapFigures;
+  /** When each workspace reached each stage on its way to InferenceReady. */
+  timeline?: TimelineFigures;
 }
 
 /** The delays of a node auto-provisioning run, in seconds. */
@@ -48,6 +52,7 @@ export function benchDocument(n: number, results: ControllerResult[], nap?: NapS
       writesPerIdleMinute: r.writesPerIdleMinute,
       correct: r.correct,
       ...(r.nap ? { nap: r.nap } : {}),
+      ...(r.timeline ? { timeline: r.timeline } : {}),
     })),
   };
 }
@@ -131,7 +136,8 @@ export function formatTable(doc: BenchDocument): string {
     ? `N = ${doc.n}, node auto-provisioning (provision ${doc.nap.provisionDelaySeconds}s, device plugin ${doc.nap.devicePluginDelaySeconds}s, pod ready ${doc.nap.podReadyDelaySeconds}s)`
     : `N = ${doc.n}`;
   const napLines = doc.results.flatMap((r) => (r.nap ? [`${r.controller}: ${napSummary(r.nap)}`, `  stages p50/p90/max s: ${stageSummary(r.nap)}`] : []));
-  return [title, line(head), ...rows.map(line), ...napLines].join('\n') + '\n';
+  const timelines = doc.results.flatMap((r) => (r.timeline ? [timelineText(r.controller, r.timeline)] : []));
+  return [title, line(head), ...rows.map(line), ...napLines].join('\n') + '\n' + timelines.join('');
 }
 
 /** Claims per workspace and what the controller left behind, e.g. "50 NodeClaims (1–1 per workspace), 50 nodes; left 0 claims, 0 nodes". */

@@ -25,6 +25,7 @@ import { NapTracker, nodeClaimCreates } from './nap.js';
 import { napPools, planWorkspaces, poolsForPlan, workspaceManifest, type WorkspacePlan } from './plan.js';
 import { clockTicksPerSecond } from './proc.js';
 import { startCountingProxy, type CountingProxy } from './proxy.js';
+import { TimelineTracker } from './timeline.js';
 import { benchDocument, checkVolumes, formatTable, napSummary, type ControllerResult, type NapSettings } from './results.js';
 import { countWrites, diffCounts } from './verbs.js';
 import { watchForever } from './watch.js';
@@ -103,14 +104,26 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
   cleanups.add(stopAll);
 
   const tracker = new ConvergenceTracker(new Set(plan.map((w) => w.name)));
+  const timeline = new TimelineTracker(new Set(plan.map((w) => w.name)));
   let t0 = performance.now();
   const now = (): number => (performance.now() - t0) / 1000;
+  const live = (type: string): boolean => type !== 'DELETED' && type !== 'BOOKMARK';
   const watches = [
     watchForever(kc, `/apis/apps/v1/namespaces/${ns}/statefulsets`, (type, obj) => {
-      if (type !== 'DELETED' && type !== 'BOOKMARK') tracker.onStatefulSet(obj as never, now());
+      if (!live(type)) return;
+      tracker.onStatefulSet(obj as never, now());
+      timeline.onStatefulSet(obj as never, now());
     }),
     watchForever(kc, `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${PLURAL}`, (type, obj) => {
-      if (type !== 'DELETED' && type !== 'BOOKMARK') tracker.onWorkspace(obj as Workspace, now());
+      if (!live(type)) return;
+      tracker.onWorkspace(obj as Workspace, now());
+      timeline.onWorkspace(obj as Workspace, now());
+    }),
+    watchForever(kc, `/api/v1/namespaces/${ns}/pods`, (type, obj) => {
+      if (live(type)) timeline.onPod(obj as never, now());
+    }),
+    watchForever(kc, `/api/v1/namespaces/${ns}/persistentvolumeclaims`, (type, obj) => {
+      if (live(type)) timeline.onClaim(obj as never, now());
     }),
   ];
   const napTracker = new NapTracker(new Set(plan.map((w) => w.name)));
@@ -189,6 +202,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
       requestsByVerb,
       writesPerIdleMinute: opts.idleSeconds > 0 ? Math.round((countWrites(idle) * 60) / opts.idleSeconds) : 0,
       correct: check.ok && readyAt !== undefined && !ctl.exited(),
+      timeline: timeline.figures((w) => tracker.statefulSetAt(w), (w) => tracker.readyAt(w)),
     };
     if (nap) {
       result.nap = { ...napTracker.figures((w) => tracker.statefulSetAt(w), (w) => tracker.readyAt(w)), createRequests: nodeClaimCreates(proxy.byVerbAndResource()) };
