@@ -16,14 +16,17 @@ export function controllerOf(obj: KubernetesObject): V1OwnerReference | undefine
   return obj.metadata?.ownerReferences?.find((r) => r.controller === true);
 }
 
+/** What a cache keeps of each object it is given (a new object; the input is left as it is). */
+export type CacheTransform<T> = (obj: T) => T;
+
 /**
  * managedFields are often larger than the object itself: only who wrote it is kept (manager and
  * operation, no field sets), which is how we recognise a shared object we created.
  */
-export function stripForCache<T extends KubernetesObject>(obj: T): T {
+export function withoutFieldSets<T extends KubernetesObject>(obj: T): T {
   const fields = obj.metadata?.managedFields;
-  if (fields && !Object.isFrozen(obj.metadata)) obj.metadata!.managedFields = fields.map(({ manager, operation }) => ({ manager, operation }));
-  return obj;
+  if (!fields) return obj;
+  return { ...obj, metadata: { ...obj.metadata, managedFields: fields.map(({ manager, operation }) => ({ manager, operation })) } };
 }
 
 /** Freezes an object and everything it holds; returns it. */
@@ -45,6 +48,9 @@ export function isNewer(candidate: string | undefined, current: string | undefin
 }
 
 export class ObjectCache<T extends KubernetesObject> {
+  /** `transform` runs on everything stored: list, watch and write-through alike. */
+  constructor(private readonly transform: CacheTransform<T> = withoutFieldSets) {}
+
   private readonly objects = new Map<string, T>();
   // Secondary index: controller-owner UID → keys of the objects it controls.
   private readonly byOwnerUid = new Map<string, Set<string>>();
@@ -90,11 +96,11 @@ export class ObjectCache<T extends KubernetesObject> {
   }
 
   /** Inserts or replaces; returns the event to emit, or undefined when nothing changed. */
-  upsert(obj: T): ObjectEvent<T> | undefined {
-    stripForCache(obj);
-    const key = keyOf(obj);
+  upsert(given: T): ObjectEvent<T> | undefined {
+    const key = keyOf(given);
     const old = this.objects.get(key);
-    if (old && old.metadata?.uid === obj.metadata?.uid && !isNewer(obj.metadata?.resourceVersion, old.metadata?.resourceVersion)) return undefined;
+    if (old && old.metadata?.uid === given.metadata?.uid && !isNewer(given.metadata?.resourceVersion, old.metadata?.resourceVersion)) return undefined;
+    const obj = this.transform(given);
     if (old) this.unindex(key, old);
     deepFreeze(obj);
     this.objects.set(key, obj);
@@ -109,7 +115,7 @@ export class ObjectCache<T extends KubernetesObject> {
     this.unindex(key, old);
     this.objects.delete(key);
     // Emit the last state we knew, stripped like everything else.
-    return { type: 'delete', obj: stripForCache(obj.metadata?.resourceVersion ? obj : old) };
+    return { type: 'delete', obj: obj.metadata?.resourceVersion ? this.transform(obj) : old };
   }
 
   /** Swaps in a fresh list (after a relist); returns the add/update/delete events that reconcile the difference. */
