@@ -47,8 +47,9 @@ export const leanNode: CacheTransform<V1Node> = (node) => {
  * revisions (a whole pod template each) are still seen, so a name collision is still noticed.
  */
 export const leanRevision: CacheTransform<V1ControllerRevision> = (cr) => {
-  const { data: _dropped, ...rest } = leanObject(cr);
-  return rest;
+  const lean: Omit<V1ControllerRevision, 'data'> & { data?: unknown } = { ...leanObject(cr) };
+  delete lean.data;
+  return lean;
 };
 
 function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
