@@ -96,7 +96,7 @@ umoci config --image "$LAYOUT:$TAG" --created "$created" --author "kaito-ts" \
   --config.entrypoint /usr/local/bin/node --config.entrypoint /app/bin/kaito-ts.js \
   --config.cmd run --config.cmd --leader-elect \
   --config.env PATH=/usr/local/bin:/usr/bin:/bin --config.env NODE_ENV=production \
-  --config.env NODE_OPTIONS=--max-semi-space-size=2 \
+  --config.env 'NODE_OPTIONS=--max-semi-space-size=2 --jitless' \
   --config.exposedports 8080/tcp --config.exposedports 8081/tcp \
   --config.label "org.opencontainers.image.version=$VERSION" --config.label "org.opencontainers.image.revision=$(git rev-parse HEAD)" \
   --history.created "$created" --history.comment "config"

@@ -2,7 +2,7 @@
 // spells them (spec §2.7, §2.8). Import these; never retype a key.
 
 // --- Workspace annotations (set by users) ---
-/** `vllm` | `transformers`; see runtime.ts for how it is resolved. */
+/** `vllm` | `transformers`; see inference-runtime.ts for how it is resolved. */
 export const ANNOTATION_RUNTIME = 'kaito.sh/runtime';
 /** Exact value `True` → main Service type LoadBalancer. */
 export const ANNOTATION_ENABLE_LB = 'kaito.sh/enablelb';

@@ -1,21 +1,20 @@
 // The Workspace rules the API server cannot enforce from the CRD alone, because they depend on the
 // operator's feature gates, the SKU and preset catalogs, or cluster objects (nodes, the inference
-// ConfigMap). Pure: the caller looks those up and passes them in `ctx`. Messages are KAITO's (§3);
+// ConfigMap). Pure: the caller resolves the workspace (resolved-workspace.ts, the same value the builders
+// read) and looks up the ConfigMaps, and passes them in `ctx`. Messages are KAITO's (§3);
 // field paths name the real field (KAITO sometimes reports e.g. `resource.presetName`).
 // Everything the CRD's CEL rules already refuse at `kubectl apply` is not repeated here.
 import { parse as parseYaml } from 'yaml';
-import { isLenientAzureSku, lookupSku, supportedSkus } from '../catalog/gpu-skus.js';
-import { gpuConfigFromNodeLabels, type NodeLabelsSource } from '../catalog/node-gpu.js';
-import { closestPresetNames, getPreset, isDeprecatedPreset } from '../catalog/presets.js';
+import { isLenientAzureSku, supportedSkus } from '../catalog/gpu-skus.js';
+import { closestPresetNames, getPreset } from '../catalog/presets.js';
 import { formatBinaryQuantity, GIB, tryParseQuantity } from '../catalog/quantity.js';
-import type { CloudProvider, GpuConfig, Preset } from '../catalog/types.js';
+import type { GpuConfig, Preset } from '../catalog/types.js';
 import { applyDefaults, checkSchema } from './schema-check.js';
 import { workspaceSchema } from './crd.js';
-import type { FeatureGates } from './feature-gates.js';
 import { ANNOTATION_BYPASS_RESOURCE_CHECKS, INFERENCE_CONFIG_KEY } from './labels.js';
 import { Msg } from './messages.js';
 import { checkTrainingConfig, TRAINING_CONFIG_KEY, tuningMethod } from './tuning-config.js';
-import { workspaceRuntime } from './runtime.js';
+import { foundPreset, type PresetLookup, type ResolvedWorkspace } from './resolved-workspace.js';
 import { ALPHA_VERSION, API_VERSION, GROUP, KIND, type InferenceSpec, type TuningSpec, type Workspace } from './types.js';
 
 export interface ValidationIssue {
@@ -34,13 +33,11 @@ export interface InferenceConfigLookup {
 }
 
 export interface ValidationContext {
-  gates: Pick<FeatureGates, 'vLLM' | 'disableNodeAutoProvisioning'>;
-  cloud: CloudProvider;
+  /** The workspace resolved from the gates, the cloud and (BYO) its matching nodes; without nodes, node checks are skipped. */
+  resolved: ResolvedWorkspace;
   operation: 'create' | 'update';
   /** The stored object, on update. */
   old?: Workspace;
-  /** BYO: nodes matching the label selector (any readiness). Omit to skip node checks (e.g. offline render). */
-  nodes?: readonly NodeLabelsSource[];
   /** BYO: the error from listing nodes, if listing failed. */
   nodeListError?: string;
   /** Omit to skip the inference-config checks. */
@@ -56,7 +53,7 @@ export function validateWorkspace(ws: Workspace, ctx: ValidationContext): Valida
   const issues = [...validateInstanceType(ws, ctx)];
   if (ctx.operation === 'update') return issues; // everything else that applies on update lives in the CRD
   if (ws.inference) issues.push(...validateInferenceCreate(ws, ws.inference, ctx));
-  if (ws.tuning) issues.push(...validateTuningCreate(ws.tuning, ctx.tuningConfig));
+  if (ws.tuning) issues.push(...validateTuningCreate(ws.tuning, ctx.resolved.tuningPreset, ctx.tuningConfig));
   return issues;
 }
 
@@ -73,7 +70,7 @@ export function formatIssues(issues: readonly ValidationIssue[]): string {
 
 function validateInstanceType(ws: Workspace, ctx: ValidationContext): ValidationIssue[] {
   const instanceType = ws.resource.instanceType ?? '';
-  if (ctx.gates.disableNodeAutoProvisioning) {
+  if (ctx.resolved.byo) {
     // On update an instanceType already stored (workspaces created before BYO was switched on) may stay.
     const unchanged = ctx.operation === 'update' && instanceType === (ctx.old?.resource.instanceType ?? '');
     return instanceType !== '' && !unchanged ? [error('resource.instanceType', Msg.instanceTypeMustBeEmpty)] : [];
@@ -85,20 +82,15 @@ function validateInstanceType(ws: Workspace, ctx: ValidationContext): Validation
 
 function validateInferenceCreate(ws: Workspace, inference: InferenceSpec, ctx: ValidationContext): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const runtime = workspaceRuntime(ws, ctx.gates);
-  let preset: Preset | undefined;
-  if (inference.preset) {
-    const name = inference.preset.name;
-    if (isDeprecatedPreset(name.toLowerCase())) {
-      return [error('inference.preset.name', Msg.deprecatedPreset(name.toLowerCase()))];
-    }
-    preset = getPreset(name);
-    if (!preset) {
-      const hint = closestPresetNames(name);
-      const suffix = hint.length > 0 ? ` (closest: ${hint.join(', ')})` : '';
-      return [error('inference.preset.name', `${Msg.unsupportedInferencePreset(name)}${suffix}`)];
-    }
+  const runtime = ctx.resolved.runtime.choice;
+  const lookup = ctx.resolved.inferencePreset;
+  if (lookup.kind === 'deprecated') return [error('inference.preset.name', Msg.deprecatedPreset(lookup.name.toLowerCase()))];
+  if (lookup.kind === 'unknown') {
+    const hint = closestPresetNames(lookup.name);
+    const suffix = hint.length > 0 ? ` (closest: ${hint.join(', ')})` : '';
+    return [error('inference.preset.name', `${Msg.unsupportedInferencePreset(lookup.name)}${suffix}`)];
   }
+  const preset = foundPreset(lookup);
   issues.push(...validateResourcesForInference(ws, preset, runtime, ctx));
   if (preset) {
     issues.push(...validateRuntime(inference, preset, runtime));
@@ -111,12 +103,10 @@ function validateInferenceCreate(ws: Workspace, inference: InferenceSpec, ctx: V
 function byoGpuConfig(ctx: ValidationContext): { gpu?: GpuConfig; machines: number; issues: ValidationIssue[] } {
   const field = 'resource.labelSelector';
   if (ctx.nodeListError !== undefined) return { machines: 0, issues: [error(field, Msg.listNodesFailed(ctx.nodeListError))] };
-  const nodes = ctx.nodes ?? [];
+  const nodes = ctx.resolved.nodes ?? [];
   if (nodes.length === 0) return { machines: 0, issues: [error(field, Msg.noMatchingNodes)] };
   let first: GpuConfig | undefined;
-  for (const node of nodes) {
-    const name = node.metadata?.name ?? '';
-    const result = gpuConfigFromNodeLabels(node, ctx.cloud);
+  for (const { name, gpu: result } of nodes) {
     if (!result.ok) return { machines: 0, issues: [error(field, Msg.nodeGpuLabels(name, result.message))] };
     const gpu = result.gpuConfig;
     if (!first) {
@@ -142,13 +132,13 @@ function validateResourcesForInference(
   runtime: string,
   ctx: ValidationContext,
 ): ValidationIssue[] {
-  const byo = ctx.gates.disableNodeAutoProvisioning;
+  const byo = ctx.resolved.byo;
   const instanceType = ws.resource.instanceType ?? '';
   let gpu: GpuConfig | undefined;
   let machines: number;
   if (byo) {
     // Template workspaces have no known GPU need, and without a node lookup there is nothing to check.
-    if (!preset || (ctx.nodes === undefined && ctx.nodeListError === undefined)) return [];
+    if (!preset || (ctx.resolved.nodes === undefined && ctx.nodeListError === undefined)) return [];
     const found = byoGpuConfig(ctx);
     if (found.issues.length > 0) return found.issues;
     gpu = found.gpu;
@@ -156,9 +146,10 @@ function validateResourcesForInference(
   } else {
     if (instanceType === '') return []; // already reported by validateInstanceType
     machines = ws.resource.count ?? 1;
-    gpu = lookupSku(ctx.cloud, instanceType);
-    if (!gpu && !isLenientAzureSku(ctx.cloud, instanceType)) {
-      return [error('resource.instanceType', Msg.unsupportedInstanceType(instanceType, supportedSkus(ctx.cloud)))];
+    gpu = ctx.resolved.sku?.gpu;
+    const { cloud } = ctx.resolved;
+    if (!gpu && !isLenientAzureSku(cloud, instanceType)) {
+      return [error('resource.instanceType', Msg.unsupportedInstanceType(instanceType, supportedSkus(cloud)))];
     }
   }
   // NAP + vLLM: the node estimator sizes the workspace, so no sufficiency check (KAITO behaviour).
@@ -233,9 +224,9 @@ function validateInferenceConfig(cm: InferenceConfigLookup, preset: Preset | und
 
 // --- tuning on create (the parts needing the preset catalog) ---
 
-function validateTuningCreate(tuning: TuningSpec, cm: InferenceConfigLookup | undefined): ValidationIssue[] {
+function validateTuningCreate(tuning: TuningSpec, lookup: PresetLookup, cm: InferenceConfigLookup | undefined): ValidationIssue[] {
   const name = tuning.preset?.name ?? '';
-  const preset = getPreset(name);
+  const preset = foundPreset(lookup);
   if (!preset) {
     const hint = closestPresetNames(name).filter((n) => getPreset(n)?.supportTuning);
     const suffix = hint.length > 0 ? ` (closest tunable: ${hint.join(', ')})` : '';

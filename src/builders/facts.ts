@@ -6,6 +6,7 @@ import { DEFAULT_CLOUD_PROVIDER } from '../catalog/gpu-skus.js';
 import { DEFAULT_PRESET_REGISTRY } from '../catalog/presets.js';
 import type { CloudProvider } from '../catalog/types.js';
 import type { Workspace } from '../api/types.js';
+import { resolveWorkspace, type ResolvedWorkspace } from '../api/resolved-workspace.js';
 import { isReady as hasReadyCondition } from '../runtime/conditions.js';
 
 export type WeightsVolumeKind = 'nvme' | 'emptyDir';
@@ -68,6 +69,14 @@ export function matchingNodes(ws: Workspace, nodes: readonly V1Node[]): V1Node[]
 /** Matching nodes that are Ready and not being deleted. */
 export function readyMatchingNodes(ws: Workspace, nodes: readonly V1Node[]): V1Node[] {
   return matchingNodes(ws, nodes).filter(isReady);
+}
+
+/** The workspace resolved from these facts: the one value validation and the builders of a pass share. */
+export function resolveFromFacts(ws: Workspace, facts: ClusterFacts): ResolvedWorkspace {
+  const gates = facts.featureGates;
+  // Only bring-your-own nodes give GPU facts; auto-provisioned ones come from the SKU catalog.
+  const nodes = gates.disableNodeAutoProvisioning ? matchingNodes(ws, facts.nodes).map((node) => ({ node, ready: isReady(node) })) : undefined;
+  return resolveWorkspace(ws, { gates, cloud: facts.cloudProvider, ...(nodes ? { nodes } : {}) });
 }
 
 export function findConfigMap(facts: ClusterFacts, namespace: string, name: string): V1ConfigMap | undefined {

@@ -1,10 +1,11 @@
 // Where the GPU facts of a workspace come from (spec §5.1): the SKU catalog when nodes are
 // auto-provisioned, the GPU Feature Discovery labels of the first ready matching node in BYO mode.
-import type { Decision, Workspace } from '../api/types.js';
-import { lookupSku, unsupportedSkuMessage } from '../catalog/gpu-skus.js';
-import { gpuConfigFromNodeLabels } from '../catalog/node-gpu.js';
+// Both are looked up once, in the resolved workspace (src/api/resolved-workspace.ts).
+import { firstReadyNode, type ResolvedWorkspace } from '../api/resolved-workspace.js';
+import type { Decision } from '../api/types.js';
+import { unsupportedSkuMessage } from '../catalog/gpu-skus.js';
 import type { GpuConfig } from '../catalog/types.js';
-import { readyMatchingNodes, type ClusterFacts } from './facts.js';
+import type { ClusterFacts } from './facts.js';
 import { problem, type Problem } from './problems.js';
 
 export type GpuResult = { ok: true; gpuConfig: GpuConfig; decision: Decision } | { ok: false; problem: Problem };
@@ -17,40 +18,39 @@ function describe(gpu: GpuConfig): string {
   return `${gpu.gpuCount}× ${gpu.gpuModel}, ${gpu.gpuMemGiB} GiB GPU memory per node`;
 }
 
-export function resolveGpuConfig(ws: Workspace, facts: ClusterFacts): GpuResult {
-  if (!isBringYourOwnNodes(facts)) {
-    const instanceType = ws.resource?.instanceType ?? '';
-    const gpu = lookupSku(facts.cloudProvider, instanceType);
-    if (!gpu) {
+/** The GPU facts the resolved workspace holds, or the problem that there are none. */
+export function resolveGpuConfig(resolved: ResolvedWorkspace): GpuResult {
+  const { cloud, sku } = resolved;
+  if (sku) {
+    if (!sku.gpu) {
       return {
         ok: false,
-        problem: problem('resource.instanceType', 'UnsupportedSKU', `failed to get GPU config: ${unsupportedSkuMessage(instanceType)} (cloud ${facts.cloudProvider})`),
+        problem: problem('resource.instanceType', 'UnsupportedSKU', `failed to get GPU config: ${unsupportedSkuMessage(sku.instanceType)} (cloud ${cloud})`),
       };
     }
     return {
       ok: true,
-      gpuConfig: gpu,
-      decision: { topic: 'gpu', choice: instanceType, reason: `${describe(gpu)} (${facts.cloudProvider} SKU catalog)` },
+      gpuConfig: sku.gpu,
+      decision: { topic: 'gpu', choice: sku.instanceType, reason: `${describe(sku.gpu)} (${cloud} SKU catalog)` },
     };
   }
-  const [first] = readyMatchingNodes(ws, facts.nodes);
+  const first = firstReadyNode(resolved);
   if (!first) {
     return {
       ok: false,
       problem: problem('resource.labelSelector', 'NoReadyNodes', "no ready nodes found matching the workspace's label selector"),
     };
   }
-  const fromLabels = gpuConfigFromNodeLabels(first, facts.cloudProvider);
-  if (!fromLabels.ok) {
-    return { ok: false, problem: problem('resource.labelSelector', 'NodeGPULabels', `failed to get GPU config: ${fromLabels.message}`) };
+  if (!first.gpu.ok) {
+    return { ok: false, problem: problem('resource.labelSelector', 'NodeGPULabels', `failed to get GPU config: ${first.gpu.message}`) };
   }
   return {
     ok: true,
-    gpuConfig: fromLabels.gpuConfig,
+    gpuConfig: first.gpu.gpuConfig,
     decision: {
       topic: 'gpu',
-      choice: first.metadata?.name ?? '',
-      reason: `${describe(fromLabels.gpuConfig)} (GPU labels of the first ready matching node; bring-your-own nodes)`,
+      choice: first.name,
+      reason: `${describe(first.gpu.gpuConfig)} (GPU labels of the first ready matching node; bring-your-own nodes)`,
     },
   };
 }

@@ -11,9 +11,9 @@ import {
   LABEL_WORKSPACE_NAME,
   LABEL_WORKSPACE_NAMESPACE,
 } from '../api/labels.js';
+import { foundPreset, type PresetLookup, type ResolvedWorkspace } from '../api/resolved-workspace.js';
 import { labelSelectorAsMap } from '../api/selector.js';
 import type { Workspace } from '../api/types.js';
-import { getPreset } from '../catalog/presets.js';
 import type { CloudProvider } from '../catalog/types.js';
 import { workspaceName, workspaceNamespace } from './meta.js';
 
@@ -77,10 +77,9 @@ export function nodeClaimName(ws: Workspace, now: Date, salt = 0): string {
   return `ws${digest.slice(0, 9)}`;
 }
 
-/** The OS disk the node needs: the preset's disk requirement, else KAITO's 1024Gi. */
-export function nodeClaimStorage(ws: Workspace): string {
-  const preset = ws.inference?.preset?.name ? getPreset(ws.inference.preset.name) : undefined;
-  return preset?.diskStorageRequirement ?? DEFAULT_NODECLAIM_STORAGE;
+/** The OS disk the node needs: the inference preset's disk requirement, else KAITO's 1024Gi. */
+export function nodeClaimStorage(inferencePreset: PresetLookup): string {
+  return foundPreset(inferencePreset)?.diskStorageRequirement ?? DEFAULT_NODECLAIM_STORAGE;
 }
 
 /** Labels that identify a workspace's claims (claims are cluster-scoped: no owner reference can point at a workspace). */
@@ -88,7 +87,8 @@ export function nodeClaimSelector(ws: Workspace): Record<string, string> {
   return { [LABEL_WORKSPACE_NAME]: workspaceName(ws), [LABEL_WORKSPACE_NAMESPACE]: workspaceNamespace(ws) };
 }
 
-export function buildNodeClaim(ws: Workspace, cloud: CloudProvider, name: string): NodeClaim {
+export function buildNodeClaim(ws: Workspace, resolved: Pick<ResolvedWorkspace, 'cloud' | 'inferencePreset'>, name: string): NodeClaim {
+  const { cloud } = resolved;
   const instanceType = ws.resource?.instanceType ?? '';
   const selector = labelSelectorAsMap(ws.resource?.labelSelector);
   return {
@@ -112,7 +112,7 @@ export function buildNodeClaim(ws: Workspace, cloud: CloudProvider, name: string
         OS_LINUX_REQUIREMENT,
         ...cloudRequirement(cloud, instanceType),
       ],
-      resources: { requests: { storage: nodeClaimStorage(ws) } },
+      resources: { requests: { storage: nodeClaimStorage(resolved.inferencePreset) } },
     },
   };
 }

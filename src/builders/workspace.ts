@@ -3,17 +3,17 @@
 // the controller and `kaito-ts render`. Pure: no client, no clock, no globals.
 import type { V1ConfigMap, V1ControllerRevision, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { ANNOTATION_HASH, ANNOTATION_REVISION } from '../api/labels.js';
-import { runtimeDecision } from '../api/runtime.js';
+import type { PresetLookup, ResolvedWorkspace } from '../api/resolved-workspace.js';
 import type { Decision, Workspace } from '../api/types.js';
 import { Msg } from '../api/messages.js';
-import { closestPresetNames, getPreset, isDeprecatedPreset } from '../catalog/presets.js';
+import { closestPresetNames } from '../catalog/presets.js';
 import type { Preset, Runtime } from '../catalog/types.js';
 import { usableAdapters } from './adapters.js';
 import type { CommandContext } from './command.js';
 import { weightsSourceDecision } from './decisions.js';
 import { isDistributed } from './distributed.js';
 import { estimateNodeCount, targetNodeCount } from './estimator.js';
-import { matchingNodes, type ClusterFacts } from './facts.js';
+import { matchingNodes, resolveFromFacts, type ClusterFacts } from './facts.js';
 import { resolveGpuConfig } from './gpu.js';
 import { resolveInferenceConfig } from './inference-config.js';
 import { chooseMaxModelLen, DEFAULT_MAX_MODEL_LEN, parseExplicitMaxModelLen } from './max-model-len.js';
@@ -69,8 +69,9 @@ function boundedReplicas(ws: Workspace, facts: ClusterFacts, target: number, dec
   return { replicas, ...(bound !== undefined ? { replicaBound: bound } : {}) };
 }
 
-function unknownPreset(name: string): Problem {
-  if (isDeprecatedPreset(name)) return problem('inference.preset.name', 'DeprecatedPreset', Msg.deprecatedPreset(name));
+function unknownPreset(lookup: Exclude<PresetLookup, { kind: 'found' }>): Problem {
+  const name = lookup.kind === 'none' ? '' : lookup.name;
+  if (lookup.kind === 'deprecated') return problem('inference.preset.name', 'DeprecatedPreset', Msg.deprecatedPreset(name.toLowerCase()));
   return problem(
     'inference.preset.name',
     'UnknownPreset',
@@ -89,7 +90,8 @@ function nodeCountFor(ws: Workspace, facts: ClusterFacts, runtime: Runtime, esti
   });
 }
 
-export function buildWorkspace(ws: Workspace, facts: ClusterFacts): BuildResult {
+/** `resolved` is the pass's resolved workspace (the one validation read); by default resolved from `facts`. */
+export function buildWorkspace(ws: Workspace, facts: ClusterFacts, resolved: ResolvedWorkspace = resolveFromFacts(ws, facts)): BuildResult {
   const revisionHash = computeSpecHash(ws);
   const revision = chooseRevision(ws, revisionHash, facts);
   const decisions: Decision[] = [];
@@ -98,8 +100,8 @@ export function buildWorkspace(ws: Workspace, facts: ClusterFacts): BuildResult 
   if (!ws.inference) {
     return fail(problem('tuning', 'NotInference', 'tuning workspaces are built by buildTuning (src/builders/tuning/build.ts)'));
   }
-  const runtime = runtimeDecision(ws, facts.featureGates);
-  decisions.push(runtime);
+  const { runtime } = resolved;
+  decisions.push({ ...runtime });
   const controllerRevision = buildControllerRevision(ws, revisionHash, revision);
   const services = { mainService: mainService(ws), headlessService: headlessService(ws) };
 
@@ -123,29 +125,29 @@ export function buildWorkspace(ws: Workspace, facts: ClusterFacts): BuildResult 
     };
   }
 
-  const presetName = ws.inference.preset?.name ?? '';
-  const preset = getPreset(presetName);
-  if (!preset) return fail(unknownPreset(presetName));
-  return buildPreset(ws, facts, preset, runtime.choice, { revisionHash, revision, decisions }, controllerRevision, services, fail);
+  const lookup = resolved.inferencePreset;
+  if (lookup.kind !== 'found') return fail(unknownPreset(lookup));
+  return buildPreset(ws, facts, resolved, lookup.preset, { revisionHash, revision, decisions }, controllerRevision, services, fail);
 }
 
 function buildPreset(
   ws: Workspace,
   facts: ClusterFacts,
+  resolved: ResolvedWorkspace,
   preset: Preset,
-  runtime: Runtime,
   common: Common,
   controllerRevision: V1ControllerRevision,
   services: Pick<WorkspaceObjects, 'mainService' | 'headlessService'>,
   fail: (...p: Problem[]) => BuildResult,
 ): BuildResult {
   const { decisions } = common;
+  const runtime = resolved.runtime.choice;
   const secret = ws.inference?.preset?.presetOptions?.modelAccessSecret;
   if (preset.downloadAtRuntime && preset.downloadAuthRequired && !secret) {
     return fail(problem('inference.preset.presetOptions.modelAccessSecret', 'ModelAccessSecretRequired', Msg.secretRequired));
   }
 
-  const gpu = resolveGpuConfig(ws, facts);
+  const gpu = resolveGpuConfig(resolved);
   if (!gpu.ok) return fail(gpu.problem);
   decisions.push(gpu.decision);
 

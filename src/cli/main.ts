@@ -2,7 +2,7 @@
 // so that `kaito-ts crd` never pays for the controller runtime.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliError, processIO, type CliIO, type Command } from './errors.js';
+import { CliError, processIO, type CliIO, type Command } from './command-io.js';
 
 const commands: Record<string, { summary: string; load: () => Promise<Command> }> = {
   render: { summary: 'print what the operator would apply for a workspace', load: async () => (await import('./commands/render.js')).render },

@@ -1,11 +1,11 @@
 // What the demo's live table shows, computed from one snapshot of API objects (pure: no client, no clock).
 import type { V1Deployment, V1Node, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
-import { findCondition } from '../api/conditions.js';
+import { findCondition } from '../api/workspace-conditions.js';
 import { ConditionType, LABEL_INSTANCE_TYPE, LABEL_WORKSPACE_NAME } from '../api/labels.js';
 import type { Workspace } from '../api/types.js';
 import { MODEL_WEIGHTS_VOLUME } from '../builders/volumes.js';
 import type { NodeClaim } from '../builders/nodeclaim.js';
-import { volumeKindOf } from '../controllers/workspace/facts.js';
+import { volumeKindOf } from '../controllers/workspace/gather-facts.js';
 import { claimIsReady } from '../controllers/workspace/provisioning-plan.js';
 
 export interface Snapshot {

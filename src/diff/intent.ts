@@ -4,11 +4,11 @@
 import type { KubernetesObject, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { ANNOTATION_HASH, ANNOTATION_REVISION } from '../api/labels.js';
 import { errorsOf, formatIssues, validateWorkspace } from '../api/validation.js';
-import { matchingNodes } from '../builders/facts.js';
+import { resolveFromFacts } from '../builders/facts.js';
 import { replicasFor } from '../builders/replicas.js';
 import { buildWorkspace } from '../builders/workspace.js';
 import type { OperatorConfig, WorkspaceCaches, WorkspaceObject } from '../controllers/workspace/context.js';
-import { gatherFacts, volumeKindOf, type FactCaches } from '../controllers/workspace/facts.js';
+import { gatherFacts, volumeKindOf, type FactCaches } from '../controllers/workspace/gather-facts.js';
 import { notOwnedMessage, ownedBy } from '../controllers/workspace/ownership.js';
 import { adoptableAsIs, selectiveUpdate } from '../controllers/workspace/selective-update.js';
 import { needsApply } from '../runtime/drift.js';
@@ -38,12 +38,10 @@ export function workspaceIntent(ws: WorkspaceObject, caches: DiffCaches, config:
   const sts = caches.statefulSets.get(ns, name);
   if (sts && !ownedBy(sts, ws)) return { ok: false, message: notOwnedMessage('StatefulSet', sts) };
   const facts = gatherFacts(ws, { caches, config }, sts);
-  const issues = errorsOf(validateWorkspace(ws, {
-    gates: config.featureGates, cloud: config.cloudProvider, operation: 'create',
-    ...(config.featureGates.disableNodeAutoProvisioning ? { nodes: matchingNodes(ws, facts.nodes) } : {}),
-  }));
+  const resolved = resolveFromFacts(ws, facts);
+  const issues = errorsOf(validateWorkspace(ws, { resolved, operation: 'create' }));
   if (issues.length) return { ok: false, message: `invalid spec, kaito-ts writes nothing: ${formatIssues(issues)}` };
-  const built = buildWorkspace(ws, facts);
+  const built = buildWorkspace(ws, facts, resolved);
   if (!built.ok) return { ok: false, message: built.problems.map((p) => `${p.field}: ${p.message}`).join('; ') };
 
   const { controllerRevision: cr, mainService, headlessService, statefulSet } = built.objects;
@@ -60,7 +58,7 @@ export function workspaceIntent(ws: WorkspaceObject, caches: DiffCaches, config:
     // As the reconciler: a StatefulSet at this revision with the right replica count is left as it is.
     const replicas = replicasFor(built.targetNodeCount, built.replicaBound, sts.spec?.replicas);
     const sameRevision = sts.metadata?.annotations?.[ANNOTATION_REVISION] === String(built.revision);
-    const fresh = sameRevision ? undefined : buildWorkspace(ws, { ...gatherFacts(ws, { caches, config }, undefined), storageClassNames: facts.storageClassNames });
+    const fresh = sameRevision ? undefined : buildWorkspace(ws, { ...gatherFacts(ws, { caches, config }, undefined), storageClassNames: facts.storageClassNames }, resolved);
     const freshKind = fresh?.ok ? volumeKindOf(fresh.objects.statefulSet) : undefined;
     if (freshKind && freshKind !== volumeKindOf(sts)) {
       stsIntent.recreate = true;

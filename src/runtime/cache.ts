@@ -16,14 +16,17 @@ export function controllerOf(obj: KubernetesObject): V1OwnerReference | undefine
   return obj.metadata?.ownerReferences?.find((r) => r.controller === true);
 }
 
+/** What a cache keeps of each object it is given (a new object; the input is left as it is). */
+export type CacheTransform<T> = (obj: T) => T;
+
 /**
  * managedFields are often larger than the object itself: only who wrote it is kept (manager and
  * operation, no field sets), which is how we recognise a shared object we created.
  */
-export function stripForCache<T extends KubernetesObject>(obj: T): T {
+export function withoutFieldSets<T extends KubernetesObject>(obj: T): T {
   const fields = obj.metadata?.managedFields;
-  if (fields && !Object.isFrozen(obj.metadata)) obj.metadata!.managedFields = fields.map(({ manager, operation }) => ({ manager, operation }));
-  return obj;
+  if (!fields) return obj;
+  return { ...obj, metadata: { ...obj.metadata, managedFields: fields.map(({ manager, operation }) => ({ manager, operation })) } };
 }
 
 /** Freezes an object and everything it holds; returns it. */
@@ -44,10 +47,26 @@ export function isNewer(candidate: string | undefined, current: string | undefin
   return true;
 }
 
+export interface CacheOptions<T> {
+  /** Runs on everything stored: list, watch and write-through alike. */
+  transform?: CacheTransform<T>;
+  /** A label whose value, with the namespace, is indexed: `list` with it in matchLabels reads only those objects. */
+  indexLabel?: string;
+}
+
 export class ObjectCache<T extends KubernetesObject> {
+  private readonly transform: CacheTransform<T>;
+  private readonly indexLabel?: string;
   private readonly objects = new Map<string, T>();
-  // Secondary index: controller-owner UID → keys of the objects it controls.
-  private readonly byOwnerUid = new Map<string, Set<string>>();
+  // Secondary indexes, each value → keys: controller-owner UID, namespace, namespace + indexLabel value.
+  private readonly byOwnerUid = new KeyIndex();
+  private readonly byNamespace = new KeyIndex();
+  private readonly byLabel = new KeyIndex();
+
+  constructor(o: CacheOptions<T> = {}) {
+    this.transform = o.transform ?? withoutFieldSets;
+    this.indexLabel = o.indexLabel;
+  }
 
   get size(): number {
     return this.objects.size;
@@ -68,7 +87,9 @@ export class ObjectCache<T extends KubernetesObject> {
   /** All objects, optionally in one namespace and matching a label selector. */
   list(opts: { namespace?: string; selector?: V1LabelSelector } = {}): T[] {
     const out: T[] = [];
-    for (const obj of this.objects.values()) {
+    const candidates = this.candidates(opts.namespace, opts.selector);
+    for (const obj of candidates ? [...candidates].map((k) => this.objects.get(k)) : this.objects.values()) {
+      if (!obj) continue;
       if (opts.namespace !== undefined && obj.metadata?.namespace !== opts.namespace) continue;
       if (opts.selector && !matchesSelector(opts.selector, obj.metadata?.labels)) continue;
       out.push(obj);
@@ -78,7 +99,7 @@ export class ObjectCache<T extends KubernetesObject> {
 
   /** Objects whose controller ownerReference has this UID (what `Owns()` needs). */
   listByOwnerUid(uid: string): T[] {
-    return [...(this.byOwnerUid.get(uid) ?? [])].map((k) => this.objects.get(k)).filter((o): o is T => o !== undefined);
+    return [...this.byOwnerUid.keys(uid)].map((k) => this.objects.get(k)).filter((o): o is T => o !== undefined);
   }
 
   /** Objects controlled by an owner of this kind and name, in one namespace (UID-agnostic, e.g. after an owner was recreated). */
@@ -90,11 +111,11 @@ export class ObjectCache<T extends KubernetesObject> {
   }
 
   /** Inserts or replaces; returns the event to emit, or undefined when nothing changed. */
-  upsert(obj: T): ObjectEvent<T> | undefined {
-    stripForCache(obj);
-    const key = keyOf(obj);
+  upsert(given: T): ObjectEvent<T> | undefined {
+    const key = keyOf(given);
     const old = this.objects.get(key);
-    if (old && old.metadata?.uid === obj.metadata?.uid && !isNewer(obj.metadata?.resourceVersion, old.metadata?.resourceVersion)) return undefined;
+    if (old && old.metadata?.uid === given.metadata?.uid && !isNewer(given.metadata?.resourceVersion, old.metadata?.resourceVersion)) return undefined;
+    const obj = this.transform(given);
     if (old) this.unindex(key, old);
     deepFreeze(obj);
     this.objects.set(key, obj);
@@ -108,8 +129,8 @@ export class ObjectCache<T extends KubernetesObject> {
     if (!old) return undefined;
     this.unindex(key, old);
     this.objects.delete(key);
-    // Emit the last state we knew, stripped like everything else.
-    return { type: 'delete', obj: stripForCache(obj.metadata?.resourceVersion ? obj : old) };
+    // Emit the last state we knew, kept like everything else.
+    return { type: 'delete', obj: obj.metadata?.resourceVersion ? this.transform(obj) : old };
   }
 
   /** Swaps in a fresh list (after a relist); returns the add/update/delete events that reconcile the difference. */
@@ -127,19 +148,54 @@ export class ObjectCache<T extends KubernetesObject> {
     return events;
   }
 
+  /** The keys an index narrows a list to; undefined when no index applies (scan everything). */
+  private candidates(namespace: string | undefined, selector: V1LabelSelector | undefined): Iterable<string> | undefined {
+    if (namespace === undefined) return undefined;
+    const value = this.indexLabel ? selector?.matchLabels?.[this.indexLabel] : undefined;
+    return value !== undefined ? this.byLabel.keys(labelSlot(namespace, value)) : this.byNamespace.keys(namespace);
+  }
+
+  private slots(obj: T): [KeyIndex, string | undefined][] {
+    const ns = obj.metadata?.namespace ?? '';
+    const value = this.indexLabel ? obj.metadata?.labels?.[this.indexLabel] : undefined;
+    return [
+      [this.byOwnerUid, controllerOf(obj)?.uid],
+      [this.byNamespace, ns],
+      [this.byLabel, value !== undefined ? labelSlot(ns, value) : undefined],
+    ];
+  }
+
   private index(key: string, obj: T): void {
-    const uid = controllerOf(obj)?.uid;
-    if (!uid) return;
-    let set = this.byOwnerUid.get(uid);
-    if (!set) this.byOwnerUid.set(uid, (set = new Set()));
-    set.add(key);
+    for (const [idx, slot] of this.slots(obj)) if (slot !== undefined) idx.add(slot, key);
   }
 
   private unindex(key: string, obj: T): void {
-    const uid = controllerOf(obj)?.uid;
-    const set = uid ? this.byOwnerUid.get(uid) : undefined;
-    if (!set || !uid) return;
-    set.delete(key);
-    if (set.size === 0) this.byOwnerUid.delete(uid);
+    for (const [idx, slot] of this.slots(obj)) if (slot !== undefined) idx.delete(slot, key);
   }
 }
+
+const labelSlot = (namespace: string, value: string): string => `${namespace}\u0000${value}`;
+
+/** value → set of object keys; empty sets are dropped. */
+class KeyIndex {
+  private readonly sets = new Map<string, Set<string>>();
+
+  keys(value: string): ReadonlySet<string> {
+    return this.sets.get(value) ?? EMPTY;
+  }
+
+  add(value: string, key: string): void {
+    let set = this.sets.get(value);
+    if (!set) this.sets.set(value, (set = new Set()));
+    set.add(key);
+  }
+
+  delete(value: string, key: string): void {
+    const set = this.sets.get(value);
+    if (!set) return;
+    set.delete(key);
+    if (set.size === 0) this.sets.delete(value);
+  }
+}
+
+const EMPTY: ReadonlySet<string> = new Set();

@@ -4,7 +4,7 @@
 // jittered backoff (800 ms → 30 s, reset after 2 min) on every other failure. It never gives up:
 // a missing CRD or RBAC rule is reported and retried, it does not stop the process.
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { ObjectCache, type ObjectEvent } from './cache.js';
+import { ObjectCache, type CacheOptions, type ObjectEvent } from './cache.js';
 import type { KubeClient } from './client.js';
 import { KubeApiError, toKubeError } from './errors.js';
 import { JitteredBackoff, sleep } from './rate-limit.js';
@@ -26,6 +26,8 @@ export interface ReflectorOptions<T extends KubernetesObject> {
    */
   metadataOnly?: boolean;
   cache?: ObjectCache<T>;
+  /** What the cache keeps and indexes (when the reflector makes the cache). */
+  cacheOptions?: CacheOptions<T>;
   /** Seconds the server keeps one watch open; default random in [300, 600]. */
   watchTimeoutSeconds?: () => number;
   pageSize?: number;
@@ -62,7 +64,7 @@ export class Reflector<T extends KubernetesObject> {
   private readonly backoff: JitteredBackoff;
 
   constructor(private readonly o: ReflectorOptions<T>) {
-    this.cache = o.cache ?? new ObjectCache<T>();
+    this.cache = o.cache ?? new ObjectCache<T>(o.cacheOptions);
     this.backoff = o.backoff ?? new JitteredBackoff();
     this.synced = new Promise((resolve) => (this.markSynced = resolve));
   }

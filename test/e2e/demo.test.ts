@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { AppsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { findCondition } from '../../src/api/conditions.js';
+import { findCondition } from '../../src/api/workspace-conditions.js';
 import { ConditionType } from '../../src/api/labels.js';
 import type { Workspace } from '../../src/api/types.js';
 import { DEMO_NAMESPACE, loadSamples, samplesDir } from '../../src/demo/samples.js';

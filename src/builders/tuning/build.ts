@@ -5,8 +5,8 @@ import type { V1ConfigMap, V1ControllerRevision, V1Job } from '@kubernetes/clien
 import { Msg } from '../../api/messages.js';
 import { tuningMethod } from '../../api/tuning-config.js';
 import type { Decision, Workspace } from '../../api/types.js';
-import { getPreset } from '../../catalog/presets.js';
-import type { ClusterFacts } from '../facts.js';
+import { foundPreset, type ResolvedWorkspace } from '../../api/resolved-workspace.js';
+import { resolveFromFacts, type ClusterFacts } from '../facts.js';
 import { resolveGpuConfig } from '../gpu.js';
 import { problem, type Problem } from '../problems.js';
 import { buildControllerRevision, computeSpecHash } from '../revision.js';
@@ -36,7 +36,8 @@ export function tuningObjectList(o: TuningObjects): object[] {
   return [o.controllerRevision, ...(o.configMap ? [o.configMap] : []), ...(o.trainingConfig ? [o.trainingConfig] : []), o.job];
 }
 
-export function buildTuning(ws: Workspace, facts: ClusterFacts): TuningBuildResult {
+/** `resolved` is the pass's resolved workspace (the one validation read); by default resolved from `facts`. */
+export function buildTuning(ws: Workspace, facts: ClusterFacts, resolved: ResolvedWorkspace = resolveFromFacts(ws, facts)): TuningBuildResult {
   const revisionHash = computeSpecHash(ws);
   const revision = chooseRevision(ws, revisionHash, facts);
   const decisions: Decision[] = [];
@@ -45,14 +46,14 @@ export function buildTuning(ws: Workspace, facts: ClusterFacts): TuningBuildResu
   if (!tuning) return fail(problem('tuning', 'NotTuning', 'the workspace has no tuning section'));
 
   const name = tuning.preset?.name ?? '';
-  const preset = getPreset(name);
+  const preset = foundPreset(resolved.tuningPreset);
   if (!preset) return fail(problem('tuning.preset.name', 'UnknownPreset', Msg.unsupportedTuningPreset(name)));
   if (!preset.supportTuning) return fail(problem('tuning.preset.name', 'PresetNotTunable', `preset ${name} does not support tuning`));
   // Lower-cased here: KAITO's controller compares case-sensitively and cannot build `LoRA` (W8).
   const method = tuningMethod(tuning.method);
   if (!method) return fail(problem('tuning.method', 'InvalidMethod', Msg.tuningMethod(tuning.method ?? '')));
 
-  const gpu = resolveGpuConfig(ws, facts);
+  const gpu = resolveGpuConfig(resolved);
   if (!gpu.ok) return fail(gpu.problem);
   decisions.push(gpu.decision);
 

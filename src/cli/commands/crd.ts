@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { workspaceCrd } from '../../api/crd.js';
-import { CliError, type CliIO } from '../errors.js';
+import { CliError, type CliIO } from '../command-io.js';
 
 /** The exact text of config/crd/kaito.sh_workspaces.yaml. */
 export function renderCrdYaml(): string {

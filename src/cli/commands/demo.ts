@@ -1,6 +1,6 @@
 // `kaito-ts demo [--exit] [--timeout S]`: flags and Ctrl-C only; the demo itself is in src/demo/.
 import { parseArgs } from 'node:util';
-import { CliError, type CliIO } from '../errors.js';
+import { CliError, type CliIO } from '../command-io.js';
 
 const USAGE = `Usage: kaito-ts demo [--exit] [--timeout S]
 

@@ -17,7 +17,7 @@ import { loadClusterAccess } from '../../runtime/cluster-access.js';
 import { isNotFound } from '../../runtime/errors.js';
 import { Resources, type ResourceType } from '../../runtime/resources.js';
 import { KubeTransport } from '../../runtime/transport.js';
-import { CliError, type CliIO } from '../errors.js';
+import { CliError, type CliIO } from '../command-io.js';
 
 const USAGE = `Usage: kaito-ts diff [-n NAMESPACE] [WORKSPACE] [--kubeconfig FILE]
                      [--feature-gates k=v,...] [--cloud-provider azure|aws|arc]

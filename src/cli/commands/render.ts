@@ -11,14 +11,14 @@ import { errorsOf, parseWorkspace, validateWorkspace, type InferenceConfigLookup
 import { resolveCloudProvider } from '../../catalog/gpu-skus.js';
 import { presetRegistry } from '../../catalog/presets.js';
 import { formatDecisions } from '../../builders/decisions.js';
-import { DEFAULT_RELEASE_NAMESPACE, defaultFacts, factsFromObjects, matchingNodes, type ClusterFacts } from '../../builders/facts.js';
+import { DEFAULT_RELEASE_NAMESPACE, defaultFacts, factsFromObjects, resolveFromFacts, type ClusterFacts } from '../../builders/facts.js';
 import { resolveInferenceConfig } from '../../builders/inference-config.js';
 import { workspaceNamespace } from '../../builders/meta.js';
 import { buildWorkspace, objectList } from '../../builders/workspace.js';
 import { buildTuning, tuningObjectList } from '../../builders/tuning/build.js';
 import { tuningConfigLookup } from '../../builders/tuning/config.js';
 import { INFERENCE_CONFIG_KEY } from '../../api/labels.js';
-import { CliError, type CliIO } from '../errors.js';
+import { CliError, type CliIO } from '../command-io.js';
 
 const USAGE = `Usage: kaito-ts render -f <workspace.yaml> [--state <cluster.yaml>] [-o yaml|json]
                        [--feature-gates k=v,...] [--cloud-provider azure|aws|arc] [--explain]
@@ -82,11 +82,11 @@ interface Rendered {
 
 function renderOne(ws: Workspace, facts: ClusterFacts, warn: (line: string) => void): Rendered {
   const name = `${workspaceNamespace(ws)}/${ws.metadata.name}`;
+  // Resolved once (preset, runtime, GPU facts): validation and the builders read the same value.
+  const resolved = resolveFromFacts(ws, facts);
   const issues = validateWorkspace(ws, {
-    gates: facts.featureGates,
-    cloud: facts.cloudProvider,
+    resolved,
     operation: 'create',
-    ...(facts.featureGates.disableNodeAutoProvisioning ? { nodes: matchingNodes(ws, facts.nodes) } : {}),
     ...(ws.inference ? { inferenceConfig: inferenceConfigLookup(ws, facts) } : {}),
     ...(ws.tuning ? { tuningConfig: tuningConfigLookup(ws, facts) } : {}),
   });
@@ -94,7 +94,7 @@ function renderOne(ws: Workspace, facts: ClusterFacts, warn: (line: string) => v
   if (firstError) throw new CliError(`workspace ${name}: ${firstError.field}: ${firstError.message}`);
   for (const w of issues) warn(`warning: workspace ${name}: ${w.field}: ${w.message}`);
 
-  const result = ws.tuning ? buildTuning(ws, facts) : buildWorkspace(ws, facts);
+  const result = ws.tuning ? buildTuning(ws, facts, resolved) : buildWorkspace(ws, facts, resolved);
   if (!result.ok) {
     const [p] = result.problems;
     throw new CliError(`workspace ${name}: ${p?.field}: ${p?.message}`);

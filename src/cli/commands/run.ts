@@ -3,7 +3,7 @@
 // Losing the lease exits at once with 1 (inside the manager): another replica may be leading already.
 import { startManager } from '../../manager/manager.js';
 import { parseManagerOptions, RUN_USAGE } from '../../manager/options.js';
-import { CliError, type CliIO } from '../errors.js';
+import { CliError, type CliIO } from '../command-io.js';
 
 export const SHUTDOWN_DEADLINE_MS = 30_000;
 

@@ -1,6 +1,6 @@
 // `kaito-ts simcluster up|down|status|env`: argument parsing only; the work is in src/simcluster/.
 import { parseArgs } from 'node:util';
-import { CliError, type CliIO } from '../errors.js';
+import { CliError, type CliIO } from '../command-io.js';
 import { parseDuration } from '../../runtime/duration.js';
 import { DELAY_FLAGS, type Delays } from '../../simcluster/provisioner/options.js';
 import { resolveMemoryLimits } from '../../simcluster/supervision.js';

@@ -12,7 +12,7 @@ import { writeStatusIfChanged } from '../../runtime/status.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
 import { deleteExactly, writtenBy } from './ownership.js';
 import { claimsLeftMessage, deleteClaims } from './provisioning.js';
-import { deletingStatus } from './status.js';
+import { deletingStatus } from './workspace-status.js';
 
 /** Label kaito-ts puts on the ConfigMap copies it creates, so it only ever deletes its own. */
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';

@@ -3,7 +3,7 @@
 // HF_TOKEN key needs its data: one GET per Secret version answers that, and only the yes/no is kept.
 import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
 import { HF_TOKEN_KEY } from '../../api/labels.js';
-import { getPreset } from '../../catalog/presets.js';
+import { foundPreset, inferencePresetOf, type PresetLookup } from '../../api/resolved-workspace.js';
 import type { ObjectCache } from '../../runtime/cache.js';
 import type { KubeClient } from '../../runtime/client.js';
 import { isNotFound } from '../../runtime/errors.js';
@@ -20,10 +20,10 @@ export interface SecretProblem {
   message: string;
 }
 
-/** The Secret a workspace's pods read HF_TOKEN from, when its preset downloads at runtime. */
-export function modelAccessSecretOf(ws: WorkspaceObject): string | undefined {
+/** The Secret a workspace's pods read HF_TOKEN from, when its preset (resolved in this pass, if any) downloads at runtime. */
+export function modelAccessSecretOf(ws: WorkspaceObject, preset: PresetLookup = inferencePresetOf(ws)): string | undefined {
   const secret = ws.inference?.preset?.presetOptions?.modelAccessSecret;
-  return secret && getPreset(ws.inference?.preset?.name ?? '')?.downloadAtRuntime ? secret : undefined;
+  return secret && foundPreset(preset)?.downloadAtRuntime ? secret : undefined;
 }
 
 /** A non-empty HF_TOKEN entry; the value itself is never looked at beyond its length. */
@@ -46,8 +46,8 @@ export class ModelSecrets {
   ) {}
 
   /** Undefined when the workspace needs no Secret or its Secret has HF_TOKEN. */
-  async problem(ws: WorkspaceObject): Promise<SecretProblem | undefined> {
-    const name = modelAccessSecretOf(ws);
+  async problem(ws: WorkspaceObject, preset?: PresetLookup): Promise<SecretProblem | undefined> {
+    const name = modelAccessSecretOf(ws, preset);
     if (!name) return undefined;
     const ns = ws.metadata.namespace;
     const key = objectKey(ns, name);

@@ -2,8 +2,8 @@
 // for (counted in a workspace annotation first, so a crash never forgets a create), labels their nodes
 // as KAITO does, and deletes them when the workspace goes. Never waits: claim and node events wake it.
 import { ACCELERATOR_NVIDIA, LABEL_ACCELERATOR } from '../../api/labels.js';
+import type { ResolvedWorkspace } from '../../api/resolved-workspace.js';
 import { buildNodeClaim, nodeClaimName, nodeClaimSelector, type NodeClaim } from '../../builders/nodeclaim.js';
-import { lookupSku } from '../../catalog/gpu-skus.js';
 import { MERGE_PATCH } from '../../runtime/client.js';
 import { ignoreGone, isAlreadyExists } from '../../runtime/errors.js';
 import { Resources } from '../../runtime/resources.js';
@@ -19,14 +19,14 @@ export function createdSoFar(ws: WorkspaceObject): number {
   return Number(ws.metadata.annotations?.[NODECLAIMS_CREATED_ANNOTATION] ?? 0) || 0;
 }
 
-export function planFor(ws: WorkspaceObject, deps: WorkspaceDeps, target: number): ProvisioningPlan {
+export function planFor(ws: WorkspaceObject, deps: WorkspaceDeps, target: number, resolved: ResolvedWorkspace): ProvisioningPlan {
   return planProvisioning({
     ws,
     target,
     claims: workspaceClaims(ws, deps),
     nodes: deps.caches.nodes.list(),
     created: createdSoFar(ws),
-    catalogSku: !!lookupSku(deps.config.cloudProvider, ws.resource?.instanceType ?? ''),
+    catalogSku: !!resolved.sku?.gpu,
     waitLimitMs: deps.config.nodeProvisioningTimeoutMs,
     now: deps.now(),
   });
@@ -36,12 +36,12 @@ export function planFor(ws: WorkspaceObject, deps: WorkspaceDeps, target: number
  * Creates `plan.toCreate` claims. `countCreates` persists the new total on the workspace before any
  * create, so a restart in between over-counts (safe) instead of creating twice.
  */
-export async function createClaims(ws: WorkspaceObject, deps: WorkspaceDeps, plan: ProvisioningPlan, countCreates: (total: number) => Promise<WorkspaceObject>): Promise<WorkspaceObject> {
+export async function createClaims(ws: WorkspaceObject, deps: WorkspaceDeps, resolved: ResolvedWorkspace, plan: ProvisioningPlan, countCreates: (total: number) => Promise<WorkspaceObject>): Promise<WorkspaceObject> {
   if (plan.toCreate === 0) return ws;
   const current = await countCreates(createdSoFar(ws) + plan.toCreate);
   const now = deps.now();
   for (let i = 0; i < plan.toCreate; i++) {
-    const claim = buildNodeClaim(ws, deps.config.cloudProvider, nodeClaimName(ws, now, i));
+    const claim = buildNodeClaim(ws, resolved, nodeClaimName(ws, now, i));
     try {
       const created = await deps.client.create<NodeClaim>(Resources.nodeClaims, claim);
       deps.caches.nodeClaims?.upsert(created);

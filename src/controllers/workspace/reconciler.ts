@@ -3,14 +3,14 @@
 // to change sends no request. It never waits for readiness: it returns and is woken by events
 // (or by a timer for the readiness timeout).
 import type { KubernetesObject, V1ConfigMap, V1Pod, V1Service, V1StatefulSet } from '@kubernetes/client-node';
-import { findCondition } from '../../api/conditions.js';
+import { findCondition } from '../../api/workspace-conditions.js';
 import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_WORKSPACE_NAME, RESOURCE_NVIDIA_GPU, WORKSPACE_FINALIZER } from '../../api/labels.js';
+import { foundPreset, type ResolvedWorkspace } from '../../api/resolved-workspace.js';
 import { errorsOf, formatIssues, validateWorkspace } from '../../api/validation.js';
 import { buildWorkspace, type BuildResult, type WorkspaceObjects } from '../../builders/workspace.js';
-import { matchingNodes, readyMatchingNodes } from '../../builders/facts.js';
+import { matchingNodes, readyMatchingNodes, resolveFromFacts } from '../../builders/facts.js';
 import { replicasFor, replicaShortfall } from '../../builders/replicas.js';
 import { droppedFieldsMessage } from '../../builders/template.js';
-import { getPreset } from '../../catalog/presets.js';
 import { controllerOf, type ObjectCache } from '../../runtime/cache.js';
 import { MERGE_PATCH } from '../../runtime/client.js';
 import { TerminalError, type Result } from '../../runtime/controller.js';
@@ -23,7 +23,7 @@ import { finalizeWorkspace, MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
 import { CHILD_OBJECT_REJECTED, persistentConflict, reportable } from './failures.js';
 import { ModelSecrets, SecretReason, servingWithSecretProblem } from './model-secret.js';
 import { podCreationFailure } from './pod-creation.js';
-import { gatherFacts, volumeKindOf } from './facts.js';
+import { gatherFacts, volumeKindOf } from './gather-facts.js';
 import { planMigration, type MigrationPlan } from './migration.js';
 import { nodePressureWarning } from './node-pressure.js';
 import { deleteExactly, notOwnedMessage, ownedBy, writtenBy } from './ownership.js';
@@ -33,7 +33,7 @@ import { NODECLAIMS_CREATED_ANNOTATION, type ProvisioningPlan } from './provisio
 import { pruneRevisions } from './revisions.js';
 import { adoptableAsIs, selectiveUpdate } from './selective-update.js';
 import { releaseStrandedClaims } from './stranded-claims.js';
-import { computeStatus, type StatusInput } from './status.js';
+import { computeStatus, type StatusInput } from './workspace-status.js';
 import { reconcileTuning, writeTuningStatus, type TuningSteps } from './tuning.js';
 
 /** kaito-ts condition reasons beyond KAITO's (documented in docs/controller.md). */
@@ -64,7 +64,7 @@ export class WorkspaceReconciler {
     ensureMetadata: (ws, annotations) => this.ensureMetadata(ws, annotations),
     syncRevision: (ws, controllerRevision, revisionHash) => this.syncRevision(ws, { objects: { controllerRevision }, revisionHash } as Extract<BuildResult, { ok: true }>),
     createConfigMapIfMissing: (cm) => this.createConfigCopy(cm),
-    provision: (ws, target) => this.provision(ws, target),
+    provision: (ws, target, resolved) => this.provision(ws, target, resolved),
     nodeFacts: (ws, target, plan) => this.nodeFacts(ws, target, plan),
   };
 
@@ -79,8 +79,10 @@ export class WorkspaceReconciler {
       const conflict = persistentConflict(err, failuresSoFar);
       const failure = reportable(err) ?? conflict;
       if (!failure) throw err;
-      // The pass may have written the workspace already: continue from what the cache holds now.
-      const current = await this.ensureMetadata(structuredClone(this.deps.caches.workspaces.getByKey(key) ?? ws));
+      // The pass may have written the workspace already: continue from what the cache holds now. A
+      // conflict would meet the same 409 on the conditional metadata write, so it is reported as is.
+      const latest = structuredClone(this.deps.caches.workspaces.getByKey(key) ?? ws);
+      const current = conflict ? latest : await this.ensureMetadata(latest);
       const { reason, message } = failure;
       if (current.tuning) await writeTuningStatus(current, this.deps, this.nodeFacts(current, 1), { kind: 'invalid', reason, message });
       else await this.report(current, { ...this.nodeFacts(current, current.status?.targetNodeCount || 1), failure: { reason, message } });
@@ -102,14 +104,16 @@ export class WorkspaceReconciler {
     if (sts && !ownedBy(sts, ws)) throw new TerminalError(Reason.NotOwned, notOwnedMessage('StatefulSet', sts));
 
     const facts = gatherFacts(ws, this.deps, sts);
-    this.validate(ws, facts.nodes);
-    const built = buildWorkspace(ws, facts);
+    // Resolved once (preset, runtime, GPU facts): validation and the builders read the same value.
+    const resolved = resolveFromFacts(ws, facts);
+    this.validate(ws, resolved);
+    const built = buildWorkspace(ws, facts, resolved);
     if (!built.ok) {
       const p = built.problems[0]!;
       throw new TerminalError(p.reason, built.problems.map((x) => `${x.field}: ${x.message}`).join('; '));
     }
     // A Secret problem stops a workspace that has no workload yet; a serving one keeps serving and is warned (docs/controller.md).
-    const secretProblem = await this.secrets.problem(ws);
+    const secretProblem = await this.secrets.problem(ws, resolved.inferencePreset);
     if (secretProblem && !sts) throw new TerminalError(secretProblem.reason, secretProblem.message);
 
     // One write for the finalizer and the revision annotations (only our keys: KAITO rewrites the
@@ -126,7 +130,7 @@ export class WorkspaceReconciler {
     // The main Service keeps pointing at the legacy pods until pod 0 serves (no-downtime migration).
     if (plan.kind !== 'waitForPod0' || !caches.services.get(ns, name)) await this.ensureService(ws, built.objects.mainService);
 
-    const provisioning = await this.provision(ws, built.targetNodeCount);
+    const provisioning = await this.provision(ws, built.targetNodeCount, resolved);
     if (provisioning) ws = provisioning.ws;
     if (!sts && provisioning && !provisioning.plan.nodesUsable) {
       // KAITO's order: the workload waits for its nodes (a new StatefulSet would only sit Pending).
@@ -135,12 +139,12 @@ export class WorkspaceReconciler {
       return provisioning.plan.recheckAfterMs ? { requeueAfterMs: provisioning.plan.recheckAfterMs } : {};
     }
 
-    const current = await this.ensureStatefulSet(ws, built, sts, facts.storageClassNames);
+    const current = await this.ensureStatefulSet(ws, built, sts, resolved, facts.storageClassNames);
     if (!current) return {}; // deleted to change its shape: the delete event brings us back to create it
     if (volumeKindOf(current) === 'nvme') await releaseStrandedClaims(ws, this.deps, name, pods);
     await this.migrate(ws, plan);
 
-    const readiness = this.inferenceReadiness(ws, current, pods, plan);
+    const readiness = this.inferenceReadiness(ws, resolved, current, pods, plan);
     const nodeFacts = this.nodeFacts(ws, built.targetNodeCount, provisioning?.plan);
     const inference = withWarning(withDroppedFields(readiness.readiness, built.droppedFields), secretProblem && servingWithSecretProblem(secretProblem));
     await this.announce(ws, [secretProblem, ANNOUNCED_REASONS.has(readiness.readiness.reason) ? readiness.readiness : undefined]);
@@ -177,16 +181,8 @@ export class WorkspaceReconciler {
   }
 
   /** Rules the CRD cannot express (catalogs, gates, nodes); there is no webhook, so they are checked here. */
-  private validate(ws: WorkspaceObject, nodes: ReturnType<typeof gatherFacts>['nodes']): void {
-    const { config } = this.deps;
-    const issues = errorsOf(
-      validateWorkspace(ws, {
-        gates: config.featureGates,
-        cloud: config.cloudProvider,
-        operation: 'create',
-        ...(config.featureGates.disableNodeAutoProvisioning ? { nodes: matchingNodes(ws, nodes) } : {}),
-      }),
-    );
+  private validate(ws: WorkspaceObject, resolved: ResolvedWorkspace): void {
+    const issues = errorsOf(validateWorkspace(ws, { resolved, operation: 'create' }));
     if (issues.length) throw new TerminalError(Reason.InvalidSpec, formatIssues(issues));
   }
 
@@ -234,7 +230,7 @@ export class WorkspaceReconciler {
   }
 
   /** The StatefulSet as it now is, or undefined when it was deleted to change its immutable weights-volume shape. */
-  private async ensureStatefulSet(ws: WorkspaceObject, built: Extract<BuildResult, { ok: true }>, live: V1StatefulSet | undefined, storageClassNames: string[]): Promise<V1StatefulSet | undefined> {
+  private async ensureStatefulSet(ws: WorkspaceObject, built: Extract<BuildResult, { ok: true }>, live: V1StatefulSet | undefined, resolved: ResolvedWorkspace, storageClassNames: string[]): Promise<V1StatefulSet | undefined> {
     const desired = built.objects.statefulSet;
     const { client, recorder } = this.deps;
     if (!live) return this.applyStatefulSet(ws, built, desired);
@@ -245,7 +241,7 @@ export class WorkspaceReconciler {
     if (adoptableAsIs(ws, desired, live, replicas)) return live;
     // A new revision: re-decide the weights volume as if creating. Claim templates are immutable,
     // so a different shape means recreating the StatefulSet, announced as a restart.
-    const fresh = sameRevision ? undefined : buildWorkspace(ws, { ...gatherFacts(ws, this.deps, undefined), storageClassNames });
+    const fresh = sameRevision ? undefined : buildWorkspace(ws, { ...gatherFacts(ws, this.deps, undefined), storageClassNames }, resolved);
     const freshKind = fresh?.ok ? volumeKindOf(fresh.objects.statefulSet) : undefined;
     const liveKind = volumeKindOf(live);
     if (freshKind && freshKind !== liveKind) {
@@ -288,14 +284,14 @@ export class WorkspaceReconciler {
     for (const p of problems) if (p && before?.reason !== p.reason && !before?.message.includes(p.message)) await this.deps.recorder.event(ws, 'Warning', p.reason, p.message);
   }
 
-  private inferenceReadiness(ws: WorkspaceObject, sts: V1StatefulSet | undefined, pods: V1Pod[], plan: MigrationPlan): { readiness: Readiness; recheckAfterMs?: number } {
+  private inferenceReadiness(ws: WorkspaceObject, resolved: ResolvedWorkspace, sts: V1StatefulSet | undefined, pods: V1Pod[], plan: MigrationPlan): { readiness: Readiness; recheckAfterMs?: number } {
     if (plan.kind === 'waitForPod0') return { readiness: { ready: false, reason: Reason.WorkloadMigration, message: plan.message } };
     // Only our StatefulSet's pods explain it: a foreign Deployment's pods may carry the same label.
     const observed = statefulSetReadiness(sts, pods.filter((p) => !!sts && controllerOf(p)?.uid === sts.metadata?.uid), this.deps.caches.nodes.list());
     const base = (!observed.ready && sts && podCreationFailure(sts, this.deps.caches.failedCreateEvents.list({ namespace: sts.metadata?.namespace }))) || observed;
     const current = findCondition(ws.status?.conditions, ConditionType.InferenceReady);
     const since = current?.status === 'False' ? new Date(current.lastTransitionTime) : this.deps.now();
-    const timeout = getPreset(ws.inference?.preset?.name ?? '')?.readinessTimeoutSeconds ?? TEMPLATE_READINESS_TIMEOUT_SECONDS;
+    const timeout = foundPreset(resolved.inferencePreset)?.readinessTimeoutSeconds ?? TEMPLATE_READINESS_TIMEOUT_SECONDS;
     return withReadinessTimeout(base, since, timeout, this.deps.now());
   }
 
@@ -303,10 +299,10 @@ export class WorkspaceReconciler {
    * Node auto-provisioning: creates the claims the plan asks for and labels their nodes. Undefined
    * when off, or while the claim cache is not synced (never count claims from an empty cache).
    */
-  private async provision(ws: WorkspaceObject, target: number): Promise<{ ws: WorkspaceObject; plan: ProvisioningPlan } | undefined> {
+  private async provision(ws: WorkspaceObject, target: number, resolved: ResolvedWorkspace): Promise<{ ws: WorkspaceObject; plan: ProvisioningPlan } | undefined> {
     if (this.deps.config.featureGates.disableNodeAutoProvisioning || this.deps.nodeClaimCrdInstalled() !== true) return undefined;
-    const plan = planFor(ws, this.deps, target);
-    const current = await createClaims(ws, this.deps, plan, (total) => this.ensureMetadata(ws, { [NODECLAIMS_CREATED_ANNOTATION]: String(total) }));
+    const plan = planFor(ws, this.deps, target, resolved);
+    const current = await createClaims(ws, this.deps, resolved, plan, (total) => this.ensureMetadata(ws, { [NODECLAIMS_CREATED_ANNOTATION]: String(total) }));
     await labelClaimNodes(this.deps, plan.nodesToLabel);
     return { ws: current, plan };
   }

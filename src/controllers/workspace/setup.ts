@@ -2,9 +2,10 @@
 // the reconciler reads, and the mappers that turn a change of any of them into workspace keys.
 import type { EventsV1Event, KubernetesObject, V1Job, V1Node, V1PersistentVolume, V1Pod } from '@kubernetes/client-node';
 import { isDeepStrictEqual } from 'node:util';
-import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_WORKSPACE_NAME, LABEL_WORKSPACE_NAMESPACE, RESOURCE_NVIDIA_GPU } from '../../api/labels.js';
+import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_REVISION_WORKSPACE_NAME, LABEL_WORKSPACE_NAME, LABEL_WORKSPACE_NAMESPACE, RESOURCE_NVIDIA_GPU } from '../../api/labels.js';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
 import { nodePressures } from './node-pressure.js';
+import { leanNode, leanObject, leanPod, leanRevision } from './cache-transforms.js';
 import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js';
 import { matchesSelector } from '../../runtime/label-selector.js';
 import { keyOf, type ObjectCache, type ObjectEvent } from '../../runtime/cache.js';
@@ -43,9 +44,9 @@ export interface WorkspaceController {
 
 export function setupWorkspaceController(o: WorkspaceControllerOptions): WorkspaceController {
   const reflectors: Reflector<KubernetesObject>[] = [];
-  const reflect = <T extends KubernetesObject>(type: ResourceType, extra: Pick<ReflectorOptions<T>, 'labelSelector' | 'fieldSelector' | 'metadataOnly'> = {}): Reflector<T> => {
+  const reflect = <T extends KubernetesObject>(type: ResourceType, extra: Pick<ReflectorOptions<T>, 'labelSelector' | 'fieldSelector' | 'metadataOnly' | 'cacheOptions'> = {}): Reflector<T> => {
     const scope = type.namespaced && o.namespace ? { namespace: o.namespace } : {};
-    const r = new Reflector<T>({ client: o.client, type, ...scope, ...extra, onError: (err) => o.log.error({ resource: type.plural, error: err.message }, 'watch failed; retrying') });
+    const r = new Reflector<T>({ client: o.client, type, ...scope, ...extra, cacheOptions: { transform: leanObject, ...extra.cacheOptions }, onError: (err) => o.log.error({ resource: type.plural, error: err.message }, 'watch failed; retrying') });
     reflectors.push(r as unknown as Reflector<KubernetesObject>);
     return r;
   };
@@ -54,13 +55,13 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     statefulSets: reflect(Resources.statefulSets),
     deployments: reflect(Resources.deployments),
     services: reflect(Resources.services),
-    controllerRevisions: reflect(Resources.controllerRevisions),
+    controllerRevisions: reflect(Resources.controllerRevisions, { cacheOptions: { transform: leanRevision, indexLabel: LABEL_REVISION_WORKSPACE_NAME } }),
     // Only pods of workspaces: a cluster's other pods are none of our business (and memory).
-    pods: reflect<V1Pod>(Resources.pods, { labelSelector: LABEL_WORKSPACE_NAME }),
+    pods: reflect<V1Pod>(Resources.pods, { labelSelector: LABEL_WORKSPACE_NAME, cacheOptions: { transform: leanPod, indexLabel: LABEL_WORKSPACE_NAME } }),
     // The weights claims carry the template's workspace label: a claim stranded on a vanished node is noticed.
     persistentVolumeClaims: reflect(Resources.persistentVolumeClaims, { labelSelector: LABEL_WORKSPACE_NAME }),
     persistentVolumes: reflect(Resources.persistentVolumes),
-    nodes: reflect<V1Node>(Resources.nodes),
+    nodes: reflect<V1Node>(Resources.nodes, { cacheOptions: { transform: leanNode } }),
     storageClasses: reflect(Resources.storageClasses),
     configMaps: reflect(Resources.configMaps),
     // Every Job, like StatefulSets: a Job named like a tuning workspace but not ours must be seen to be left alone.

@@ -4,10 +4,10 @@
 // succeeds: W1), and a failure names the pod, the container, its exit code and the last line of its
 // termination message.
 import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
-import { setCondition } from '../../api/conditions.js';
+import { setCondition } from '../../api/workspace-conditions.js';
 import { ConditionMessage, ConditionReason, ConditionType } from '../../api/labels.js';
 import type { Workspace, WorkspaceStatus } from '../../api/types.js';
-import { computeStatus, type StatusInput } from './status.js';
+import { computeStatus, type StatusInput } from './workspace-status.js';
 
 export type JobPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 

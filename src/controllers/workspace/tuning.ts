@@ -5,8 +5,9 @@
 // training; a new revision deletes the old Job first and creates the new one once it is gone (W10).
 import type { KubernetesObject, V1ConfigMap, V1ControllerRevision, V1Job } from '@kubernetes/client-node';
 import { ANNOTATION_HASH, ANNOTATION_REVISION, LABEL_WORKSPACE_NAME } from '../../api/labels.js';
+import type { ResolvedWorkspace } from '../../api/resolved-workspace.js';
 import { errorsOf, formatIssues, validateWorkspace } from '../../api/validation.js';
-import { matchingNodes } from '../../builders/facts.js';
+import { resolveFromFacts } from '../../builders/facts.js';
 import { buildControllerRevision } from '../../builders/revision.js';
 import { buildTuning } from '../../builders/tuning/build.js';
 import { tuningConfigLookup } from '../../builders/tuning/config.js';
@@ -17,9 +18,9 @@ import { ignoreGone, isInvalid, isNotFound, toKubeError } from '../../runtime/er
 import { Resources } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
-import { gatherFacts } from './facts.js';
+import { gatherFacts } from './gather-facts.js';
 import type { ProvisioningPlan } from './provisioning-plan.js';
-import type { StatusInput } from './status.js';
+import type { StatusInput } from './workspace-status.js';
 import { observeJob, TuningReason, tuningStatus, type TuningOutcome } from './tuning-status.js';
 
 /** The reconciler's own steps the tuning path reuses (finalizer/annotations, revisions, nodes). */
@@ -27,7 +28,7 @@ export interface TuningSteps {
   ensureMetadata(ws: WorkspaceObject, annotations: Record<string, string>): Promise<WorkspaceObject>;
   syncRevision(ws: WorkspaceObject, revision: V1ControllerRevision, hash: string): Promise<void>;
   createConfigMapIfMissing(cm: V1ConfigMap): Promise<void>;
-  provision(ws: WorkspaceObject, target: number): Promise<{ ws: WorkspaceObject; plan: ProvisioningPlan } | undefined>;
+  provision(ws: WorkspaceObject, target: number, resolved: ResolvedWorkspace): Promise<{ ws: WorkspaceObject; plan: ProvisioningPlan } | undefined>;
   nodeFacts(ws: WorkspaceObject, target: number, plan?: ProvisioningPlan): Pick<StatusInput, 'nodes' | 'nodeClaims'>;
 }
 
@@ -43,15 +44,15 @@ export async function reconcileTuning(cached: WorkspaceObject, deps: WorkspaceDe
     return report({ kind: 'invalid', reason: 'ObjectNotOwned', message: `Job ${ns}/${name} exists and is not controlled by this workspace; kaito-ts leaves it untouched` });
   }
   const facts = gatherFacts(ws, deps, undefined);
-  const built = buildTuning(ws, facts);
+  // Resolved once (preset, runtime, GPU facts): validation and buildTuning read the same value.
+  const resolved = resolveFromFacts(ws, facts);
+  const built = buildTuning(ws, facts, resolved);
   const current = job?.metadata?.annotations?.[ANNOTATION_REVISION] === String(built.revision) ? job : undefined;
   // The ConfigMap is checked before a Job is made from it; later edits of it change nothing (as in KAITO).
   const issues = errorsOf(
     validateWorkspace(ws, {
-      gates: deps.config.featureGates,
-      cloud: deps.config.cloudProvider,
+      resolved,
       operation: 'create',
-      ...(deps.config.featureGates.disableNodeAutoProvisioning ? { nodes: matchingNodes(ws, facts.nodes) } : {}),
       ...(current ? {} : { tuningConfig: tuningConfigLookup(ws, facts) }),
     }),
   );
@@ -83,7 +84,7 @@ export async function reconcileTuning(cached: WorkspaceObject, deps: WorkspaceDe
     return { requeueAfterMs: SECRETS_RECHECK_MS };
   }
 
-  const provisioning = await steps.provision(ws, 1);
+  const provisioning = await steps.provision(ws, 1, resolved);
   if (provisioning) ws = provisioning.ws;
   if (provisioning && !provisioning.plan.nodesUsable) {
     const waiting = provisioning.plan.nodeIssue ?? provisioning.plan.claims;

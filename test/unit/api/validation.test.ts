@@ -5,6 +5,8 @@ import { ANNOTATION_BYPASS_RESOURCE_CHECKS, ANNOTATION_RUNTIME } from '../../../
 import type { Workspace } from '../../../src/api/types.js';
 import { errorsOf, formatIssues, parseWorkspace, validateWorkspace, WorkspaceParseError, type InferenceConfigLookup, type ValidationContext } from '../../../src/api/validation.js';
 import { labelSelectorAsMap } from '../../../src/api/selector.js';
+import { resolveWorkspace, type ResolveInput } from '../../../src/api/resolved-workspace.js';
+import type { NodeLabelsSource } from '../../../src/catalog/node-gpu.js';
 import { builtinTrainingConfig } from '../../../src/builders/tuning/config.js';
 
 const NAP: FeatureGates = DEFAULT_FEATURE_GATES;
@@ -59,7 +61,14 @@ const tcm = (yaml: string | undefined, found = true): InferenceConfigLookup => (
   found,
   data: yaml === undefined ? {} : { 'training_config.yaml': yaml },
 });
-const ctx = (over: Partial<ValidationContext> = {}): ValidationContext => ({ gates: NAP, cloud: 'azure', operation: 'create', ...over });
+/** What a case gives: the resolver's inputs (matching nodes, any readiness) and the rest of the context. */
+type Ctx = Omit<ValidationContext, 'resolved'> & Pick<ResolveInput, 'gates' | 'cloud'> & { nodes?: NodeLabelsSource[] };
+const ctx = (over: Partial<Ctx> = {}): Ctx => ({ gates: NAP, cloud: 'azure', operation: 'create', ...over });
+/** Resolves the workspace as the operator does, then validates it. */
+function validate(workspace: Workspace, { gates, cloud, nodes, ...rest }: Ctx) {
+  const resolved = resolveWorkspace(workspace, { gates, cloud, ...(nodes ? { nodes: nodes.map((node) => ({ node, ready: true })) } : {}) });
+  return validateWorkspace(workspace, { ...rest, resolved });
+}
 const cm = (yaml: string | undefined, found = true): InferenceConfigLookup => ({
   name: 'inference-params-template',
   namespace: 'ns',
@@ -68,7 +77,7 @@ const cm = (yaml: string | undefined, found = true): InferenceConfigLookup => ({
 });
 
 // [case, workspace, context, expected issues as "severity field: message" (exact, in order)]
-const cases: [string, Workspace, ValidationContext, string[]][] = [
+const cases: [string, Workspace, Ctx, string[]][] = [
   ['valid NAP preset workspace', ws({}), ctx(), []],
   ['NAP requires instanceType', ws({ instanceType: null }), ctx(), [
     'error resource.instanceType: instanceType is required when node auto-provisioning is enabled',
@@ -185,7 +194,7 @@ const cases: [string, Workspace, ValidationContext, string[]][] = [
 
 for (const [name, workspace, context, expected] of cases) {
   test(`validateWorkspace: ${name}`, () => {
-    const got = validateWorkspace(workspace, context).map((i) => `${i.severity} ${i.field}: ${i.message}`);
+    const got = validate(workspace, context).map((i) => `${i.severity} ${i.field}: ${i.message}`);
     assert.equal(got.length, expected.length, `got ${JSON.stringify(got, null, 1)}`);
     expected.forEach((want, i) => {
       const line = got[i] ?? '';
@@ -196,7 +205,7 @@ for (const [name, workspace, context, expected] of cases) {
 }
 
 test('errorsOf drops warnings; formatIssues joins field: message', () => {
-  const issues = validateWorkspace(ws({ preset: 'falcon-40b', runtime: 'transformers', bypass: true, instanceType: null }), ctx());
+  const issues = validate(ws({ preset: 'falcon-40b', runtime: 'transformers', bypass: true, instanceType: null }), ctx());
   assert.deepEqual(errorsOf(issues).map((i) => i.field), ['resource.instanceType']);
   assert.equal(formatIssues(errorsOf(issues)), 'resource.instanceType: instanceType is required when node auto-provisioning is enabled');
 });

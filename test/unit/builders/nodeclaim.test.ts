@@ -1,13 +1,16 @@
 // The NodeClaim KAITO v0.8.0 writes (node-provisioning reference §2), field for field.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { inferencePresetOf } from '../../../src/api/resolved-workspace.js';
 import { buildNodeClaim, goTimestamp, nodeClaimName, nodeClaimStorage } from '../../../src/builders/nodeclaim.js';
+import type { CloudProvider } from '../../../src/catalog/types.js';
 import { presetWorkspace } from './fixtures.js';
 
 const ws = presetWorkspace('phi-4-mini-instruct');
+const resolvedOn = (cloud: CloudProvider) => ({ cloud, inferencePreset: inferencePresetOf(ws) });
 
 test('azure NodeClaim: labels, do-not-disrupt, taint, requirements, KaitoNodeClass, preset storage', () => {
-  const nc = buildNodeClaim(ws, 'azure', 'wsabcdef012');
+  const nc = buildNodeClaim(ws, resolvedOn('azure'), 'wsabcdef012');
   assert.deepEqual(nc.metadata, {
     name: 'wsabcdef012',
     labels: { 'karpenter.sh/nodepool': 'kaito', 'kaito.sh/workspace': 'ws1', 'kaito.sh/workspacenamespace': 'ns1', apps: 'test', pool: 'gpu' },
@@ -22,7 +25,7 @@ test('azure NodeClaim: labels, do-not-disrupt, taint, requirements, KaitoNodeCla
       { key: 'kubernetes.io/os', operator: 'In', values: ['linux'] },
       { key: 'karpenter.azure.com/sku-name', operator: 'In', values: ['Standard_NC24ads_A100_v4'] },
     ],
-    resources: { requests: { storage: nodeClaimStorage(ws) } },
+    resources: { requests: { storage: nodeClaimStorage(inferencePresetOf(ws)) } },
   });
 });
 
@@ -32,7 +35,7 @@ const cases: [string, 'azure' | 'aws' | 'arc', object, object | undefined][] = [
 ];
 for (const [name, cloud, ref, extra] of cases) {
   test(`${name}: nodeClassRef and cloud requirement`, () => {
-    const nc = buildNodeClaim(ws, cloud, 'wsabcdef012');
+    const nc = buildNodeClaim(ws, resolvedOn(cloud), 'wsabcdef012');
     assert.deepEqual(nc.spec.nodeClassRef, ref);
     assert.deepEqual(nc.spec.requirements[3], extra);
     assert.equal(nc.spec.requirements.length, extra ? 4 : 3);
@@ -40,8 +43,8 @@ for (const [name, cloud, ref, extra] of cases) {
 }
 
 test('storage: the preset disk requirement; 1024Gi for a template', () => {
-  assert.match(nodeClaimStorage(ws), /^\d+Gi$/);
-  assert.equal(nodeClaimStorage({ ...ws, inference: { template: { spec: { containers: [] } } } }), '1024Gi');
+  assert.match(nodeClaimStorage(inferencePresetOf(ws)), /^\d+Gi$/);
+  assert.equal(nodeClaimStorage(inferencePresetOf({ inference: { template: { spec: { containers: [] } } } })), '1024Gi');
 });
 
 test('name: ws + 9 hex, within gpu-provisioner ^[a-z][a-z0-9]{0,11}$, distinct per time and salt', () => {

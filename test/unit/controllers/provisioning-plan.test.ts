@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
+import { inferencePresetOf } from '../../../src/api/resolved-workspace.js';
 import type { NodeClaim } from '../../../src/builders/nodeclaim.js';
 import { buildNodeClaim } from '../../../src/builders/nodeclaim.js';
 import { planProvisioning, type ProvisioningInput } from '../../../src/controllers/workspace/provisioning-plan.js';
@@ -13,7 +14,7 @@ const NOW = new Date('2026-11-30T12:00:00Z');
 const SKU = 'Standard_NC24ads_A100_v4';
 
 function claim(name: string, o: { ready?: boolean; node?: string; deleting?: boolean; launched?: { status: string; reason: string; message: string }; ageMs?: number } = {}): NodeClaim {
-  const c = buildNodeClaim(ws, 'azure', name);
+  const c = buildNodeClaim(ws, { cloud: 'azure', inferencePreset: inferencePresetOf(ws) }, name);
   c.metadata.creationTimestamp = new Date(NOW.getTime() - (o.ageMs ?? 1000)).toISOString() as unknown as Date;
   if (o.deleting) c.metadata.deletionTimestamp = NOW.toISOString() as unknown as Date;
   const conditions = [

@@ -54,6 +54,34 @@ describe('ObjectCache', () => {
     assert.deepEqual(names(undefined, { matchExpressions: [{ key: 'tier', operator: 'Exists' }] }), ['x']);
   });
 
+  it('an indexed label gives the same lists as a scan, and follows label changes and deletes', () => {
+    const plain = new ObjectCache();
+    const indexed = new ObjectCache({ indexLabel: 'ws' });
+    const both = (o: KubernetesObject) => [plain, indexed].map((c) => c.upsert(structuredClone(o)));
+    both(obj('a', 'p1', '1', { labels: { ws: 'w1' } }));
+    both(obj('a', 'p2', '1', { labels: { ws: 'w1', role: 'x' } }));
+    both(obj('a', 'p3', '1', { labels: { ws: 'w2' } }));
+    both(obj('b', 'p4', '1', { labels: { ws: 'w1' } }));
+    both(obj('a', 'p5', '1'));
+    const queries: { namespace?: string; selector?: V1LabelSelector }[] = [
+      {}, { namespace: 'a' }, { namespace: 'b' }, { namespace: 'none' },
+      { namespace: 'a', selector: { matchLabels: { ws: 'w1' } } },
+      { namespace: 'a', selector: { matchLabels: { ws: 'w1', role: 'x' } } },
+      { namespace: 'a', selector: { matchLabels: { ws: 'missing' } } },
+      { selector: { matchLabels: { ws: 'w1' } } },
+      { namespace: 'a', selector: { matchExpressions: [{ key: 'ws', operator: 'DoesNotExist' }] } },
+    ];
+    const names = (c: ObjectCache<KubernetesObject>, q: (typeof queries)[number]) => c.list(q).map((o) => o.metadata?.name).sort();
+    const check = (step: string) => { for (const q of queries) assert.deepEqual(names(indexed, q), names(plain, q), `${step}: ${JSON.stringify(q)}`); };
+    check('after adds');
+    assert.deepEqual(names(indexed, queries[4]!), ['p1', 'p2']);
+    both(obj('a', 'p1', '2', { labels: { ws: 'w2' } })); // relabelled
+    both(obj('a', 'p5', '2', { labels: { ws: 'w1' } })); // newly labelled
+    [plain, indexed].forEach((c) => c.remove(obj('a', 'p2', '3')));
+    check('after relabel and delete');
+    assert.deepEqual(names(indexed, queries[4]!), ['p5']);
+  });
+
   it('indexes by controller-owner UID and follows owner changes and deletes', () => {
     const c = new ObjectCache();
     c.upsert(owned('a', 's1', 'w-uid', 'w'));

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Workspace } from '../../../src/api/types.js';
-import { computeStatus } from '../../../src/controllers/workspace/status.js';
+import { computeStatus } from '../../../src/controllers/workspace/workspace-status.js';
 
 const now = new Date('2026-01-01T00:00:00Z');
 const later = new Date('2026-01-01T01:00:00Z');

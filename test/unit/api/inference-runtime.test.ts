@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ANNOTATION_RUNTIME } from '../../../src/api/labels.js';
-import { runtimeDecision, workspaceRuntime } from '../../../src/api/runtime.js';
+import { runtimeDecision } from '../../../src/api/inference-runtime.js';
 
 const ws = (value?: string) => {
   const annotations: Record<string, string> = value === undefined ? {} : { [ANNOTATION_RUNTIME]: value };
@@ -19,8 +19,8 @@ const cases: [string | undefined, boolean, string, RegExp][] = [
 ];
 for (const [annotation, gate, want, reason] of cases) {
   test(`annotation ${String(annotation)} with vLLM=${gate} → ${want}`, () => {
-    assert.equal(workspaceRuntime(ws(annotation), { vLLM: gate }), want);
     const d = runtimeDecision(ws(annotation), { vLLM: gate });
+    assert.equal(d.choice, want);
     assert.equal(d.topic, 'runtime');
     assert.match(d.reason, reason);
   });

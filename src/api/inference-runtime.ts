@@ -11,10 +11,6 @@ export const RUNTIME_TRANSFORMERS: Runtime = 'transformers';
 
 type HasAnnotations = Pick<Workspace, 'metadata'>;
 
-export function workspaceRuntime(ws: HasAnnotations, gates: Pick<FeatureGates, 'vLLM'>): Runtime {
-  return runtimeDecision(ws, gates).choice;
-}
-
 /** The runtime together with the reason, for status decisions and `kaito-ts render`. */
 export function runtimeDecision(ws: HasAnnotations, gates: Pick<FeatureGates, 'vLLM'>): Decision & { choice: Runtime } {
   const annotation = ws.metadata.annotations?.[ANNOTATION_RUNTIME];

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { findCondition, formatConditionTime, isConditionTrue, removeCondition, setCondition } from '../../../src/api/conditions.js';
+import { findCondition, formatConditionTime, isConditionTrue, removeCondition, setCondition } from '../../../src/api/workspace-conditions.js';
 import { ConditionReason, ConditionType } from '../../../src/api/labels.js';
 
 const t0 = new Date('2026-01-01T00:00:00.123Z');

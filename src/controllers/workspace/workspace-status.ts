@@ -1,6 +1,6 @@
 // The workspace status, computed in one place from what this reconcile observed. Pure: the caller
 // passes `now`, and the result says whether anything changed so no write happens otherwise.
-import { findCondition, setCondition, type ConditionUpdate } from '../../api/conditions.js';
+import { findCondition, setCondition, type ConditionUpdate } from '../../api/workspace-conditions.js';
 import { ConditionMessage, ConditionReason, ConditionType, V1ALPHA1_CONDITION_NODECLAIM_READY, WorkspaceState } from '../../api/labels.js';
 import type { Decision, Workspace, WorkspaceCondition, WorkspaceStatus } from '../../api/types.js';
 import type { Readiness } from './readiness.js';

@@ -1,0 +1,59 @@
+// What the workspace controller's caches keep of each object: only what the reconciler (and the
+// ownership, collision and drift rules) read, so that memory grows with what we use, not with
+// what the cluster stores. Everything stored passes through here: list, watch and write-through.
+// What stays, and why, is pinned by cache-transforms.test.ts.
+import type { KubernetesObject, V1ControllerRevision, V1Node, V1Pod, V1PodSpec } from '@kubernetes/client-node';
+import { withoutFieldSets, type CacheTransform } from '../../runtime/cache.js';
+
+/** kubectl's client-side apply copy of the whole object: nothing here reads it. */
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** Every kind: managedFields reduced to who wrote it (ownership.ts), no last-applied copy. */
+export function leanObject<T extends KubernetesObject>(obj: T): T {
+  const slim = withoutFieldSets(obj);
+  const annotations = slim.metadata?.annotations;
+  if (!annotations || !(LAST_APPLIED in annotations)) return slim;
+  const { [LAST_APPLIED]: _dropped, ...rest } = annotations;
+  return { ...slim, metadata: { ...slim.metadata, annotations: rest } };
+}
+
+/**
+ * Pods are read for where they run (spec.nodeName), their phase, conditions and container states
+ * (readiness.ts, pod-problems.ts, tuning-status.ts, migration.ts, stranded-claims.ts) and their
+ * metadata (names, labels, owners). The spec, the template's copy of the StatefulSet, is the bulk.
+ */
+export const leanPod: CacheTransform<V1Pod> = (pod) => {
+  const { metadata, spec, status } = leanObject(pod);
+  return {
+    apiVersion: pod.apiVersion, kind: pod.kind, metadata,
+    // Not a valid PodSpec (no containers): nothing reads more than nodeName.
+    ...(spec ? { spec: (spec.nodeName ? { nodeName: spec.nodeName } : {}) as V1PodSpec } : {}),
+    ...(status ? { status: pick(status, ['phase', 'reason', 'message', 'conditions', 'containerStatuses', 'initContainerStatuses']) } : {}),
+  };
+};
+
+/**
+ * Nodes are read for labels (selection, GPU facts), spec (unschedulable), Ready and pressure
+ * conditions and GPU capacity. Images, addresses, nodeInfo and attached volumes are not read.
+ */
+export const leanNode: CacheTransform<V1Node> = (node) => {
+  const { status, ...rest } = leanObject(node);
+  return status ? { ...rest, status: pick(status, ['capacity', 'allocatable', 'conditions']) } : rest;
+};
+
+/**
+ * Revisions are compared by name, owner, labels, hash annotation and number (revisions.ts,
+ * reconciler.ts syncRevision); their `data` is never read. The StatefulSet controller's own
+ * revisions (a whole pod template each) are still seen, so a name collision is still noticed.
+ */
+export const leanRevision: CacheTransform<V1ControllerRevision> = (cr) => {
+  const lean: Omit<V1ControllerRevision, 'data'> & { data?: unknown } = { ...leanObject(cr) };
+  delete lean.data;
+  return lean;
+};
+
+function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const k of keys) if (from[k] !== undefined) out[k] = from[k];
+  return out;
+}

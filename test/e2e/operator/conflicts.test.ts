@@ -1,0 +1,100 @@
+// Persistent conflicts on the real control plane (issue 14: no silent failure). Other clients keep
+// changing the workspace, so the operator's conditional metadata writes (finalizer and revision
+// annotations, guarded by resourceVersion) keep getting 409. After CONFLICTS_BEFORE_REPORT of them in
+// a row the workspace must say so: InferenceReady=False PersistentConflict and a Warning event. Once
+// the writers stop, it must converge. Both for a new workspace (no finalizer yet) and for a spec change.
+import assert from 'node:assert/strict';
+import { test, type TestContext } from 'node:test';
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1StatefulSet } from '@kubernetes/client-node';
+import { ANNOTATION_REVISION, WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
+import { PERSISTENT_CONFLICT } from '../../../src/controllers/workspace/failures.js';
+import { bed, waitFor } from '../harness.js';
+import { applyWorkspace, conditionOf, getOne, pool, selectorFor, waitCondition, waitReady, warningEvents, world, type World } from '../support/operator.js';
+
+const WS = { group: 'kaito.sh', version: 'v1beta1', plural: 'workspaces' };
+const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+/**
+ * Writers in parallel, each patching a label back to back, so the resourceVersion moves faster than
+ * the operator can read it and write. (One writer every 50 ms is not enough: a pass that starts on
+ * the watch event of a write usually gets its own write in before the next one.)
+ */
+const WRITERS = 16;
+const NAME = 'busy';
+
+async function patcher(ns: string): Promise<(body: object) => Promise<unknown>> {
+  const api = (await bed()).kc.makeApiClient(CustomObjectsApi);
+  return (body) => api.patchNamespacedCustomObject({ ...WS, namespace: ns, name: NAME, body }, MERGE);
+}
+
+/** Starts the writers; `stop` ends them and says how many patches they made (every one must have passed). */
+async function startWriters(t: TestContext, ns: string): Promise<{ stop(): Promise<number> }> {
+  const patch = await patcher(ns);
+  let writing = true;
+  let patches = 0;
+  const failures: string[] = [];
+  const writers = Array.from({ length: WRITERS }, async (_, i) => {
+    while (writing) await patch({ metadata: { labels: { [`e2e.kaito.sh/writer-${i}`]: String(patches++) } } }).catch((err: unknown) => failures.push(String(err)));
+  });
+  const stop = async () => {
+    writing = false;
+    await Promise.all(writers);
+    return patches;
+  };
+  t.after(stop);
+  return {
+    async stop() {
+      const n = await stop();
+      assert.deepEqual(failures.slice(0, 3), [], `the writers' patches failed ${failures.length} times`);
+      return n;
+    },
+  };
+}
+
+/** Waits for the reported conflict (condition and Warning event); returns the seconds it took. */
+async function waitReported(w: World, since: number): Promise<number> {
+  const reported = await waitCondition(w.ns, NAME, 'InferenceReady', 'False', { reason: PERSISTENT_CONFLICT, timeoutMs: 120_000 });
+  const seconds = (Date.now() - since) / 1000;
+  assert.match(conditionOf(reported, 'InferenceReady')?.message ?? '', /409 Conflict \d+ times in a row/);
+  const events = await waitFor('a PersistentConflict Warning event', async () => {
+    const found = (await warningEvents(w.ns, NAME)).filter((e) => e.reason === PERSISTENT_CONFLICT);
+    return found.length ? found : undefined;
+  });
+  assert.match(events[0]!.note, /409 Conflict/);
+  return seconds;
+}
+
+test('a workspace that others keep changing reports PersistentConflict with a Warning event, and converges once they stop', async (t) => {
+  const w = await world(t, { pools: [pool('a10', 1)], operator: false });
+  // The env is what a new revision may change on a template StatefulSet (KAITO's selective update).
+  const template = (mode: string) => ({ spec: { containers: [{ name: 'server', image: 'nginx:1.27', env: [{ name: 'MODE', value: mode }], resources: { limits: { 'nvidia.com/gpu': 1 } } }] } });
+  await applyWorkspace(w.ns, { metadata: { name: NAME }, resource: { labelSelector: selectorFor(w.pools[0]!) }, inference: { template: template('first') } });
+
+  // 1. A new workspace: the operator starts while the writers run, so even its finalizer cannot be added.
+  let writers = await startWriters(t, w.ns);
+  let started = Date.now();
+  await w.start();
+  const newReported = await waitReported(w, started);
+  let patches = await writers.stop();
+  let stopped = Date.now();
+  let ready = await waitReady(w.ns, NAME, 120_000);
+  const newConverged = (Date.now() - stopped) / 1000;
+  assert.ok(ready.metadata.finalizers?.includes(WORKSPACE_FINALIZER));
+  assert.equal(ready.metadata.annotations?.[ANNOTATION_REVISION], '1');
+  t.diagnostic(`new workspace: ${patches} label patches by ${WRITERS} writers; PersistentConflict ${newReported.toFixed(1)} s after the operator started; Ready ${newConverged.toFixed(1)} s after the writers stopped`);
+
+  // 2. A spec change (a new revision) while the writers run: its annotations cannot be written.
+  writers = await startWriters(t, w.ns);
+  started = Date.now();
+  await (await patcher(w.ns))({ inference: { template: template('second') } });
+  const changeReported = await waitReported(w, started);
+  patches = await writers.stop();
+  stopped = Date.now();
+  ready = await waitReady(w.ns, NAME, 120_000);
+  const changeConverged = (Date.now() - stopped) / 1000;
+  assert.equal(ready.metadata.annotations?.[ANNOTATION_REVISION], '2');
+  assert.equal(ready.status?.conditions?.some((c) => c.reason === PERSISTENT_CONFLICT), false, 'the conflict condition is gone');
+  const sts = await getOne<V1StatefulSet>(w.ns, 'statefulset', NAME);
+  assert.equal(sts?.metadata?.annotations?.[ANNOTATION_REVISION], '2');
+  assert.deepEqual(sts?.spec?.template.spec?.containers[0]?.env, [{ name: 'MODE', value: 'second' }]);
+  t.diagnostic(`spec change: ${patches} label patches; PersistentConflict ${changeReported.toFixed(1)} s after the change; Ready on revision 2 ${changeConverged.toFixed(1)} s after the writers stopped`);
+});

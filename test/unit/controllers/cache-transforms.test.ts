@@ -1,0 +1,117 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { V1ControllerRevision, V1Node, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import { leanNode, leanObject, leanPod, leanRevision } from '../../../src/controllers/workspace/cache-transforms.js';
+import { explainPods } from '../../../src/controllers/workspace/pod-problems.js';
+import { statefulSetReadiness } from '../../../src/controllers/workspace/readiness.js';
+import { observeJob, podFailure } from '../../../src/controllers/workspace/tuning-status.js';
+import { blockedOnGpus } from '../../../src/controllers/workspace/migration.js';
+import { nodePressures } from '../../../src/controllers/workspace/node-pressure.js';
+import { matchingNodes, readyMatchingNodes } from '../../../src/builders/facts.js';
+import { ObjectCache } from '../../../src/runtime/cache.js';
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+const managedFields = [{ manager: 'kaito-ts', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': {} } }];
+const meta = (name: string, extra: object = {}) => ({
+  name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: '7', labels: { 'kaito.sh/workspace': 'ws' },
+  annotations: { keep: 'me', [LAST_APPLIED]: '{"big":"copy"}' }, managedFields,
+  ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'ws', uid: 'sts-uid', controller: true }], ...extra,
+});
+const container = { name: 'model', image: 'img', command: ['python'], args: ['--x'], env: [{ name: 'A', value: 'b' }] };
+const podStatus = (ready: boolean, extra: object = {}): V1Pod['status'] => ({
+  phase: 'Running', hostIP: '10.0.0.1', podIP: '10.1.0.1', podIPs: [{ ip: '10.1.0.1' }], qosClass: 'BestEffort', startTime: new Date(0),
+  conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }, { type: 'PodScheduled', status: 'True' }],
+  containerStatuses: [{ name: 'model', image: 'img', imageID: 'id', ready, restartCount: 0, state: ready ? { running: {} } : { waiting: { reason: 'CrashLoopBackOff', message: 'boom' } } }],
+  ...extra,
+});
+const pod = (name: string, status: V1Pod['status'], nodeName = 'gpu-1'): V1Pod => ({
+  apiVersion: 'v1', kind: 'Pod', metadata: meta(name),
+  spec: { nodeName, containers: [container], volumes: [{ name: 'dshm', emptyDir: { medium: 'Memory' } }], tolerations: [{ key: 'sku', operator: 'Exists' }] },
+  status,
+});
+const node = (name: string, pressure = false): V1Node => ({
+  apiVersion: 'v1', kind: 'Node', metadata: { ...meta(name), namespace: undefined, labels: { pool: 'a', 'nvidia.com/gpu.product': 'A100' } },
+  spec: { unschedulable: false, taints: [{ key: 'sku', effect: 'NoSchedule' }] },
+  status: {
+    capacity: { 'nvidia.com/gpu': '1' }, allocatable: { 'nvidia.com/gpu': '1' },
+    conditions: [{ type: 'Ready', status: 'True' }, { type: 'MemoryPressure', status: pressure ? 'True' : 'False' }],
+    images: [{ names: ['a/very/long/image@sha256:0000'], sizeBytes: 1 }], addresses: [{ type: 'InternalIP', address: '10.0.0.1' }],
+    nodeInfo: { architecture: 'amd64', bootID: '', containerRuntimeVersion: '', kernelVersion: '', kubeProxyVersion: '', kubeletVersion: '', machineID: '', operatingSystem: 'linux', osImage: '', systemUUID: '' },
+    daemonEndpoints: { kubeletEndpoint: { Port: 10250 } }, volumesInUse: ['v'],
+  },
+});
+const sts: V1StatefulSet = { metadata: { name: 'ws', namespace: 'ns', uid: 'sts-uid', generation: 1 }, spec: { replicas: 2, selector: {}, serviceName: 'ws', template: {} }, status: { replicas: 2, readyReplicas: 1, observedGeneration: 1, updatedReplicas: 2, currentRevision: 'r', updateRevision: 'r' } };
+const ws = { apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', metadata: { name: 'ws', namespace: 'ns' }, resource: { labelSelector: { matchLabels: { pool: 'a' } } } };
+
+describe('cache transforms', () => {
+  it('every kind: managedFields keep only who wrote them, the last-applied copy goes, other annotations stay', () => {
+    const lean = leanObject(pod('p', podStatus(true)));
+    assert.deepEqual(lean.metadata?.managedFields, [{ manager: 'kaito-ts', operation: 'Apply' }]);
+    assert.deepEqual(lean.metadata?.annotations, { keep: 'me' });
+    assert.deepEqual(lean.metadata?.ownerReferences, meta('p').ownerReferences);
+    assert.deepEqual(lean.spec, pod('p', podStatus(true)).spec, 'the generic transform keeps specs (drift compares them)');
+  });
+
+  it('leaves its input unchanged', () => {
+    const input = pod('p', podStatus(true));
+    leanPod(input);
+    leanNode(node('n'));
+    assert.deepEqual(input, pod('p', podStatus(true)));
+  });
+
+  it('pods keep what readiness, problems, tuning and migration read, and drop the rest', () => {
+    const lean = leanPod(pod('p', podStatus(false)));
+    assert.deepEqual(lean.spec, { nodeName: 'gpu-1' });
+    assert.deepEqual(Object.keys(lean.status ?? {}).sort(), ['conditions', 'containerStatuses', 'phase']);
+    assert.equal(JSON.stringify(lean).includes('10.1.0.1'), false);
+  });
+
+  // The readers give the same answers on the lean objects as on the full ones.
+  const full = {
+    readyAndNot: [pod('ws-0', podStatus(true)), pod('ws-1', podStatus(false))],
+    pending: [pod('ws-0', { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes: Insufficient nvidia.com/gpu' }] }, '')],
+    failed: [pod('ws-0', podStatus(false, { phase: 'Failed', reason: 'Evicted', message: 'low on memory' }))],
+    exited: [pod('ws-0', podStatus(false, { phase: 'Failed', containerStatuses: [{ name: 'model', image: 'i', imageID: 'i', ready: false, restartCount: 0, state: { terminated: { exitCode: 3, reason: 'Error' } } }] }))],
+  };
+  for (const [name, pods] of Object.entries(full)) {
+    it(`pods, ${name}: the readers' answers do not change`, () => {
+      const lean = pods.map(leanPod);
+      const nodes = [node('gpu-1', true)];
+      assert.deepEqual(statefulSetReadiness(sts, lean, nodes.map(leanNode)), statefulSetReadiness(sts, pods, nodes));
+      assert.deepEqual(explainPods(lean, nodes.map(leanNode)), explainPods(pods, nodes));
+      assert.deepEqual(podFailure(lean), podFailure(pods));
+      assert.deepEqual(blockedOnGpus(lean[0]), blockedOnGpus(pods[0]));
+      const job = { metadata: { uid: 'sts-uid', name: 'j', namespace: 'ns' }, status: { active: 1 } };
+      assert.deepEqual(observeJob(job, lean), observeJob(job, pods));
+    });
+  }
+
+  it('nodes keep labels, spec, conditions and capacity; images, addresses and nodeInfo go', () => {
+    const full = node('gpu-1', true);
+    const lean = leanNode(full);
+    assert.deepEqual(Object.keys(lean.status ?? {}).sort(), ['allocatable', 'capacity', 'conditions']);
+    assert.deepEqual(lean.spec, full.spec);
+    assert.deepEqual(lean.metadata?.labels, full.metadata?.labels);
+    assert.deepEqual(nodePressures(lean), nodePressures(full));
+    assert.deepEqual(readyMatchingNodes(ws, [lean]).length, readyMatchingNodes(ws, [full]).length);
+    assert.deepEqual(matchingNodes(ws, [lean]).length, 1);
+  });
+
+  it('revisions keep name, owner, labels, annotations and number, not data', () => {
+    const cr: V1ControllerRevision = { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: meta('ws-abc'), revision: 3, data: { spec: { template: { big: true } } } };
+    const lean = leanRevision(cr);
+    assert.equal(lean.data, undefined);
+    assert.equal(lean.revision, 3);
+    assert.deepEqual(lean.metadata?.annotations, { keep: 'me' });
+    assert.deepEqual(lean.metadata?.ownerReferences, cr.metadata?.ownerReferences);
+  });
+
+  it('a cache applies its transform to everything it stores, write-through included', () => {
+    const c = new ObjectCache<V1Pod>({ transform: leanPod });
+    const e = c.upsert(pod('p', podStatus(true)));
+    assert.deepEqual(e?.obj.spec, { nodeName: 'gpu-1' });
+    assert.deepEqual(c.get('ns', 'p')?.spec, { nodeName: 'gpu-1' });
+    const gone = c.remove({ ...pod('p', podStatus(true)), metadata: { ...meta('p'), resourceVersion: '8' } });
+    assert.deepEqual(gone?.obj.spec, { nodeName: 'gpu-1' }, 'the delete event carries the lean object too');
+  });
+});
