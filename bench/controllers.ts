@@ -62,14 +62,16 @@ const featureGates = (nap: boolean): string => `vLLM=true,disableNodeAutoProvisi
 const nvmeIfTheSkuHasIt = (w: WorkspacePlan, storageClassExists: boolean): VolumeKind => (w.nvme && storageClassExists ? 'nvme' : 'emptyDir');
 
 /**
- * The Node.js flags kaito-ts ships with (the chart's `nodeOptions`, also the image's NODE_OPTIONS), so the
- * benchmark measures the operator as it is deployed. Empty when the chart sets none.
+ * The Node.js flags kaito-ts ships with: the image's entrypoint flags (`image/node-flags`), then the
+ * chart's `nodeOptions`, so the benchmark measures the operator as it is deployed.
  */
 export function shippedNodeOptions(projectRoot: string): string[] {
-  const file = join(projectRoot, 'charts', 'kaito-ts', 'values.yaml');
-  if (!existsSync(file)) return [];
-  const values = parse(readFileSync(file, 'utf8')) as { nodeOptions?: unknown } | null;
-  return typeof values?.nodeOptions === 'string' ? values.nodeOptions.split(/\s+/).filter((w) => w !== '') : [];
+  const words = (text: unknown): string[] => (typeof text === 'string' ? text.split(/\s+/).filter((w) => w !== '') : []);
+  const flagsFile = join(projectRoot, 'image', 'node-flags');
+  const valuesFile = join(projectRoot, 'charts', 'kaito-ts', 'values.yaml');
+  const image = existsSync(flagsFile) ? words(readFileSync(flagsFile, 'utf8')) : [];
+  const values = existsSync(valuesFile) ? (parse(readFileSync(valuesFile, 'utf8')) as { nodeOptions?: unknown } | null) : null;
+  return [...image, ...words(values?.nodeOptions)];
 }
 
 const kaitoTs: ControllerSpec = {

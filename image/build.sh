@@ -91,12 +91,16 @@ umoci new --image "$LAYOUT:$TAG"
 created=$(date -u -d "@$EPOCH" +%Y-%m-%dT%H:%M:%SZ)
 umoci raw add-layer --image "$LAYOUT:$TAG" --history.created "$created" --history.comment "debian: $DEBIAN_PACKAGES; node $NODE_VERSION" "$work/base.tar"
 umoci raw add-layer --image "$LAYOUT:$TAG" --history.created "$created" --history.comment "kaito-ts $VERSION ($SHA)" "$work/app.tar"
+# Node's flags go on the entrypoint, not in NODE_OPTIONS: --no-expose-wasm (which keeps --jitless from
+# printing a warning at every start) is refused there. image/node-flags is also what the benchmark runs.
+read -r -a node_flags <image/node-flags
+entrypoint=()
+for word in /usr/local/bin/node "${node_flags[@]}" /app/bin/kaito-ts.js; do entrypoint+=(--config.entrypoint "$word"); done
 umoci config --image "$LAYOUT:$TAG" --created "$created" --author "kaito-ts" \
   --config.user 65532:65532 --config.workingdir /app \
-  --config.entrypoint /usr/local/bin/node --config.entrypoint /app/bin/kaito-ts.js \
+  "${entrypoint[@]}" \
   --config.cmd run --config.cmd --leader-elect \
   --config.env PATH=/usr/local/bin:/usr/bin:/bin --config.env NODE_ENV=production \
-  --config.env 'NODE_OPTIONS=--max-semi-space-size=2 --jitless' \
   --config.exposedports 8080/tcp --config.exposedports 8081/tcp \
   --config.label "org.opencontainers.image.version=$VERSION" --config.label "org.opencontainers.image.revision=$(git rev-parse HEAD)" \
   --history.created "$created" --history.comment "config"

@@ -83,7 +83,8 @@ test('image: entrypoint under chroot, non-root, read-only root: --version, then 
 
   const cfg = imageConfig(tag);
   assert.equal(cfg.config.User, '65532:65532');
-  assert.deepEqual(cfg.config.Entrypoint, ['/usr/local/bin/node', '/app/bin/kaito-ts.js']);
+  const nodeFlags = readFileSync(join(ROOT, 'image', 'node-flags'), 'utf8').trim().split(/\s+/);
+  assert.deepEqual(cfg.config.Entrypoint, ['/usr/local/bin/node', ...nodeFlags, '/app/bin/kaito-ts.js']);
 
   const dir = mkdtempSync(join(tmpdir(), 'kaito-ts-image-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));

@@ -18,7 +18,7 @@ export function leanObject<T extends KubernetesObject>(obj: T): T {
 }
 
 /**
- * Pods are read for where they run (spec.nodeName), their phase, conditions and container states
+ * Pods are read for where they run (spec.nodeName), the GPUs their containers hold, their phase, conditions and container states
  * (readiness.ts, pod-problems.ts, tuning-status.ts, migration.ts, stranded-claims.ts) and their
  * metadata (names, labels, owners). The spec, the template's copy of the StatefulSet, is the bulk.
  */
@@ -26,11 +26,16 @@ export const leanPod: CacheTransform<V1Pod> = (pod) => {
   const { metadata, spec, status } = leanObject(pod);
   return {
     apiVersion: pod.apiVersion, kind: pod.kind, metadata,
-    // Not a valid PodSpec (no containers): nothing reads more than nodeName.
-    ...(spec ? { spec: (spec.nodeName ? { nodeName: spec.nodeName } : {}) as V1PodSpec } : {}),
+    ...(spec ? { spec: leanPodSpec(spec) } : {}),
     ...(status ? { status: pick(status, ['phase', 'reason', 'message', 'conditions', 'containerStatuses', 'initContainerStatuses']) } : {}),
   };
 };
+
+/** Where the pod runs, and each container's name and resources (migration.ts: do legacy pods hold GPUs). */
+function leanPodSpec(spec: V1PodSpec): V1PodSpec {
+  const containers = spec.containers.map((c) => ({ name: c.name, ...(c.resources ? { resources: c.resources } : {}) }));
+  return { ...(spec.nodeName ? { nodeName: spec.nodeName } : {}), containers };
+}
 
 /**
  * Nodes are read for labels (selection, GPU facts), spec (unschedulable), Ready and pressure

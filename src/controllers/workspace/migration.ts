@@ -4,6 +4,7 @@
 // the Deployment once pod 0 serves; it falls back to delete-first only when the old pods hold the
 // GPUs the new pod needs.
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import { RESOURCE_NVIDIA_GPU } from '../../api/labels.js';
 import { controllerOf } from '../../runtime/cache.js';
 import { isPodReady } from './readiness.js';
 
@@ -22,6 +23,17 @@ export type MigrationPlan =
 export function blockedOnGpus(pod: V1Pod | undefined): boolean {
   const scheduled = pod?.status?.conditions?.find((c) => c.type === 'PodScheduled');
   return scheduled?.status === 'False' && scheduled.reason === 'Unschedulable' && /nvidia\.com\/gpu/.test(scheduled.message ?? '');
+}
+
+/** Pods of a ReplicaSet (a legacy Deployment), placed on a node, that hold GPUs: the delete-first fallback's premise. */
+export function legacyPodsHoldGpus(pods: readonly V1Pod[]): boolean {
+  return pods.some(
+    (p) =>
+      controllerOf(p)?.kind === 'ReplicaSet' &&
+      !!p.spec?.nodeName &&
+      !p.metadata?.deletionTimestamp &&
+      (p.spec.containers ?? []).some((c) => Number(c.resources?.limits?.[RESOURCE_NVIDIA_GPU] ?? 0) > 0),
+  );
 }
 
 export function planMigration(

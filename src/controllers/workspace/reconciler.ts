@@ -4,7 +4,7 @@
 // (or by a timer for the readiness timeout).
 import type { KubernetesObject, V1ConfigMap, V1Pod, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { findCondition } from '../../api/workspace-conditions.js';
-import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_WORKSPACE_NAME, RESOURCE_NVIDIA_GPU, WORKSPACE_FINALIZER } from '../../api/labels.js';
+import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_WORKSPACE_NAME, WORKSPACE_FINALIZER } from '../../api/labels.js';
 import { foundPreset, type ResolvedWorkspace } from '../../api/resolved-workspace.js';
 import { errorsOf, formatIssues, validateWorkspace } from '../../api/validation.js';
 import { buildWorkspace, type BuildResult, type WorkspaceObjects } from '../../builders/workspace.js';
@@ -24,7 +24,7 @@ import { CHILD_OBJECT_REJECTED, persistentConflict, reportable } from './failure
 import { ModelSecrets, SecretReason, servingWithSecretProblem } from './model-secret.js';
 import { podCreationFailure } from './pod-creation.js';
 import { gatherFacts, volumeKindOf } from './gather-facts.js';
-import { planMigration, type MigrationPlan } from './migration.js';
+import { legacyPodsHoldGpus, planMigration, type MigrationPlan } from './migration.js';
 import { nodePressureWarning } from './node-pressure.js';
 import { deleteExactly, notOwnedMessage, ownedBy, writtenBy } from './ownership.js';
 import { ANNOUNCED_REASONS, statefulSetReadiness, withDroppedFields, withReadinessTimeout, withWarning, type Readiness } from './readiness.js';
@@ -348,16 +348,6 @@ export class WorkspaceReconciler {
 export const TEMPLATE_READINESS_TIMEOUT_SECONDS = 600;
 
 /** Pods of the legacy Deployment (owned by a ReplicaSet) that are bound to a node and request GPUs. */
-function legacyPodsHoldGpus(pods: readonly V1Pod[]): boolean {
-  return pods.some(
-    (p) =>
-      controllerOf(p)?.kind === 'ReplicaSet' &&
-      !!p.spec?.nodeName &&
-      !p.metadata?.deletionTimestamp &&
-      (p.spec.containers ?? []).some((c) => Number(c.resources?.limits?.[RESOURCE_NVIDIA_GPU] ?? 0) > 0),
-  );
-}
-
 function ref(obj: KubernetesObject): { namespace?: string; name: string } {
   return { namespace: obj.metadata?.namespace, name: obj.metadata?.name ?? '' };
 }

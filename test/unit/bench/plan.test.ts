@@ -102,13 +102,15 @@ describe('expectedVolume', () => {
 });
 
 describe('shippedNodeOptions', () => {
-  it('reads the chart nodeOptions, so kaito-ts runs as deployed', async () => {
+  it('reads the image entrypoint flags and the chart nodeOptions, so kaito-ts runs as deployed', async () => {
     const { shippedNodeOptions } = await import('../../../bench/controllers.js');
     const root = new URL('../../../../', import.meta.url).pathname;
     const { parse } = await import('yaml');
     const { readFileSync } = await import('node:fs');
     const chart = parse(readFileSync(`${root}charts/kaito-ts/values.yaml`, 'utf8')) as { nodeOptions?: string };
-    assert.deepEqual(shippedNodeOptions(root), (chart.nodeOptions ?? '').split(/\s+/).filter((w) => w !== ''));
+    const image = readFileSync(`${root}image/node-flags`, 'utf8').trim().split(/\s+/);
+    assert.deepEqual(shippedNodeOptions(root), [...image, ...(chart.nodeOptions ?? '').split(/\s+/).filter((w) => w !== '')]);
+    assert.ok(image.includes('--jitless') && image.includes('--no-expose-wasm'));
     assert.ok(shippedNodeOptions(root).every((w) => w.startsWith('--')));
     assert.deepEqual(shippedNodeOptions('/nonexistent'), []);
   });

@@ -5,7 +5,7 @@ import { leanNode, leanObject, leanPod, leanRevision } from '../../../src/contro
 import { explainPods } from '../../../src/controllers/workspace/pod-problems.js';
 import { statefulSetReadiness } from '../../../src/controllers/workspace/readiness.js';
 import { observeJob, podFailure } from '../../../src/controllers/workspace/tuning-status.js';
-import { blockedOnGpus } from '../../../src/controllers/workspace/migration.js';
+import { blockedOnGpus, legacyPodsHoldGpus } from '../../../src/controllers/workspace/migration.js';
 import { nodePressures } from '../../../src/controllers/workspace/node-pressure.js';
 import { matchingNodes, readyMatchingNodes } from '../../../src/builders/facts.js';
 import { ObjectCache } from '../../../src/runtime/cache.js';
@@ -61,7 +61,7 @@ describe('cache transforms', () => {
 
   it('pods keep what readiness, problems, tuning and migration read, and drop the rest', () => {
     const lean = leanPod(pod('p', podStatus(false)));
-    assert.deepEqual(lean.spec, { nodeName: 'gpu-1' });
+    assert.deepEqual(lean.spec, { nodeName: 'gpu-1', containers: [{ name: 'model' }] });
     assert.deepEqual(Object.keys(lean.status ?? {}).sort(), ['conditions', 'containerStatuses', 'phase']);
     assert.equal(JSON.stringify(lean).includes('10.1.0.1'), false);
   });
@@ -86,6 +86,19 @@ describe('cache transforms', () => {
     });
   }
 
+  it('pods keep their containers\' GPU limits: a legacy Deployment pod still holds its GPUs (migration fallback)', () => {
+    const rsOwner = [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'ws-7d9', uid: 'rs-uid', controller: true }];
+    const legacy = (gpus: string): V1Pod => ({
+      ...pod('ws-7d9-abc', podStatus(true)),
+      metadata: meta('ws-7d9-abc', { ownerReferences: rsOwner }),
+      spec: { nodeName: 'gpu-1', containers: [{ ...container, resources: { limits: { 'nvidia.com/gpu': gpus } } }] },
+    });
+    for (const [gpus, holds] of [['1', true], ['0', false]] as const) {
+      assert.equal(legacyPodsHoldGpus([leanPod(legacy(gpus))]), holds);
+      assert.equal(legacyPodsHoldGpus([leanPod(legacy(gpus))]), legacyPodsHoldGpus([legacy(gpus)]));
+    }
+  });
+
   it('nodes keep labels, spec, conditions and capacity; images, addresses and nodeInfo go', () => {
     const full = node('gpu-1', true);
     const lean = leanNode(full);
@@ -109,9 +122,9 @@ describe('cache transforms', () => {
   it('a cache applies its transform to everything it stores, write-through included', () => {
     const c = new ObjectCache<V1Pod>({ transform: leanPod });
     const e = c.upsert(pod('p', podStatus(true)));
-    assert.deepEqual(e?.obj.spec, { nodeName: 'gpu-1' });
-    assert.deepEqual(c.get('ns', 'p')?.spec, { nodeName: 'gpu-1' });
+    assert.deepEqual(e?.obj.spec, { nodeName: 'gpu-1', containers: [{ name: 'model' }] });
+    assert.deepEqual(c.get('ns', 'p')?.spec, { nodeName: 'gpu-1', containers: [{ name: 'model' }] });
     const gone = c.remove({ ...pod('p', podStatus(true)), metadata: { ...meta('p'), resourceVersion: '8' } });
-    assert.deepEqual(gone?.obj.spec, { nodeName: 'gpu-1' }, 'the delete event carries the lean object too');
+    assert.deepEqual(gone?.obj.spec, { nodeName: 'gpu-1', containers: [{ name: 'model' }] }, 'the delete event carries the lean object too');
   });
 });
