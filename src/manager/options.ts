@@ -35,7 +35,7 @@ export const RUN_USAGE = `Usage: kaito-ts run [flags]
   --kubeconfig PATH                  cluster to manage (else KUBECONFIG, else in-cluster)
   --feature-gates k=v,...            default ${DEFAULT_FEATURE_GATES_FLAG}
   --cloud-provider azure|aws|arc     GPU SKU catalog (else CLOUD_PROVIDER, else azure)
-  --max-concurrent-reconciles N      workers (default 5)
+  --max-concurrent-reconciles N      workers (default 50)
   --kube-client-qps N                client-side QPS limit (default 30)
   --kube-client-burst N              client-side burst (default 50)
   --metrics-bind-address HOST:PORT   Prometheus /metrics (default :8080; "0" disables; port 0 picks one)
@@ -65,6 +65,12 @@ function positiveInt(flag: string, value: string | undefined, fallback: number):
 export const DEFAULT_NODE_PROVISIONING_TIMEOUT_MS = 30 * 60_000;
 /** controller-runtime's default SyncPeriod. */
 export const DEFAULT_SYNC_PERIOD_MS = 10 * 3_600_000;
+/**
+ * Workers. KAITO runs 5, each blocked until its workspace is Ready; ours never block, so a pass waits
+ * only on the client's QPS budget, and more passes in flight let every new workspace reach its
+ * StatefulSet (the model load) after its first few writes instead of after whole passes of others.
+ */
+export const DEFAULT_WORKERS = 50;
 
 type Values = Record<string, string | boolean | undefined>;
 
@@ -130,7 +136,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
     presetRegistry: presetRegistry(env),
     releaseNamespace: values['release-namespace'] ?? env.RELEASE_NAMESPACE ?? DEFAULT_RELEASE_NAMESPACE,
     nodeProvisioningTimeoutMs: positiveDurationFlag('node-provisioning-timeout', values['node-provisioning-timeout'], DEFAULT_NODE_PROVISIONING_TIMEOUT_MS),
-    maxConcurrentReconciles: positiveInt('max-concurrent-reconciles', values['max-concurrent-reconciles'], 5),
+    maxConcurrentReconciles: positiveInt('max-concurrent-reconciles', values['max-concurrent-reconciles'], DEFAULT_WORKERS),
     kubeClientQps: positiveInt('kube-client-qps', values['kube-client-qps'], 30),
     kubeClientBurst: positiveInt('kube-client-burst', values['kube-client-burst'], 50),
     metricsBindAddress: values['metrics-bind-address'] ?? ':8080',

@@ -126,20 +126,26 @@ export class WorkspaceReconciler {
     const pod0 = pods.find((p) => p.metadata?.name === `${name}-0`);
     const plan = planMigration(ws.metadata.uid ?? '', caches.deployments.get(ns, name), !!sts, pod0, legacyPodsHoldGpus(pods));
 
-    await this.ensureService(ws, built.objects.headlessService);
-    // The main Service keeps pointing at the legacy pods until pod 0 serves (no-downtime migration).
-    if (plan.kind !== 'waitForPod0' || !caches.services.get(ns, name)) await this.ensureService(ws, built.objects.mainService);
+    const ensureServices = async (): Promise<void> => {
+      await this.ensureService(ws, built.objects.headlessService);
+      // The main Service keeps pointing at the legacy pods until pod 0 serves (no-downtime migration).
+      if (plan.kind !== 'waitForPod0' || !caches.services.get(ns, name)) await this.ensureService(ws, built.objects.mainService);
+    };
 
     const provisioning = await this.provision(ws, built.targetNodeCount, resolved);
     if (provisioning) ws = provisioning.ws;
     if (!sts && provisioning && !provisioning.plan.nodesUsable) {
       // KAITO's order: the workload waits for its nodes (a new StatefulSet would only sit Pending).
       const waiting = provisioning.plan.nodeIssue ?? provisioning.plan.claims;
+      await ensureServices();
       await this.report(ws, { ...this.nodeFacts(ws, built.targetNodeCount, provisioning.plan), targetNodeCount: built.targetNodeCount, inference: { ready: false, reason: Reason.WaitingForNodes, message: `waiting for nodes: ${waiting.message}` }, decisions: built.decisions });
       return provisioning.plan.recheckAfterMs ? { requeueAfterMs: provisioning.plan.recheckAfterMs } : {};
     }
 
+    // The workload before its Services: on a burst of new workspaces every write waits on the client's
+    // QPS budget, and the StatefulSet is what starts the model load (docs/controller.md, "One pass").
     const current = await this.ensureStatefulSet(ws, built, sts, resolved, facts.storageClassNames);
+    await ensureServices();
     if (!current) return {}; // deleted to change its shape: the delete event brings us back to create it
     if (volumeKindOf(current) === 'nvme') await releaseStrandedClaims(ws, this.deps, name, pods);
     await this.migrate(ws, plan);
