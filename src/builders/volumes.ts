@@ -20,12 +20,15 @@ export const DSHM_MOUNT_PATH = '/dev/shm';
 
 export interface WeightsVolumeChoice {
   kind: WeightsVolumeKind;
+  /** What a new StatefulSet would use (differs from `kind` only when an existing shape is kept). */
+  fresh: WeightsVolumeKind;
   decision: Decision;
 }
 
 export function chooseWeightsVolume(gpu: GpuConfig, diskSize: string, facts: ClusterFacts): WeightsVolumeChoice {
-  const choose = (kind: WeightsVolumeKind, reason: string): WeightsVolumeChoice => ({
+  const choose = (kind: WeightsVolumeKind, reason: string, fresh = kind): WeightsVolumeChoice => ({
     kind,
+    fresh,
     decision: { topic: 'modelWeightsVolume', choice: kind, reason },
   });
   if (facts.volumeKindOverride) {
@@ -37,6 +40,7 @@ export function chooseWeightsVolume(gpu: GpuConfig, diskSize: string, facts: Clu
       fresh.kind === kept
         ? fresh.decision.reason
         : `kept from the existing StatefulSet (volume claim templates are immutable); a new StatefulSet would use ${fresh.kind}: ${fresh.decision.reason}`,
+      fresh.kind,
     );
   }
   const where = isBringYourOwnNodes(facts) ? `node instance type ${gpu.sku}` : `instance type ${gpu.sku}`;

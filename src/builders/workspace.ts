@@ -13,7 +13,7 @@ import type { CommandContext } from './command.js';
 import { weightsSourceDecision } from './decisions.js';
 import { isDistributed } from './distributed.js';
 import { estimateNodeCount, targetNodeCount } from './estimator.js';
-import { matchingNodes, resolveFromFacts, type ClusterFacts } from './facts.js';
+import { matchingNodes, resolveFromFacts, type ClusterFacts, type WeightsVolumeKind } from './facts.js';
 import { resolveGpuConfig } from './gpu.js';
 import { resolveInferenceConfig } from './inference-config.js';
 import { chooseMaxModelLen, DEFAULT_MAX_MODEL_LEN, parseExplicitMaxModelLen } from './max-model-len.js';
@@ -44,7 +44,17 @@ interface Common {
 }
 
 export type BuildResult =
-  | (Common & { ok: true; objects: WorkspaceObjects; targetNodeCount: number; problems: []; droppedFields?: string[]; /** BYO: the most replicas the matching nodes hold. */ replicaBound?: number })
+  | (Common & {
+      ok: true;
+      objects: WorkspaceObjects;
+      targetNodeCount: number;
+      problems: [];
+      droppedFields?: string[];
+      /** BYO: the most replicas the matching nodes hold. */
+      replicaBound?: number;
+      /** The weights volume a new StatefulSet would get (preset workspaces; claim templates are immutable). */
+      freshWeightsVolume?: WeightsVolumeKind;
+    })
   | (Common & { ok: false; problems: Problem[] });
 
 /** Objects in the order the operator applies them (revision, config, services, workload). */
@@ -214,6 +224,7 @@ function buildPreset(
     problems: [],
     targetNodeCount: nodes.nodes,
     ...bound,
+    freshWeightsVolume: volume.fresh,
     objects: { statefulSet, controllerRevision, ...services, ...(config.copy ? { configMap: config.copy } : {}) },
   };
 }

@@ -6,7 +6,7 @@ import { LABEL_WORKSPACE_NAMESPACE, WORKSPACE_FINALIZER } from '../api/labels.js
 import type { Workspace } from '../api/types.js';
 import { workspaceName } from '../builders/meta.js';
 import type { NodeClaim } from '../builders/nodeclaim.js';
-import { Reason } from '../controllers/workspace/reconciler.js';
+import { Reason } from '../controllers/workspace/reasons.js';
 import { KubeClient, MERGE_PATCH } from '../runtime/client.js';
 import { ignoreNotFound, isAlreadyExists } from '../runtime/errors.js';
 import { Resources, type ResourceType } from '../runtime/resources.js';

@@ -1,20 +1,13 @@
-// What one reconcile of a workspace would write to its children, decided as the reconciler decides
-// (same facts, builders and rules), without writing: the apply bodies for a dry-run, or a note when
-// the reconciler would write nothing or cannot (a child it does not own, an invalid spec).
-import type { KubernetesObject, V1Service, V1StatefulSet } from '@kubernetes/client-node';
-import { ANNOTATION_HASH, ANNOTATION_REVISION } from '../api/labels.js';
-import { errorsOf, formatIssues, validateWorkspace } from '../api/validation.js';
-import { resolveFromFacts } from '../builders/facts.js';
-import { replicasFor } from '../builders/replicas.js';
-import { buildWorkspace } from '../builders/workspace.js';
+// What one reconcile of a workspace would write to its children: the controller's own plan
+// (planWorkspace) on the listed objects, shown child by child. Nothing here decides anything.
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { OperatorConfig, WorkspaceCaches, WorkspaceObject } from '../controllers/workspace/context.js';
-import { gatherFacts, volumeKindOf, type FactCaches } from '../controllers/workspace/gather-facts.js';
-import { notOwnedMessage, ownedBy } from '../controllers/workspace/ownership.js';
-import { adoptableAsIs, selectiveUpdate } from '../controllers/workspace/selective-update.js';
-import { needsApply } from '../runtime/drift.js';
+import { planWorkspace } from '../controllers/workspace/plan.js';
+import { cachesFromObjects, readSnapshot } from '../controllers/workspace/snapshot.js';
+import { FIELD_MANAGER } from '../runtime/client.js';
 import { Resources, type ResourceType } from '../runtime/resources.js';
 
-export type DiffCaches = FactCaches & Pick<WorkspaceCaches, 'statefulSets' | 'services'>;
+export type DiffCaches = Pick<WorkspaceCaches, 'storageClasses' | 'nodes' | 'configMaps' | 'controllerRevisions' | 'statefulSets' | 'services'> & Partial<WorkspaceCaches>;
 
 export interface ChildIntent {
   type: ResourceType;
@@ -31,53 +24,33 @@ export interface ChildIntent {
 
 export type WorkspaceIntent = { ok: true; children: ChildIntent[] } | { ok: false; message: string };
 
-export function workspaceIntent(ws: WorkspaceObject, caches: DiffCaches, config: OperatorConfig): WorkspaceIntent {
+/** The children diff compares, by kind: their resource and cache. */
+const COMPARED: Record<string, { type: ResourceType; cache: 'controllerRevisions' | 'services' | 'statefulSets' }> = {
+  ControllerRevision: { type: Resources.controllerRevisions, cache: 'controllerRevisions' },
+  Service: { type: Resources.services, cache: 'services' },
+  StatefulSet: { type: Resources.statefulSets, cache: 'statefulSets' },
+};
+
+export function workspaceIntent(ws: WorkspaceObject, caches: DiffCaches, config: OperatorConfig, now = new Date()): WorkspaceIntent {
   if (ws.tuning) return { ok: false, message: 'tuning workspace: its Job is not compared' };
-  const ns = ws.metadata.namespace ?? 'default';
-  const name = ws.metadata.name ?? '';
-  const sts = caches.statefulSets.get(ns, name);
-  if (sts && !ownedBy(sts, ws)) return { ok: false, message: notOwnedMessage('StatefulSet', sts) };
-  const facts = gatherFacts(ws, { caches, config }, sts);
-  const resolved = resolveFromFacts(ws, facts);
-  const issues = errorsOf(validateWorkspace(ws, { resolved, operation: 'create' }));
-  if (issues.length) return { ok: false, message: `invalid spec, kaito-ts writes nothing: ${formatIssues(issues)}` };
-  const built = buildWorkspace(ws, facts, resolved);
-  if (!built.ok) return { ok: false, message: built.problems.map((p) => `${p.field}: ${p.message}`).join('; ') };
-
-  const { controllerRevision: cr, mainService, headlessService, statefulSet } = built.objects;
+  const all = { ...cachesFromObjects([]), ...caches };
+  // The NodeClaim CRD is not looked at: claims are not children diff compares.
+  const plan = planWorkspace(readSnapshot(ws, { caches: all, config, fieldManager: FIELD_MANAGER, now, nodeClaimCrdInstalled: () => undefined }));
+  if (plan.failure) return { ok: false, message: plan.failure.reason === 'InvalidSpec' ? `invalid spec, kaito-ts writes nothing: ${plan.failure.message}` : plan.failure.message };
   const children: ChildIntent[] = [];
-  const liveCr = caches.controllerRevisions.get(ns, cr.metadata?.name ?? '');
-  const crIntent: ChildIntent = { type: Resources.controllerRevisions, namespace: ns, name: cr.metadata?.name ?? '', ...(liveCr ? { live: liveCr } : { apply: cr }) };
-  if (liveCr && !ownedBy(liveCr, ws)) crIntent.note = notOwnedMessage('ControllerRevision', liveCr);
-  else if (liveCr && liveCr.metadata?.annotations?.[ANNOTATION_HASH] !== built.revisionHash) crIntent.note = 'revision name conflicts, the hash values are different';
-  children.push(crIntent);
-  for (const svc of [headlessService, mainService]) children.push(serviceIntent(ws, svc, caches));
-
-  const stsIntent: ChildIntent = { type: Resources.statefulSets, namespace: ns, name, ...(sts ? { live: sts } : { apply: statefulSet }) };
-  if (sts) {
-    // As the reconciler: a StatefulSet at this revision with the right replica count is left as it is.
-    const replicas = replicasFor(built.targetNodeCount, built.replicaBound, sts.spec?.replicas);
-    const sameRevision = sts.metadata?.annotations?.[ANNOTATION_REVISION] === String(built.revision);
-    const fresh = sameRevision ? undefined : buildWorkspace(ws, { ...gatherFacts(ws, { caches, config }, undefined), storageClassNames: facts.storageClassNames }, resolved);
-    const freshKind = fresh?.ok ? volumeKindOf(fresh.objects.statefulSet) : undefined;
-    if (freshKind && freshKind !== volumeKindOf(sts)) {
-      stsIntent.recreate = true;
-      stsIntent.note = `would be deleted and recreated: model weights volume changes from ${volumeKindOf(sts)} to ${freshKind}`;
-    } else if ((!sameRevision || replicas !== sts.spec?.replicas) && !adoptableAsIs(ws, statefulSet, sts, replicas)) {
-      const update = selectiveUpdate(statefulSet, sts);
-      stsIntent.apply = { ...update, spec: { ...update.spec!, replicas } } as V1StatefulSet;
+  for (const desired of plan.desired ?? []) {
+    const compared = desired.kind ? COMPARED[desired.kind] : undefined;
+    if (!compared) continue;
+    const { type } = compared;
+    const namespace = desired.metadata?.namespace ?? '';
+    const name = desired.metadata?.name ?? '';
+    const live = all[compared.cache].get(namespace, name);
+    const child: ChildIntent = { type, namespace, name, ...(live ? { live } : {}) };
+    for (const a of plan.actions) {
+      if (a.kind === 'apply' && a.type === type && a.object.metadata?.name === name) child.apply = a.object;
+      if (a.kind === 'delete' && a.type === type && a.ref.name === name) Object.assign(child, { recreate: true, note: `would be deleted and recreated: ${a.why}` });
     }
+    children.push(child);
   }
-  children.push(stsIntent);
   return { ok: true, children };
-}
-
-function serviceIntent(ws: WorkspaceObject, desired: V1Service, caches: DiffCaches): ChildIntent {
-  const ns = desired.metadata?.namespace ?? '';
-  const name = desired.metadata?.name ?? '';
-  const live = caches.services.get(ns, name);
-  const intent: ChildIntent = { type: Resources.services, namespace: ns, name, ...(live ? { live } : {}) };
-  if (live && !ownedBy(live, ws)) intent.note = notOwnedMessage('Service', live);
-  else if (needsApply(desired, live)) intent.apply = desired;
-  return intent;
 }

@@ -46,9 +46,24 @@ export class TerminalError extends Error {
   }
 }
 
+/** What a failed pass means for its key (controller-rs's error_policy). */
+export type ErrorVerdict =
+  /** No requeue: the next event for the key brings it back; `recheckAfterMs` asks for one later look. */
+  | { terminal: true; recheckAfterMs?: number }
+  /** The queue's per-key backoff, never sooner than `notBeforeMs` (a server's Retry-After). */
+  | { terminal: false; notBeforeMs?: number };
+
+export type ErrorPolicy = (err: unknown, ctx: ReconcileContext) => ErrorVerdict;
+
+/** TerminalError is terminal; anything else backs off, honouring a throttling server's Retry-After. */
+export const defaultErrorPolicy: ErrorPolicy = (err) =>
+  err instanceof TerminalError ? { terminal: true, ...(err.recheckAfterMs ? { recheckAfterMs: err.recheckAfterMs } : {}) } : { terminal: false, notBeforeMs: toKubeError(err).retryAfterMs ?? 0 };
+
 export interface ControllerOptions {
   name: string;
   reconcile: Reconciler;
+  /** How errors requeue (default: defaultErrorPolicy). */
+  errorPolicy?: ErrorPolicy;
   /** Workers; KAITO uses 5 (--max-concurrent-reconciles). */
   maxConcurrentReconciles?: number;
   queue?: WorkQueue;
@@ -202,15 +217,17 @@ export class Controller {
 
   private onError(key: string, err: unknown, ctx: ReconcileContext): ReconcileOutcome {
     const message = err instanceof Error ? err.message : String(err);
-    if (err instanceof TerminalError) {
+    const verdict = (this.o.errorPolicy ?? defaultErrorPolicy)(err, ctx);
+    const reason = err instanceof TerminalError ? { reason: err.reason } : {};
+    if (verdict.terminal) {
       this.queue.forget(key);
-      if (err.recheckAfterMs !== undefined && err.recheckAfterMs > 0) this.queue.addAfter(key, err.recheckAfterMs);
-      this.log.error({ controller: this.o.name, key, reconcileID: ctx.reconcileID, reason: err.reason, error: message, ...(err.recheckAfterMs ? { recheckInMs: err.recheckAfterMs } : {}) }, 'reconcile failed (terminal)');
+      if (verdict.recheckAfterMs !== undefined && verdict.recheckAfterMs > 0) this.queue.addAfter(key, verdict.recheckAfterMs);
+      this.log.error({ controller: this.o.name, key, reconcileID: ctx.reconcileID, ...reason, error: message, ...(verdict.recheckAfterMs ? { recheckInMs: verdict.recheckAfterMs } : {}) }, 'reconcile failed (terminal)');
       return 'terminal_error';
     }
-    // A throttling server says when to come back (Retry-After); do not come back sooner.
-    const delayMs = this.queue.addRateLimited(key, toKubeError(err).retryAfterMs ?? 0);
+    const delayMs = this.queue.addRateLimited(key, verdict.notBeforeMs ?? 0);
     this.log.error({ controller: this.o.name, key, reconcileID: ctx.reconcileID, error: message, requeueInMs: delayMs }, 'reconcile failed');
     return 'error';
   }
+
 }

@@ -1,47 +1,46 @@
 // Deletion: announce it, clean up what ownerReferences cannot (the shared default inference or
 // tuning ConfigMap copy, when no other workspace in the namespace uses it), then drop our finalizer.
-// NodeClaims (cluster-scoped) are deleted and waited for. Owned objects (StatefulSet, Services, ControllerRevisions) go through garbage collection; the
-// StatefulSet's NVMe claims follow it (whenDeleted: Delete).
+// NodeClaims (cluster-scoped) are deleted and waited for. Owned objects (StatefulSet, Services,
+// ControllerRevisions) go through garbage collection; the StatefulSet's NVMe claims follow it
+// (whenDeleted: Delete).
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, WORKSPACE_FINALIZER } from '../../api/labels.js';
 import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js';
-import { JSON_PATCH } from '../../runtime/client.js';
-import type { Result } from '../../runtime/controller.js';
-import { ignoreNotFound, isNotFound } from '../../runtime/errors.js';
+import type { NodeClaim } from '../../builders/nodeclaim.js';
 import { Resources } from '../../runtime/resources.js';
-import { writeStatusIfChanged } from '../../runtime/status.js';
-import type { WorkspaceDeps, WorkspaceObject } from './context.js';
-import { deleteExactly, writtenBy } from './ownership.js';
-import { claimsLeftMessage, deleteClaims } from './provisioning.js';
+import type { Plan } from './actions.js';
+import type { WorkspaceObject } from './context.js';
+import { writtenBy } from './ownership.js';
+import { PlanBuilder } from './plan-builder.js';
+import type { WorkspaceSnapshot } from './snapshot.js';
 import { deletingStatus } from './workspace-status.js';
 
 /** Label kaito-ts puts on the ConfigMap copies it creates, so it only ever deletes its own. */
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'kaito-ts';
 
-export async function finalizeWorkspace(ws: WorkspaceObject, deps: WorkspaceDeps): Promise<Result> {
-  const finalizers = ws.metadata.finalizers ?? [];
-  const index = finalizers.indexOf(WORKSPACE_FINALIZER);
-  if (index < 0) return {};
+export function planDeletion(snap: WorkspaceSnapshot): Plan {
+  const b = new PlanBuilder(snap);
+  const { ws } = snap;
+  const index = (ws.metadata.finalizers ?? []).indexOf(WORKSPACE_FINALIZER);
+  if (index < 0) return b.done();
   // NodeClaims are cluster-scoped, so garbage collection cannot follow the workspace: delete them and
   // keep the finalizer until the provisioner has let them go (their deletion events bring us back).
-  const claimsLeft = deps.caches.nodeClaims && deps.nodeClaimCrdInstalled() ? await deleteClaims(ws, deps) : [];
-  const { status, changed } = deletingStatus(ws, deps.now(), claimsLeft.length ? claimsLeftMessage(claimsLeft) : undefined);
-  if (changed) await writeStatusIfChanged(deps.client, Resources.workspaces, ws, status as Record<string, unknown>, { mode: 'merge' }).catch(ignoreNotFound);
-  if (claimsLeft.length) return {};
+  const claimsLeft = snap.claims;
+  for (const c of claimsLeft.filter((x) => !x.metadata.deletionTimestamp)) {
+    b.add({ kind: 'delete', type: Resources.nodeClaims, ref: { name: c.metadata.name }, uid: c.metadata.uid ?? '', why: 'the workspace is being deleted' });
+  }
+  const { status, changed } = deletingStatus(ws, snap.now, claimsLeft.length ? claimsLeftMessage(claimsLeft) : undefined);
+  if (changed) b.add({ kind: 'status', status });
+  if (claimsLeft.length) return b.done();
 
-  await deleteUnusedConfigCopy(ws, deps);
+  const copy = unusedConfigCopy(snap);
+  if (copy) b.add({ kind: 'delete', type: Resources.configMaps, ref: { namespace: copy.metadata?.namespace, name: copy.metadata?.name ?? '' }, uid: copy.metadata?.uid ?? '', why: 'the shared config copy no other workspace of the namespace uses' });
+  return b.add({ kind: 'removeFinalizer', index, finalizer: WORKSPACE_FINALIZER }).done();
+}
 
-  // Remove only our entry, guarded by a test so a concurrent finalizer edit is never lost.
-  await deps.client
-    .patch(Resources.workspaces, { namespace: ws.metadata.namespace, name: ws.metadata.name ?? '' }, [
-      { op: 'test', path: `/metadata/finalizers/${index}`, value: WORKSPACE_FINALIZER },
-      { op: 'remove', path: `/metadata/finalizers/${index}` },
-    ], JSON_PATCH)
-    .catch((err: unknown) => {
-      if (isNotFound(err)) return;
-      throw err; // a failed test (422) or conflict retries with backoff against fresh cache
-    });
-  return {};
+export function claimsLeftMessage(claims: readonly NodeClaim[]): string {
+  const list = claims.map((c) => `${c.metadata.name}${c.metadata.finalizers?.length ? ` (finalizers: ${c.metadata.finalizers.join(', ')})` : ''}`);
+  return `workspace is being deleted; waiting for ${claims.length} NodeClaim(s) to be removed by the provisioner: ${list.join(', ')}`;
 }
 
 /** The shared default ConfigMap copy a workspace reads (inference or tuning template), if it uses one. */
@@ -53,17 +52,14 @@ function defaultConfigCopyName(ws: WorkspaceObject): string | undefined {
   return ws.inference && !ws.inference.config ? DEFAULT_INFERENCE_CONFIG_TEMPLATE : undefined;
 }
 
-async function deleteUnusedConfigCopy(ws: WorkspaceObject, deps: WorkspaceDeps): Promise<void> {
+function unusedConfigCopy(snap: WorkspaceSnapshot) {
+  const { ws } = snap;
   const name = defaultConfigCopyName(ws);
-  if (!name) return;
+  if (!name) return undefined;
   const ns = ws.metadata.namespace ?? 'default';
-  const cm = deps.caches.configMaps.get(ns, name);
+  const cm = snap.configMaps.find((c) => c.metadata?.namespace === ns && c.metadata?.name === name);
   // Our label alone proves nothing (anyone can copy it): the copy must also have been written by us.
-  if (!cm || cm.metadata?.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY || !writtenBy(cm, deps.client.fieldManager) || ns === deps.config.releaseNamespace) return;
-  const stillUsed = deps.caches.workspaces
-    .list({ namespace: ns })
-    .some((other) => other.metadata.uid !== ws.metadata.uid && !other.metadata.deletionTimestamp && defaultConfigCopyName(other) === name);
-  if (stillUsed) return;
-  await deleteExactly(deps.client, Resources.configMaps, cm);
+  if (!cm || cm.metadata?.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY || !writtenBy(cm, snap.fieldManager) || ns === snap.config.releaseNamespace) return undefined;
+  const stillUsed = snap.namespaceWorkspaces.some((other) => other.metadata.uid !== ws.metadata.uid && !other.metadata.deletionTimestamp && defaultConfigCopyName(other) === name);
+  return stillUsed ? undefined : cm;
 }
-

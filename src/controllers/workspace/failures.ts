@@ -1,40 +1,63 @@
-// How a pass that cannot finish explains itself. Every failure the workspace can do something about
-// is reported: a False condition plus a Warning event with the reason and message. What happens
-// next depends on what can change the outcome:
-//   a watched input (spec, nodes, ConfigMaps, Secrets, a colliding object) → TerminalError: no requeue, the event brings it back;
-//   the API server refused a child object                        → retried with the queue's backoff up to its cap,
-//                                                                  never sooner than 5 min (REFUSAL_RETRY_MIN_MS).
-import { TerminalError } from '../../runtime/controller.js';
+// The one failure policy of the workspace controller. Every failure the workspace can do something
+// about is reported: a False condition plus a Warning event with the reason and message. What
+// happens next depends on what can change the outcome:
+//   a watched input (spec, nodes, ConfigMaps, Secrets, a colliding object) → terminal: the next event brings it back;
+//   the API server refused a child object (its content comes from the spec)  → terminal, the same; the
+//                                                                            periodic resync (--sync-period) tries again for cluster rules that changed;
+//   a 409 that keeps coming back                                            → reported, and retried with the queue's backoff;
+//   anything else (network, 5xx, throttling, a stale cache's 409)           → retried with the queue's backoff, never sooner than the server's Retry-After.
+import { TerminalError, type ErrorVerdict, type ReconcileContext } from '../../runtime/controller.js';
 import { isConflict, isRefused, toKubeError } from '../../runtime/errors.js';
+import { describeAction, type Action } from './actions.js';
+import { Reason } from './reasons.js';
 
-export const CHILD_OBJECT_REJECTED = 'ChildObjectRejected';
-export const PERSISTENT_CONFLICT = 'PersistentConflict';
 /** Consecutive 409s (≈5 s of the queue's backoff) after which a conflict is no stale-cache blip. */
 export const CONFLICTS_BEFORE_REPORT = 10;
+/** The server's words are kept to this length in a condition message. */
+const MESSAGE_LIMIT = 500;
+
+/** An action of a plan that failed; the executor throws it with the server's error as cause. */
+export class ActionFailed extends Error {
+  override readonly name = 'ActionFailed';
+  constructor(
+    readonly action: Action,
+    override readonly cause: unknown,
+  ) {
+    super(`${describeAction(action)}: ${(cause as Error)?.message ?? String(cause)}`);
+  }
+}
 
 export interface Failure {
   reason: string;
   message: string;
-  /** Retry with the queue's per-key backoff (the request may pass later: an admission policy, a CRD upgrade). */
-  backoff: boolean;
+  /** Retried with the queue's backoff after reporting (otherwise terminal). */
+  retry: boolean;
 }
 
-/**
- * The failure to report for `err`, or undefined when it is not the workspace's to explain (a network
- * error, a conflict: plain retries). A refusal carries the server's own words, which name the object.
- */
-export function reportable(err: unknown): Failure | undefined {
-  if (err instanceof TerminalError) return { reason: err.reason, message: err.message, backoff: false };
-  if (!isRefused(err)) return undefined;
-  const e = toKubeError(err);
-  return { reason: CHILD_OBJECT_REJECTED, message: `the API server refused an object of this workspace (HTTP ${e.status}): ${e.message}`, backoff: true };
-}
+const causeOf = (err: unknown): unknown => (err instanceof ActionFailed ? err.cause : err);
 
 /**
- * A 409 that keeps coming back (someone else keeps writing, or an object we cannot see holds the
- * name) is reported too; it stays a plain retry with the queue's backoff.
+ * The failure to report for `err`, or undefined when it is not the workspace's to explain (a
+ * network error, a passing conflict: plain retries). A refusal carries the server's own words.
  */
-export function persistentConflict(err: unknown, failuresSoFar: number): Failure | undefined {
-  if (!isConflict(err) || failuresSoFar < CONFLICTS_BEFORE_REPORT) return undefined;
-  return { reason: PERSISTENT_CONFLICT, message: `the API server answered 409 Conflict ${failuresSoFar + 1} times in a row: ${toKubeError(err).message}`, backoff: false };
+export function failureOf(err: unknown, failuresSoFar: number): Failure | undefined {
+  const cause = causeOf(err);
+  if (cause instanceof TerminalError) return { reason: cause.reason, message: cause.message, retry: false };
+  if (isRefused(cause)) {
+    const e = toKubeError(cause);
+    const reason = (err instanceof ActionFailed && 'refusedReason' in err.action && err.action.refusedReason) || Reason.ChildObjectRejected;
+    const text = e.message.length > MESSAGE_LIMIT ? `${e.message.slice(0, MESSAGE_LIMIT)}…` : e.message;
+    return { reason, message: `the API server refused an object of this workspace (HTTP ${e.status}): ${text}`, retry: false };
+  }
+  if (isConflict(cause) && failuresSoFar >= CONFLICTS_BEFORE_REPORT) {
+    return { reason: Reason.PersistentConflict, message: `the API server answered 409 Conflict ${failuresSoFar + 1} times in a row: ${toKubeError(cause).message}`, retry: true };
+  }
+  return undefined;
+}
+
+/** The controller's error policy hook: terminal for what only an event can cure, backoff otherwise. */
+export function workspaceErrorPolicy(err: unknown, ctx: Pick<ReconcileContext, 'retries'>): ErrorVerdict {
+  const failure = failureOf(err, ctx.retries);
+  if (failure && !failure.retry) return { terminal: true };
+  return { terminal: false, notBeforeMs: toKubeError(causeOf(err)).retryAfterMs ?? 0 };
 }

@@ -1,9 +1,9 @@
-// Builds the builders' ClusterFacts for one workspace from the informer caches (no API calls).
+// The builders' ClusterFacts for one workspace, from the pass's snapshot (no API calls).
 import type { V1StatefulSet } from '@kubernetes/client-node';
 import type { ClusterFacts, WeightsVolumeKind } from '../../builders/facts.js';
 import { MODEL_WEIGHTS_VOLUME } from '../../builders/volumes.js';
-import type { OperatorConfig, WorkspaceCaches, WorkspaceObject } from './context.js';
 import { ownedRevisions } from './revisions.js';
+import type { WorkspaceSnapshot } from './snapshot.js';
 
 /** The weights volume shape of a StatefulSet that already exists (claim templates are immutable). */
 export function volumeKindOf(sts: V1StatefulSet | undefined): WeightsVolumeKind | undefined {
@@ -11,17 +11,14 @@ export function volumeKindOf(sts: V1StatefulSet | undefined): WeightsVolumeKind 
   return sts.spec?.volumeClaimTemplates?.some((t) => t.metadata?.name === MODEL_WEIGHTS_VOLUME) ? 'nvme' : 'emptyDir';
 }
 
-/** The caches the facts come from (`kaito-ts diff` fills them from one list each). */
-export type FactCaches = Pick<WorkspaceCaches, 'storageClasses' | 'nodes' | 'configMaps' | 'controllerRevisions'>;
-
-export function gatherFacts(ws: WorkspaceObject, deps: { caches: FactCaches; config: OperatorConfig }, existing: V1StatefulSet | undefined): ClusterFacts {
-  const { caches, config } = deps;
-  const ns = ws.metadata.namespace ?? 'default';
+/** Inference keeps the live StatefulSet's weights volume; tuning Jobs have none to keep. */
+export function factsOf(snap: WorkspaceSnapshot, existing: V1StatefulSet | undefined = snap.ws.tuning ? undefined : snap.statefulSet): ClusterFacts {
+  const { ws, config } = snap;
   const override = volumeKindOf(existing);
   return {
-    storageClassNames: caches.storageClasses.keys(),
-    nodes: caches.nodes.list(),
-    configMaps: [...caches.configMaps.list({ namespace: ns }), ...(config.releaseNamespace !== ns ? caches.configMaps.list({ namespace: config.releaseNamespace }) : [])],
+    storageClassNames: [...snap.storageClassNames],
+    nodes: [...snap.nodes],
+    configMaps: [...snap.configMaps],
     featureGates: config.featureGates,
     cloudProvider: config.cloudProvider,
     presetRegistry: config.presetRegistry,
@@ -29,6 +26,6 @@ export function gatherFacts(ws: WorkspaceObject, deps: { caches: FactCaches; con
     ...(ws.status?.targetNodeCount ? { targetNodeCount: ws.status.targetNodeCount } : {}),
     ...(override ? { volumeKindOverride: override } : {}),
     // Revision numbers count only our own revisions: a look-alike must not make ours 12 instead of 1.
-    controllerRevisions: ownedRevisions(ws, caches),
+    controllerRevisions: ownedRevisions(ws, snap.revisions),
   };
 }

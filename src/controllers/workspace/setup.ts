@@ -20,6 +20,7 @@ import { objectKey, Resources, type ResourceType } from '../../runtime/resources
 import type { OperatorConfig, WorkspaceCaches, WorkspaceObject } from './context.js';
 import { modelAccessSecretOf } from './model-secret.js';
 import { FAILED_CREATE_FIELD_SELECTOR } from './pod-creation.js';
+import { workspaceErrorPolicy } from './failures.js';
 import { WorkspaceReconciler } from './reconciler.js';
 
 export interface WorkspaceControllerOptions {
@@ -88,6 +89,7 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
   const controller = new Controller({
     name: 'workspace',
     reconcile: (key, ctx) => reconciler.reconcile(key, ctx.retries),
+    errorPolicy: workspaceErrorPolicy,
     maxConcurrentReconciles: o.maxConcurrentReconciles,
     log: o.log,
     ...(o.syncPeriodMs ? { resync: { periodMs: o.syncPeriodMs, keys: () => r.workspaces.cache.keys() } } : {}),

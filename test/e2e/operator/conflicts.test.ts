@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1StatefulSet } from '@kubernetes/client-node';
 import { ANNOTATION_REVISION, WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
-import { PERSISTENT_CONFLICT } from '../../../src/controllers/workspace/failures.js';
+import { Reason } from '../../../src/controllers/workspace/reasons.js';
 import { bed, waitFor } from '../harness.js';
 import { applyWorkspace, conditionOf, getOne, pool, selectorFor, waitCondition, waitReady, warningEvents, world, type World } from '../support/operator.js';
 
@@ -52,11 +52,11 @@ async function startWriters(t: TestContext, ns: string): Promise<{ stop(): Promi
 
 /** Waits for the reported conflict (condition and Warning event); returns the seconds it took. */
 async function waitReported(w: World, since: number): Promise<number> {
-  const reported = await waitCondition(w.ns, NAME, 'InferenceReady', 'False', { reason: PERSISTENT_CONFLICT, timeoutMs: 120_000 });
+  const reported = await waitCondition(w.ns, NAME, 'InferenceReady', 'False', { reason: Reason.PersistentConflict, timeoutMs: 120_000 });
   const seconds = (Date.now() - since) / 1000;
   assert.match(conditionOf(reported, 'InferenceReady')?.message ?? '', /409 Conflict \d+ times in a row/);
   const events = await waitFor('a PersistentConflict Warning event', async () => {
-    const found = (await warningEvents(w.ns, NAME)).filter((e) => e.reason === PERSISTENT_CONFLICT);
+    const found = (await warningEvents(w.ns, NAME)).filter((e) => e.reason === Reason.PersistentConflict);
     return found.length ? found : undefined;
   });
   assert.match(events[0]!.note, /409 Conflict/);
@@ -92,7 +92,7 @@ test('a workspace that others keep changing reports PersistentConflict with a Wa
   ready = await waitReady(w.ns, NAME, 120_000);
   const changeConverged = (Date.now() - stopped) / 1000;
   assert.equal(ready.metadata.annotations?.[ANNOTATION_REVISION], '2');
-  assert.equal(ready.status?.conditions?.some((c) => c.reason === PERSISTENT_CONFLICT), false, 'the conflict condition is gone');
+  assert.equal(ready.status?.conditions?.some((c) => c.reason === Reason.PersistentConflict), false, 'the conflict condition is gone');
   const sts = await getOne<V1StatefulSet>(w.ns, 'statefulset', NAME);
   assert.equal(sts?.metadata?.annotations?.[ANNOTATION_REVISION], '2');
   assert.deepEqual(sts?.spec?.template.spec?.containers[0]?.env, [{ name: 'MODE', value: 'second' }]);

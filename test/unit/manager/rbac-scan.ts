@@ -35,7 +35,11 @@ const GENERIC_HELPERS: { file: string; fn: string; callee: string; typeArg: numb
   { file: 'src/runtime/status.ts', fn: 'writeStatusIfChanged', callee: 'writeStatusIfChanged', typeArg: 1, verbs: ['patch'], subresource: 'status' },
   { file: 'src/runtime/reflector.ts', fn: 'Reflector', callee: 'Reflector', typeArg: 'type-property', verbs: ['list', 'watch'] },
   { file: 'src/controllers/workspace/ownership.ts', fn: 'deleteExactly', callee: 'deleteExactly', typeArg: 1, verbs: ['delete'] },
+  // The plan executor runs actions; their resources are scanned where the plans write them (ACTION_VERBS).
+  { file: 'src/controllers/workspace/executor.ts', fn: 'PlanExecutor', callee: '#action', typeArg: 'type-property', verbs: [] },
 ];
+/** Plan actions (src/controllers/workspace/actions.ts): `{ kind: 'apply', type: Resources.x, ... }` → verbs. */
+const ACTION_VERBS: Record<string, string[]> = { apply: ['patch', 'create'], create: ['create'], delete: ['delete'] };
 /** Local wrappers that forward their first argument into a generic helper (setup.ts's `reflect`). */
 const FORWARDERS: { file: string; callee: string; typeArg: number; verbs: string[] }[] = [
   { file: 'src/controllers/workspace/setup.ts', callee: 'reflect', typeArg: 0, verbs: ['list', 'watch'] },
@@ -149,6 +153,14 @@ export function scanPermissions(root: string, entry = 'src/manager/manager.ts'):
         if (ts.isPropertyAccessExpression(callee) && ['request', 'stream'].includes(callee.name.text) && /transport$/.test(callee.expression.getText())) {
           unclassified.push(`${where}: direct transport call`);
         }
+      }
+      // 4. Plan actions with a literal resource.
+      if (ts.isObjectLiteralExpression(n)) {
+        const prop = (name: string) => n.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && p.name.getText() === name)?.initializer;
+        const kind = prop('kind');
+        const verbs = kind && ts.isStringLiteral(kind) ? ACTION_VERBS[kind.text] : undefined;
+        const t = resourceOf(prop('type'));
+        if (verbs && t) add(t, verbs);
       }
       n.forEachChild(visit);
     };

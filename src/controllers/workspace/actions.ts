@@ -1,0 +1,67 @@
+// What a plan asks the executor to do, in order. Every write the workspace controller makes is one
+// of these; `kaito-ts diff` and `render --explain` print the same list.
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { WorkspaceStatus } from '../../api/types.js';
+import type { ResourceType } from '../../runtime/resources.js';
+
+export interface EventNote {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+export interface ObjectRef {
+  namespace?: string;
+  name: string;
+}
+
+export type Action =
+  /** Our finalizer and annotation keys in one merge patch, conditional on the resourceVersion seen. */
+  | { kind: 'patchMetadata'; resourceVersion?: string; finalizers?: string[]; annotations?: Record<string, string> }
+  /** Server-side apply of a child we own. `refusedReason` names the failure when the server refuses it. */
+  | { kind: 'apply'; type: ResourceType; object: KubernetesObject; why: string; refusedReason?: string }
+  /** Create when missing; an object that appeared meanwhile is left as it is. */
+  | { kind: 'create'; type: ResourceType; object: KubernetesObject; why: string; created?: EventNote; failed?: EventNote }
+  /** Delete exactly the object seen (UID precondition); already gone is done. */
+  | { kind: 'delete'; type: ResourceType; ref: ObjectRef; uid: string; why: string; propagationPolicy?: 'Foreground' }
+  /** Labels on a node, conditional on its resourceVersion. */
+  | { kind: 'labelNode'; name: string; resourceVersion?: string; labels: Record<string, string> }
+  | { kind: 'event'; note: EventNote }
+  /** The workspace status, written only if it differs from the cached one. */
+  | { kind: 'status'; status: WorkspaceStatus }
+  /** Our finalizer's entry, removed with a JSON-patch test so a concurrent finalizer edit is never lost. */
+  | { kind: 'removeFinalizer'; index: number; finalizer: string };
+
+export interface Plan {
+  actions: Action[];
+  /** The children the plan wants to exist, whether or not it writes them this pass (diff, render). */
+  desired?: KubernetesObject[];
+  /** Look again after this long (a timeout that no event marks). */
+  requeueAfterMs?: number;
+  /** The pass stops on a failure only the user (or another watched input) can cure: not retried. */
+  failure?: { reason: string; message: string };
+}
+
+/** One line per action, for `render --explain`, `diff` and logs. */
+export function describeAction(a: Action): string {
+  const ref = (type: ResourceType, o: ObjectRef) => `${type.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
+  const meta = (o: KubernetesObject) => ({ namespace: o.metadata?.namespace, name: o.metadata?.name ?? '' });
+  switch (a.kind) {
+    case 'patchMetadata':
+      return `patch workspace metadata:${a.finalizers ? ' finalizer' : ''}${a.annotations ? ` annotations ${Object.keys(a.annotations).join(', ')}` : ''}`;
+    case 'apply':
+      return `apply ${ref(a.type, meta(a.object))}: ${a.why}`;
+    case 'create':
+      return `create ${ref(a.type, meta(a.object))}: ${a.why}`;
+    case 'delete':
+      return `delete ${ref(a.type, a.ref)}: ${a.why}`;
+    case 'labelNode':
+      return `label Node ${a.name}: ${Object.entries(a.labels).map(([k, v]) => `${k}=${v}`).join(', ')}`;
+    case 'event':
+      return `event ${a.note.type} ${a.note.reason}: ${a.note.message}`;
+    case 'status':
+      return 'write workspace status';
+    case 'removeFinalizer':
+      return `remove finalizer ${a.finalizer}`;
+  }
+}

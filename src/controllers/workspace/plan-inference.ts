@@ -1,0 +1,208 @@
+// The plan of an inference workspace: snapshot → every child action and the status, decided once.
+// Order of the actions: metadata (finalizer, revision annotations, claim count), NodeClaims, the
+// revision and its history, the config copy, the StatefulSet (what starts the model load), the
+// Services, stranded weights claims, the migration step, the status.
+import type { V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import { findCondition } from '../../api/workspace-conditions.js';
+import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, DEFAULT_INFERENCE_CONFIG_TEMPLATE } from '../../api/labels.js';
+import { foundPreset, type ResolvedWorkspace } from '../../api/resolved-workspace.js';
+import { errorsOf, formatIssues, validateWorkspace } from '../../api/validation.js';
+import { resolveFromFacts } from '../../builders/facts.js';
+import { replicasFor } from '../../builders/replicas.js';
+import { droppedFieldsMessage } from '../../builders/template.js';
+import { buildWorkspace, objectList, type BuildResult } from '../../builders/workspace.js';
+import { controllerOf } from '../../runtime/cache.js';
+import { needsApply } from '../../runtime/drift.js';
+import { Resources } from '../../runtime/resources.js';
+import type { Plan } from './actions.js';
+import { MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
+import { factsOf, volumeKindOf } from './gather-facts.js';
+import { legacyPodsHoldGpus, planMigration, type MigrationPlan } from './migration.js';
+import { servingWithSecretProblem } from './model-secret.js';
+import { notOwnedMessage, ownedBy, writtenBy } from './ownership.js';
+import { PlanBuilder, soonest } from './plan-builder.js';
+import { podCreationFailure } from './pod-creation.js';
+import { ANNOUNCED_REASONS, statefulSetReadiness, withDroppedFields, withReadinessTimeout, withWarning, type Readiness } from './readiness.js';
+import { Reason } from './reasons.js';
+import { planRevision } from './revisions.js';
+import { adoptableAsIs, selectiveUpdate } from './selective-update.js';
+import type { WorkspaceSnapshot } from './snapshot.js';
+import { strandedClaims } from './stranded-claims.js';
+
+type Built = Extract<BuildResult, { ok: true }>;
+
+/** KAITO's fixed readiness timeout for template workspaces. */
+export const TEMPLATE_READINESS_TIMEOUT_SECONDS = 600;
+
+export function planInference(snap: WorkspaceSnapshot): Plan {
+  const b = new PlanBuilder(snap);
+  const { ws } = snap;
+  const sts = snap.statefulSet;
+  if (sts && !ownedBy(sts, ws)) return b.fail(Reason.NotOwned, notOwnedMessage('StatefulSet', sts));
+
+  const facts = factsOf(snap);
+  // Resolved once (preset, runtime, GPU facts): validation and the builders read the same value.
+  const resolved = resolveFromFacts(ws, facts);
+  const issues = errorsOf(validateWorkspace(ws, { resolved, operation: 'create' }));
+  if (issues.length) return b.fail(Reason.InvalidSpec, formatIssues(issues));
+  const built = buildWorkspace(ws, facts, resolved);
+  if (!built.ok) return b.fail(built.problems[0]!.reason, built.problems.map((x) => `${x.field}: ${x.message}`).join('; '));
+  // A Secret problem stops a workspace that has no workload yet; a serving one keeps serving and is warned (docs/controller.md).
+  const secretProblem = snap.secretProblem;
+  if (secretProblem && !sts) return b.fail(secretProblem.reason, secretProblem.message);
+  const revision = planRevision(snap, built.objects.controllerRevision, built.revisionHash);
+  if (!revision.ok) return b.fail(revision.reason, revision.message);
+  // A Service we do not control is never touched.
+  const foreignService = [snap.headlessService, snap.mainService].find((svc) => svc && !ownedBy(svc, ws));
+  if (foreignService) return b.fail(Reason.NotOwned, notOwnedMessage('Service', foreignService));
+
+  b.desired = objectList(built.objects);
+  // One write for the finalizer, the revision annotations and the claim count (only our keys: KAITO
+  // rewrites the whole annotation map, W23).
+  b.metadata({ [ANNOTATION_HASH]: built.revisionHash, [ANNOTATION_REVISION]: String(built.revision) });
+  const provisioning = b.provision(built.targetNodeCount, resolved);
+  b.add(...revision.actions);
+  planConfigCopy(b, built);
+
+  const migration = planMigration(ws.metadata.uid ?? '', snap.deployment, !!sts, snap.pods.find((p) => p.metadata?.name === `${ws.metadata.name}-0`), legacyPodsHoldGpus(snap.pods));
+  const services = () => planServices(b, built, migration);
+  if (!sts && provisioning && !provisioning.nodesUsable) {
+    // KAITO's order: the workload waits for its nodes (a new StatefulSet would only sit Pending).
+    const waiting = provisioning.nodeIssue ?? provisioning.claims;
+    services();
+    b.status({ ...b.nodeFacts(built.targetNodeCount, provisioning), targetNodeCount: built.targetNodeCount, inference: { ready: false, reason: Reason.WaitingForNodes, message: `waiting for nodes: ${waiting.message}` }, decisions: built.decisions });
+    return b.done(provisioning.recheckAfterMs);
+  }
+
+  // The workload before its Services: on a burst of new workspaces every write waits on the client's
+  // QPS budget, and the StatefulSet is what starts the model load (docs/controller.md, "One pass").
+  const workload = planStatefulSet(b, built, sts);
+  services();
+  if (!workload) return b.done(); // deleted to change its shape: the delete event brings us back to create it
+  if (volumeKindOf(workload) === 'nvme') planStrandedClaims(b, workload.metadata?.name ?? '');
+  planMigrationStep(b, migration);
+
+  const readiness = inferenceReadiness(b, resolved, workload, migration);
+  const inference = withWarning(withDroppedFields(readiness.readiness, built.droppedFields), secretProblem && servingWithSecretProblem(secretProblem));
+  announce(b, [secretProblem, ANNOUNCED_REASONS.has(readiness.readiness.reason) ? readiness.readiness : undefined]);
+  b.status({ ...b.nodeFacts(built.targetNodeCount, provisioning), targetNodeCount: built.targetNodeCount, inference, decisions: built.decisions });
+  return b.done(soonest(readiness.recheckAfterMs, provisioning?.recheckAfterMs));
+}
+
+/**
+ * The default inference ConfigMap copy, created when the builders asked for one. A ConfigMap of that
+ * name we did not write is used as found (KAITO's rule) and never deleted; a Warning event says so.
+ */
+function planConfigCopy(b: PlanBuilder, built: Built): void {
+  const { ws, snap } = b;
+  const copy = built.objects.configMap;
+  const ns = ws.metadata.namespace;
+  if (copy) {
+    if (snap.configMaps.some((c) => c.metadata?.namespace === copy.metadata?.namespace && c.metadata?.name === copy.metadata?.name)) return;
+    const labelled = { ...copy, metadata: { ...copy.metadata, labels: { ...copy.metadata?.labels, [MANAGED_BY_LABEL]: MANAGED_BY } } };
+    b.add({ kind: 'create', type: Resources.configMaps, object: labelled, why: 'the default inference config, copied into the namespace' });
+    return;
+  }
+  const usesDefault = !!ws.inference?.preset && !ws.inference.config;
+  const cm = usesDefault ? snap.configMaps.find((c) => c.metadata?.namespace === ns && c.metadata?.name === DEFAULT_INFERENCE_CONFIG_TEMPLATE) : undefined;
+  if (cm && !writtenBy(cm, snap.fieldManager)) b.event('Warning', Reason.NotOwned, notOwnedMessage('ConfigMap', cm, 'it was not created by kaito-ts: it is used as the inference config as found and never deleted'));
+}
+
+/** Created when missing, repaired when a field we own drifted. The main Service keeps pointing at the legacy pods until pod 0 serves. */
+function planServices(b: PlanBuilder, built: Built, migration: MigrationPlan): void {
+  const { snap } = b;
+  const apply = (desired: V1Service, live: V1Service | undefined, why: string) => {
+    if (needsApply(desired, live)) b.add({ kind: 'apply', type: Resources.services, object: desired, why: live ? `${why}: a field we own drifted` : why, refusedReason: Reason.ChildObjectRejected });
+  };
+  apply(built.objects.headlessService, snap.headlessService, 'stable pod DNS names');
+  if (migration.kind !== 'waitForPod0' || !snap.mainService) apply(built.objects.mainService, snap.mainService, 'the inference endpoint (pod 0)');
+}
+
+/**
+ * The StatefulSet this pass leaves behind (as the server will hold it, status as last seen), or
+ * undefined when it is deleted to change its immutable weights-volume shape.
+ */
+function planStatefulSet(b: PlanBuilder, built: Built, live: V1StatefulSet | undefined): V1StatefulSet | undefined {
+  const desired = built.objects.statefulSet;
+  const ref = { namespace: desired.metadata?.namespace, name: desired.metadata?.name ?? '' };
+  const applyIt = (sts: V1StatefulSet, why: string) => {
+    // Template fields Kubernetes does not know are announced when the StatefulSet is written (idle passes stay silent).
+    if (built.droppedFields) b.event('Warning', Reason.TemplateFieldsDropped, droppedFieldsMessage(built.droppedFields));
+    b.add({ kind: 'apply', type: Resources.statefulSets, object: sts, why, refusedReason: Reason.ChildObjectRejected });
+  };
+  if (!live) {
+    applyIt(desired, `the workload, ${desired.spec?.replicas} replica(s)`);
+    return { ...desired, status: undefined };
+  }
+  const sameRevision = live.metadata?.annotations?.[ANNOTATION_REVISION] === String(built.revision);
+  // BYO: raised towards the target as matching nodes appear (src/builders/replicas.ts).
+  const replicas = replicasFor(built.targetNodeCount, built.replicaBound, live.spec?.replicas);
+  if (sameRevision && replicas === live.spec?.replicas) return live;
+  if (adoptableAsIs(b.ws, desired, live, replicas)) return live;
+  // A new revision re-decides the weights volume as if creating. Claim templates are immutable, so a
+  // different shape means recreating the StatefulSet, announced as a restart.
+  const liveKind = volumeKindOf(live);
+  const freshKind = built.freshWeightsVolume;
+  if (!sameRevision && freshKind && freshKind !== liveKind) {
+    const message = `Recreating StatefulSet ${live.metadata?.name}: model weights volume changes from ${liveKind} to ${freshKind} (volume claim templates are immutable); inference restarts`;
+    b.event('Warning', Reason.WeightsVolumeChange, message);
+    b.add({ kind: 'delete', type: Resources.statefulSets, ref, uid: live.metadata?.uid ?? '', why: `model weights volume changes from ${liveKind} to ${freshKind}; it is created again once gone` });
+    return undefined;
+  }
+  const update = selectiveUpdate(desired, live);
+  const next: V1StatefulSet = { ...update, spec: { ...update.spec!, replicas } };
+  applyIt(next, sameRevision ? `replicas ${live.spec?.replicas} → ${replicas}` : `revision ${live.metadata?.annotations?.[ANNOTATION_REVISION] ?? 'none'} → ${built.revision}`);
+  // A spec change is a new generation the StatefulSet controller has not observed yet.
+  const specChanges = needsApply({ spec: next.spec }, { spec: live.spec });
+  return { ...live, metadata: { ...live.metadata, generation: (live.metadata?.generation ?? 0) + (specChanges ? 1 : 0) }, spec: { ...live.spec!, replicas } };
+}
+
+/** Weights claims stranded on a vanished node: deleted with their unscheduled pod, so the pod follows to a node that exists. */
+function planStrandedClaims(b: PlanBuilder, statefulSet: string): void {
+  const { snap } = b;
+  const ns = b.ws.metadata.namespace ?? 'default';
+  const volume = (pv: string) => snap.volumes.find((v) => v.metadata?.name === pv);
+  const nodeExists = (n: string) => snap.nodes.some((x) => x.metadata?.name === n);
+  for (const s of strandedClaims(statefulSet, snap.weightsClaims, snap.pods, volume, nodeExists)) {
+    const claimName = s.claim.metadata?.name ?? '';
+    b.event('Warning', Reason.WeightsClaimStranded, `Weights claim ${claimName} ${s.why}; deleting it${s.pod ? ` and pod ${s.pod.metadata?.name}` : ''} so the pod gets a new claim on a node that exists (the weights are downloaded again)`);
+    b.add({ kind: 'delete', type: Resources.persistentVolumeClaims, ref: { namespace: ns, name: claimName }, uid: s.claim.metadata?.uid ?? '', why: `stranded: ${s.why}` });
+    if (s.pod) b.add({ kind: 'delete', type: Resources.pods, ref: { namespace: ns, name: s.pod.metadata?.name ?? '' }, uid: s.pod.metadata?.uid ?? '', why: 'its weights claim is stranded' });
+  }
+}
+
+function planMigrationStep(b: PlanBuilder, m: MigrationPlan): void {
+  // Not ours: left alone, said in a Warning event; InferenceReady still reflects our StatefulSet.
+  if (m.kind === 'foreign') b.event('Warning', Reason.NotOwned, m.message);
+  if (m.kind !== 'deleteDeployment' && m.kind !== 'deleteDeploymentFirst') return;
+  if (m.kind === 'deleteDeploymentFirst') {
+    // Say it before doing it: the workspace is about to stop serving.
+    b.status({ failure: undefined, inference: { ready: false, reason: Reason.WorkloadMigration, message: m.message } });
+    b.event('Warning', Reason.WorkloadMigration, m.message);
+  } else {
+    b.event('Normal', Reason.WorkloadMigration, m.message);
+  }
+  b.add({ kind: 'delete', type: Resources.deployments, ref: { namespace: b.ws.metadata.namespace, name: b.ws.metadata.name ?? '' }, uid: m.uid, why: 'the legacy workload, replaced by the StatefulSet' });
+}
+
+/**
+ * A Warning event for each problem InferenceReady starts naming: a new reason, or a warning its
+ * message did not carry. A reason whose text moves (a scheduler message naming the node count) is announced once.
+ */
+function announce(b: PlanBuilder, problems: ({ reason: string; message: string } | undefined)[]): void {
+  const before = findCondition(b.ws.status?.conditions, ConditionType.InferenceReady);
+  for (const p of problems) if (p && before?.reason !== p.reason && !before?.message.includes(p.message)) b.event('Warning', p.reason, p.message);
+}
+
+function inferenceReadiness(b: PlanBuilder, resolved: ResolvedWorkspace, sts: V1StatefulSet, migration: MigrationPlan): { readiness: Readiness; recheckAfterMs?: number } {
+  if (migration.kind === 'waitForPod0') return { readiness: { ready: false, reason: Reason.WorkloadMigration, message: migration.message } };
+  const { snap, ws } = b;
+  const uid = sts.metadata?.uid;
+  // Only our StatefulSet's pods explain it: a foreign Deployment's pods may carry the same label.
+  const observed = statefulSetReadiness(sts, snap.pods.filter((p) => !!uid && controllerOf(p)?.uid === uid), snap.nodes);
+  const base = (!observed.ready && podCreationFailure(sts, snap.failedCreateEvents)) || observed;
+  const current = findCondition(ws.status?.conditions, ConditionType.InferenceReady);
+  const since = current?.status === 'False' ? new Date(current.lastTransitionTime) : snap.now;
+  const timeout = foundPreset(resolved.inferencePreset)?.readinessTimeoutSeconds ?? TEMPLATE_READINESS_TIMEOUT_SECONDS;
+  return withReadinessTimeout(base, since, timeout, snap.now);
+}

@@ -1,0 +1,139 @@
+// One read of everything a pass decides from: each cache is read once, here, and the plan
+// (plan.ts) sees only this value. The two facts caches cannot hold (whether a model Secret has its
+// HF_TOKEN key, whether tuning's Secrets exist) are looked up here too, so planning stays pure.
+import type {
+  EventsV1Event, KubernetesObject, V1ConfigMap, V1ControllerRevision, V1Deployment, V1Job, V1Node, V1PersistentVolume,
+  V1PersistentVolumeClaim, V1Pod, V1Service, V1StatefulSet,
+} from '@kubernetes/client-node';
+import { LABEL_REVISION_WORKSPACE_NAME, LABEL_WORKSPACE_NAME } from '../../api/labels.js';
+import { inferencePresetOf } from '../../api/resolved-workspace.js';
+import { headlessServiceName } from '../../builders/meta.js';
+import { nodeClaimSelector, type NodeClaim } from '../../builders/nodeclaim.js';
+import { ObjectCache } from '../../runtime/cache.js';
+import type { OperatorConfig, WorkspaceCaches, WorkspaceDeps, WorkspaceObject } from './context.js';
+import type { ModelSecrets, SecretProblem } from './model-secret.js';
+
+/** Node auto-provisioning as this pass sees it. */
+export type ProvisioningMode = 'off' | 'on' | 'crdMissing' | 'crdUnknown';
+
+export interface WorkspaceSnapshot {
+  /** The pass's own copy (cached objects are frozen). */
+  ws: WorkspaceObject;
+  config: OperatorConfig;
+  now: Date;
+  /** Our field manager: a shared ConfigMap is ours only when it wrote it. */
+  fieldManager: string;
+  provisioning: ProvisioningMode;
+  nodes: readonly V1Node[];
+  storageClassNames: readonly string[];
+  /** ConfigMaps of the workspace's namespace and of the release namespace. */
+  configMaps: readonly V1ConfigMap[];
+  statefulSet?: V1StatefulSet;
+  deployment?: V1Deployment;
+  mainService?: V1Service;
+  headlessService?: V1Service;
+  /** ControllerRevisions labelled for the workspace (ours and look-alikes). */
+  revisions: readonly V1ControllerRevision[];
+  /** The ControllerRevision of a name in the workspace's namespace, whoever made it. */
+  revisionNamed: (name: string) => V1ControllerRevision | undefined;
+  /** Pods labelled for the workspace. */
+  pods: readonly V1Pod[];
+  /** NodeClaims labelled for the workspace (node auto-provisioning on). */
+  claims: readonly NodeClaim[];
+  /** Weights claims labelled for the workspace, and the volumes they are bound to. */
+  weightsClaims: readonly V1PersistentVolumeClaim[];
+  volumes: readonly V1PersistentVolume[];
+  /** FailedCreate Events of the namespace. */
+  failedCreateEvents: readonly EventsV1Event[];
+  job?: V1Job;
+  /** The model access Secret's problem, if any (inference presets that download at runtime). */
+  secretProblem?: SecretProblem;
+  /** Tuning: named pull/push Secrets that do not exist (looked up only while no Job exists). */
+  missingSecrets: readonly string[];
+  /** Other workspaces of the namespace (deletion: is the shared ConfigMap copy still used?). */
+  namespaceWorkspaces: readonly WorkspaceObject[];
+}
+
+function provisioningMode(deps: Pick<WorkspaceDeps, 'config' | 'nodeClaimCrdInstalled'>): ProvisioningMode {
+  if (deps.config.featureGates.disableNodeAutoProvisioning) return 'off';
+  const installed = deps.nodeClaimCrdInstalled();
+  return installed === true ? 'on' : installed === false ? 'crdMissing' : 'crdUnknown';
+}
+
+export interface SnapshotSources {
+  caches: WorkspaceCaches;
+  config: OperatorConfig;
+  fieldManager: string;
+  now: Date;
+  nodeClaimCrdInstalled: () => boolean | undefined;
+}
+
+/** The cache-only part of a snapshot (what `kaito-ts diff` and `render` fill from listed objects too). */
+export function readSnapshot(ws: WorkspaceObject, s: SnapshotSources): WorkspaceSnapshot {
+  const { caches, config } = s;
+  const ns = ws.metadata.namespace ?? 'default';
+  const name = ws.metadata.name ?? '';
+  const byWorkspace = { namespace: ns, selector: { matchLabels: { [LABEL_WORKSPACE_NAME]: name } } };
+  const weightsClaims = caches.persistentVolumeClaims.list(byWorkspace);
+  const volumes = weightsClaims.map((c) => (c.spec?.volumeName ? caches.persistentVolumes.get(undefined, c.spec.volumeName) : undefined)).filter((v) => !!v);
+  const provisioning = provisioningMode(s);
+  return {
+    ws: structuredClone(ws),
+    config,
+    now: s.now,
+    fieldManager: s.fieldManager,
+    provisioning,
+    nodes: caches.nodes.list(),
+    storageClassNames: caches.storageClasses.keys(),
+    configMaps: [...caches.configMaps.list({ namespace: ns }), ...(config.releaseNamespace !== ns ? caches.configMaps.list({ namespace: config.releaseNamespace }) : [])],
+    statefulSet: caches.statefulSets.get(ns, name),
+    deployment: caches.deployments.get(ns, name),
+    mainService: caches.services.get(ns, name),
+    headlessService: caches.services.get(ns, headlessServiceName(ws)),
+    revisions: caches.controllerRevisions.list({ namespace: ns, selector: { matchLabels: { [LABEL_REVISION_WORKSPACE_NAME]: name } } }),
+    // Planning is synchronous: no event lands between this read and the plan's lookups.
+    revisionNamed: (crName) => caches.controllerRevisions.get(ns, crName),
+    pods: caches.pods.list(byWorkspace),
+    claims: provisioning === 'on' ? (caches.nodeClaims?.list({ selector: { matchLabels: nodeClaimSelector(ws) } }) ?? []) : [],
+    weightsClaims,
+    volumes,
+    failedCreateEvents: caches.failedCreateEvents.list({ namespace: ns }),
+    job: caches.jobs.get(ns, name),
+    missingSecrets: [],
+    namespaceWorkspaces: caches.workspaces.list({ namespace: ns }),
+  };
+}
+
+/** The whole snapshot of one pass: the caches, then the Secret facts (a GET per Secret version at most). */
+export async function takeSnapshot(ws: WorkspaceObject, deps: WorkspaceDeps, secrets: ModelSecrets): Promise<WorkspaceSnapshot> {
+  const snap = readSnapshot(ws, { caches: deps.caches, config: deps.config, fieldManager: deps.client.fieldManager, now: deps.now(), nodeClaimCrdInstalled: deps.nodeClaimCrdInstalled });
+  if (ws.metadata.deletionTimestamp) return snap;
+  if (ws.tuning) return snap.job ? snap : { ...snap, missingSecrets: missingTuningSecrets(ws, deps.caches) };
+  const secretProblem = await secrets.problem(ws, inferencePresetOf(ws));
+  return secretProblem ? { ...snap, secretProblem } : snap;
+}
+
+/**
+ * Tuning's pull and push Secrets that do not exist, checked only before a Job is made (KAITO checks
+ * nothing and the pod hangs in ContainerCreating). The metadata-only Secret cache answers.
+ */
+function missingTuningSecrets(ws: WorkspaceObject, caches: Pick<WorkspaceCaches, 'secrets'>): string[] {
+  const names = [...(ws.tuning?.input?.image ? (ws.tuning.input.imagePullSecrets ?? []) : []), ...(ws.tuning?.output?.image && ws.tuning.output.imagePushSecret ? [ws.tuning.output.imagePushSecret] : [])];
+  return [...new Set(names)].filter((n) => !caches.secrets.get(ws.metadata.namespace, n));
+}
+
+const CACHE_OF_KIND: Record<string, keyof WorkspaceCaches> = {
+  Workspace: 'workspaces', StatefulSet: 'statefulSets', Deployment: 'deployments', Service: 'services', ControllerRevision: 'controllerRevisions',
+  Pod: 'pods', Node: 'nodes', StorageClass: 'storageClasses', ConfigMap: 'configMaps', PersistentVolumeClaim: 'persistentVolumeClaims',
+  PersistentVolume: 'persistentVolumes', Job: 'jobs', Secret: 'secrets', Event: 'failedCreateEvents', NodeClaim: 'nodeClaims',
+};
+
+/** Caches filled from a list of objects (by kind), for planning outside the operator (`diff`, `render`). */
+export function cachesFromObjects(objects: readonly KubernetesObject[]): WorkspaceCaches {
+  const caches = Object.fromEntries([...new Set(Object.values(CACHE_OF_KIND))].map((field) => [field, new ObjectCache()])) as unknown as WorkspaceCaches;
+  for (const o of objects) {
+    const field = o.kind ? CACHE_OF_KIND[o.kind] : undefined;
+    if (field) (caches[field] as ObjectCache<KubernetesObject>).upsert(o);
+  }
+  return caches;
+}
