@@ -93,6 +93,15 @@ test('--explain: YAML comments on top (stdout still parses), stderr with -o json
   assert.match(json.stderr, /modelWeightsVolume: nvme/);
 });
 
+test('--explain prints the controller\'s own plan for that state: NodeClaims first under auto-provisioning, the StatefulSet on BYO nodes', async () => {
+  const nap = await run([...argsFor(join(EXAMPLES, 'phi-4-mini-instruct.yaml')), '--explain']);
+  const plan = (out: string) => out.split('\n').filter((l) => l.startsWith('#   ')).map((l) => l.slice(4).split(/[ :]/).slice(0, 2).join(' '));
+  assert.deepEqual(plan(nap.stdout).slice(0, 2), ['patch workspace', 'create NodeClaim']);
+  assert.ok(!plan(nap.stdout).includes('apply StatefulSet'), 'the workload waits for its nodes');
+  const byo = await run([...argsFor(join(EXAMPLES, 'byo-phi-3-mini-4k-instruct-a10.yaml')), '--explain']);
+  assert.ok(plan(byo.stdout).includes('apply StatefulSet'), byo.stdout);
+});
+
 test('cluster state decides NVMe vs emptyDir; no --state is an empty cluster', async () => {
   const file = join(EXAMPLES, 'phi-4-mini-instruct.yaml');
   const cases: [string[], boolean][] = [

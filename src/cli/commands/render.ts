@@ -3,6 +3,7 @@
 // Secrets (and ControllerRevisions). `--explain` adds the decisions: as YAML comments at the top with
 // `-o yaml`, on stderr with `-o json` (stdout stays valid JSON either way).
 import { readFileSync } from 'node:fs';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { parseArgs } from 'node:util';
 import { parseAllDocuments, stringify } from 'yaml';
 import { parseFeatureGates } from '../../api/feature-gates.js';
@@ -18,6 +19,12 @@ import { buildWorkspace, objectList } from '../../builders/workspace.js';
 import { buildTuning, tuningObjectList } from '../../builders/tuning/build.js';
 import { tuningConfigLookup } from '../../builders/tuning/config.js';
 import { INFERENCE_CONFIG_KEY } from '../../api/labels.js';
+import { describeAction } from '../../controllers/workspace/actions.js';
+import type { OperatorConfig, WorkspaceObject } from '../../controllers/workspace/context.js';
+import { planWorkspace } from '../../controllers/workspace/plan.js';
+import { cachesFromObjects, readSnapshot } from '../../controllers/workspace/snapshot.js';
+import { FIELD_MANAGER } from '../../runtime/client.js';
+import { DEFAULT_NODE_PROVISIONING_TIMEOUT_MS } from '../../manager/options.js';
 import { CliError, type CliIO } from '../command-io.js';
 
 const USAGE = `Usage: kaito-ts render -f <workspace.yaml> [--state <cluster.yaml>] [-o yaml|json]
@@ -78,6 +85,19 @@ interface Rendered {
   ws: Workspace;
   objects: object[];
   header: string[];
+}
+
+/**
+ * The controller's own plan for this workspace on the `--state` cluster (what its first pass would
+ * do, in order), for --explain. Under node auto-provisioning it starts with the NodeClaims.
+ */
+function planLines(ws: Workspace, stateObjects: readonly unknown[], base: ClusterFacts): string[] {
+  const config: OperatorConfig = { featureGates: base.featureGates, cloudProvider: base.cloudProvider, presetRegistry: base.presetRegistry, releaseNamespace: base.releaseNamespace, nodeProvisioningTimeoutMs: DEFAULT_NODE_PROVISIONING_TIMEOUT_MS };
+  const objects = (stateObjects as KubernetesObject[]).map((o) => (o.kind === 'Node' || o.kind === 'StorageClass' ? o : { ...o, metadata: { ...o.metadata, namespace: o.metadata?.namespace ?? 'default' } }));
+  const snap = readSnapshot(ws as WorkspaceObject, { caches: cachesFromObjects(objects), config, fieldManager: FIELD_MANAGER, now: new Date(), nodeClaimCrdInstalled: () => true });
+  const plan = planWorkspace(snap);
+  if (plan.failure) return [`plan: stops with ${plan.failure.reason}: ${plan.failure.message}`];
+  return ['plan (the operator\'s first pass on this state):', ...plan.actions.map((a) => `  ${describeAction(a)}`)];
 }
 
 function renderOne(ws: Workspace, facts: ClusterFacts, warn: (line: string) => void): Rendered {
@@ -153,7 +173,8 @@ export async function render(args: string[], io: CliIO): Promise<number> {
     } catch (err) {
       throw new CliError(`${values.state}: ${(err as Error).message}`);
     }
-    return renderOne(ws, facts, (line) => warnings.push(line));
+    const one = renderOne(ws, facts, (line) => warnings.push(line));
+    return values.explain ? { ...one, header: [...one.header, ...planLines(ws, stateObjects, base)] } : one;
   });
 
   // Only now that everything succeeded: nothing reaches stdout on bad input.

@@ -44,12 +44,16 @@ export class PlanBuilder {
     const needFinalizer = !finalizers.includes(WORKSPACE_FINALIZER);
     const changed = Object.fromEntries(Object.entries(annotations).filter(([k, v]) => meta.annotations?.[k] !== v));
     if (!needFinalizer && !Object.keys(changed).length) return this;
-    this.add({
-      kind: 'patchMetadata',
-      resourceVersion: meta.resourceVersion,
-      ...(needFinalizer ? { finalizers: [...finalizers, WORKSPACE_FINALIZER] } : {}),
-      ...(Object.keys(changed).length ? { annotations: changed } : {}),
-    });
+    // One patch per pass: a later key joins the earlier patch, which runs before anything it guards.
+    const earlier = this.actions.find((a): a is Extract<Action, { kind: 'patchMetadata' }> => a.kind === 'patchMetadata');
+    const patch = {
+      kind: 'patchMetadata' as const,
+      resourceVersion: earlier?.resourceVersion ?? meta.resourceVersion,
+      ...(needFinalizer || earlier?.finalizers ? { finalizers: needFinalizer ? [...finalizers, WORKSPACE_FINALIZER] : earlier!.finalizers! } : {}),
+      ...(Object.keys(changed).length || earlier?.annotations ? { annotations: { ...earlier?.annotations, ...changed } } : {}),
+    };
+    if (earlier) this.actions.splice(this.actions.indexOf(earlier), 1, patch);
+    else this.add(patch);
     this.ws = { ...this.ws, metadata: { ...meta, finalizers: needFinalizer ? [...finalizers, WORKSPACE_FINALIZER] : finalizers, annotations: { ...meta.annotations, ...changed } } };
     return this;
   }

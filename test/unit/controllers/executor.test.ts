@@ -1,0 +1,193 @@
+// The executor and the reconciler against a scripted API server: the exact requests a pass sends,
+// in order, and what happens when the server refuses one (controller-rs tests its reconciler the same way).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
+import { WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
+import { defaultFacts } from '../../../src/builders/facts.js';
+import type { OperatorConfig, WorkspaceDeps, WorkspaceObject } from '../../../src/controllers/workspace/context.js';
+import { PlanExecutor } from '../../../src/controllers/workspace/executor.js';
+import { ActionFailed, workspaceErrorPolicy } from '../../../src/controllers/workspace/failures.js';
+import { WorkspaceReconciler } from '../../../src/controllers/workspace/reconciler.js';
+import { Reason } from '../../../src/controllers/workspace/reasons.js';
+import { cachesFromObjects } from '../../../src/controllers/workspace/snapshot.js';
+import { KubeClient } from '../../../src/runtime/client.js';
+import { EventRecorder, type EventBody } from '../../../src/runtime/events.js';
+import { silentLogger } from '../../../src/runtime/log.js';
+import { Resources } from '../../../src/runtime/resources.js';
+import { KubeTransport } from '../../../src/runtime/transport.js';
+import { A10_NODE_LABELS, byoWorkspace, gpuNode } from '../builders/fixtures.js';
+
+interface Seen {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  contentType?: string;
+  body: Record<string, unknown> | unknown[] | undefined;
+}
+type Reply = { status: number; body?: unknown };
+
+/** Answers every request with `script` (default: echo the body back as the stored object) and records it. */
+class ScriptedApiServer {
+  seen: Seen[] = [];
+  script?: (r: Seen) => Reply | undefined;
+  private server?: http.Server;
+  private rv = 1000;
+
+  async start(): Promise<KubeConfig> {
+    this.server = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c: Buffer) => (raw += c.toString()));
+      req.on('end', () => {
+        const url = new URL(req.url ?? '/', 'http://x');
+        const seen: Seen = { method: req.method ?? '', path: url.pathname, query: url.searchParams, contentType: req.headers['content-type'], body: raw ? (JSON.parse(raw) as Seen['body']) : undefined };
+        this.seen.push(seen);
+        const reply = this.script?.(seen) ?? this.echo(seen);
+        res.writeHead(reply.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(reply.body ?? {}));
+      });
+    });
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    const { port } = this.server.address() as AddressInfo;
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'fake', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'fake', cluster: 'fake', user: 'u' }],
+      currentContext: 'fake',
+    });
+    return kc;
+  }
+
+  /** Objects by path, as a server would hold them. */
+  readonly store = new Map<string, KubernetesObject & Record<string, unknown>>();
+
+  seed(path: string, obj: KubernetesObject): void {
+    this.store.set(path, structuredClone(obj) as KubernetesObject & Record<string, unknown>);
+  }
+
+  /** Create, apply and merge patches kept in the store; the stored object is returned. */
+  private echo(r: Seen): Reply {
+    const body = (Array.isArray(r.body) ? {} : (r.body ?? {})) as KubernetesObject & Record<string, unknown>;
+    const parts = r.path.split('/');
+    const status = parts.at(-1) === 'status';
+    const path = r.method === 'POST' ? `${r.path}/${body.metadata?.name}` : status ? parts.slice(0, -1).join('/') : r.path;
+    const name = path.split('/').at(-1);
+    const namespace = parts.includes('namespaces') ? parts[parts.indexOf('namespaces') + 1] : undefined;
+    const old = this.store.get(path);
+    const merged = status ? { ...old, status: { ...(old?.status as object), ...(body.status as object) } } : { ...old, ...body, metadata: { ...old?.metadata, ...body.metadata } };
+    const stored = { ...merged, metadata: { ...merged.metadata, name, namespace, uid: old?.metadata?.uid ?? `uid-${name}`, resourceVersion: String(++this.rv) } } as KubernetesObject & Record<string, unknown>;
+    this.store.set(path, stored);
+    return { status: r.method === 'POST' ? 201 : 200, body: stored };
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((r) => this.server?.close(() => r()));
+  }
+}
+
+const server = new ScriptedApiServer();
+let client: KubeClient;
+before(async () => {
+  client = new KubeClient(new KubeTransport(await server.start(), { qps: 1000, burst: 1000 }));
+});
+after(() => server.stop());
+
+const base = defaultFacts();
+const config: OperatorConfig = {
+  featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: true },
+  cloudProvider: base.cloudProvider, presetRegistry: base.presetRegistry, releaseNamespace: base.releaseNamespace, nodeProvisioningTimeoutMs: 1_800_000,
+};
+const NOW = new Date('2026-12-01T12:00:00Z');
+
+function deps(objects: KubernetesObject[]): WorkspaceDeps & { events: EventBody[] } {
+  const events: EventBody[] = [];
+  const recorder = new EventRecorder({ sink: { create: (e) => { events.push(e); return Promise.resolve(); }, patchSeries: () => Promise.resolve() }, now: () => NOW.getTime() });
+  return { client, caches: cachesFromObjects(objects), recorder, log: silentLogger, config, now: () => NOW, nodeClaimCrdInstalled: () => undefined, events };
+}
+
+const ws = (): WorkspaceObject => ({ ...byoWorkspace('phi-3-mini-4k-instruct'), metadata: { name: 'ws1', namespace: 'ns1', uid: 'uid-1', resourceVersion: '7', generation: 1 } }) as WorkspaceObject;
+const node = { ...gpuNode('n1', A10_NODE_LABELS), kind: 'Node' } as KubernetesObject;
+const line = (r: Seen) => `${r.method} ${r.path}${r.query.get('fieldManager') ? ` fieldManager=${r.query.get('fieldManager')}` : ''}${r.contentType?.includes('apply-patch') ? ' (apply)' : r.contentType?.includes('merge-patch') ? ' (merge)' : r.contentType?.includes('json-patch') ? ' (json-patch)' : ''}`;
+
+test('a new workspace: the exact requests of its first pass, in order, and nothing on the second', async () => {
+  server.seen = [];
+  server.script = undefined;
+  server.seed('/apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1', ws());
+  const d = deps([ws(), node]);
+  const reconciler = new WorkspaceReconciler(d);
+  const result = await reconciler.reconcile('ns1/ws1');
+  assert.ok((result.requeueAfterMs ?? 0) > 0, 'one later look, when the readiness timeout would fire');
+  assert.deepEqual(server.seen.map(line), [
+    'PATCH /apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1 fieldManager=kaito-ts (merge)',
+    `PATCH /apis/apps/v1/namespaces/ns1/controllerrevisions/${(server.seen[1]!.body as KubernetesObject).metadata?.name} fieldManager=kaito-ts (apply)`,
+    'POST /api/v1/namespaces/ns1/configmaps fieldManager=kaito-ts',
+    'PATCH /apis/apps/v1/namespaces/ns1/statefulsets/ws1 fieldManager=kaito-ts (apply)',
+    'PATCH /api/v1/namespaces/ns1/services/ws1-headless fieldManager=kaito-ts (apply)',
+    'PATCH /api/v1/namespaces/ns1/services/ws1 fieldManager=kaito-ts (apply)',
+    'PATCH /apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1/status fieldManager=kaito-ts (merge)',
+  ]);
+  const meta = (server.seen[0]!.body as { metadata: Record<string, unknown> }).metadata;
+  assert.equal(meta.resourceVersion, '7', 'the metadata patch is conditional');
+  assert.deepEqual(meta.finalizers, [WORKSPACE_FINALIZER]);
+  assert.deepEqual(Object.keys(meta.annotations as object).sort(), ['workspace.kaito.io/hash', 'workspace.kaito.io/revision']);
+  assert.equal(reconciler.lastExecution?.writes, 7);
+
+  // Write-through: the second pass reads what the first wrote and sends nothing.
+  server.seen = [];
+  await reconciler.reconcile('ns1/ws1');
+  assert.deepEqual(server.seen.map(line), []);
+});
+
+test('a StatefulSet the server refuses: ChildObjectRejected on the status and a Warning event, terminal', async () => {
+  server.seen = [];
+  server.script = (r) => (r.path.endsWith('/statefulsets/ws1') ? { status: 422, body: { kind: 'Status', code: 422, reason: 'Invalid', message: 'StatefulSet.apps "ws1" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Never"' } } : undefined);
+  server.seed('/apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1', ws());
+  const d = deps([ws(), node]);
+  const err = await new WorkspaceReconciler(d).reconcile('ns1/ws1').then(() => undefined, (e: unknown) => e);
+  assert.ok(err instanceof ActionFailed);
+  assert.deepEqual(workspaceErrorPolicy(err, { retries: 0 }), { terminal: true });
+  const status = server.seen.filter((r) => r.path.endsWith('/status')).map((r) => (r.body as { status: { conditions: { type: string; reason: string; message: string }[] } }).status);
+  assert.equal(status.length, 1, 'one status write, the report');
+  const inference = status[0]!.conditions.find((c) => c.type === 'InferenceReady');
+  assert.equal(inference?.reason, Reason.ChildObjectRejected);
+  assert.match(inference?.message ?? '', /HTTP 422.*restartPolicy/);
+  assert.ok(d.events.some((e) => e.type === 'Warning' && e.reason === Reason.ChildObjectRejected));
+  assert.ok(!server.seen.some((r) => r.path.includes('/services/')), 'nothing after the refused action');
+});
+
+test('executor: already-exists on a create and gone on a delete are done, not failures', async () => {
+  server.seen = [];
+  server.script = (r) => (r.method === 'POST' ? { status: 409, body: { kind: 'Status', code: 409, reason: 'AlreadyExists', message: 'exists' } } : r.method === 'DELETE' ? { status: 404, body: { kind: 'Status', code: 404, reason: 'NotFound', message: 'gone' } } : undefined);
+  const d = deps([ws()]);
+  const record = await new PlanExecutor(d).execute(ws(), {
+    actions: [
+      { kind: 'create', type: Resources.configMaps, object: { metadata: { name: 'c', namespace: 'ns1' } }, why: 'test' },
+      { kind: 'delete', type: Resources.statefulSets, ref: { namespace: 'ns1', name: 's' }, uid: 'u1', why: 'test' },
+    ],
+  });
+  assert.equal(record.writes, 2);
+  const del = server.seen.find((r) => r.method === 'DELETE')!;
+  assert.deepEqual((del.body as { preconditions: unknown }).preconditions, { uid: 'u1' }, 'the delete carries the UID precondition');
+});
+
+test('executor: a failed NodeClaim create says so in a Warning event and stops the pass with ActionFailed', async () => {
+  server.seen = [];
+  server.script = () => ({ status: 500, body: { kind: 'Status', code: 500, reason: 'InternalError', message: 'etcd timeout' } });
+  const d = deps([ws()]);
+  const claim = { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'wsabc' } };
+  const run = new PlanExecutor(d).execute(ws(), {
+    actions: [
+      { kind: 'create', type: Resources.nodeClaims, object: claim, why: 'test', failed: { type: 'Warning', reason: 'NodeClaimCreationFailed', message: 'NodeClaim wsabc' } },
+      { kind: 'event', note: { type: 'Normal', reason: 'Never', message: 'not reached' } },
+    ],
+  });
+  await assert.rejects(run, (e: unknown) => e instanceof ActionFailed && e.action.kind === 'create');
+  assert.deepEqual(d.events.map((e) => e.reason), ['NodeClaimCreationFailed']);
+  assert.match(d.events[0]!.note ?? '', /NodeClaim wsabc: .*etcd timeout/);
+  assert.equal(workspaceErrorPolicy(await run.catch((e: unknown) => e), { retries: 0 }).terminal, false, 'a server error is retried');
+});

@@ -1,0 +1,339 @@
+// planWorkspace, table-tested: a snapshot of cluster objects in, the ordered actions, the status and
+// the failure out. Each row is one branch of the workspace controller.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubernetesObject, V1ControllerRevision, V1Deployment, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
+import { ConditionType, WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
+import type { Workspace } from '../../../src/api/types.js';
+import { findCondition } from '../../../src/api/workspace-conditions.js';
+import { defaultFacts } from '../../../src/builders/facts.js';
+import { describeAction, type Action, type Plan } from '../../../src/controllers/workspace/actions.js';
+import type { OperatorConfig, WorkspaceObject } from '../../../src/controllers/workspace/context.js';
+import { planWorkspace } from '../../../src/controllers/workspace/plan.js';
+import { NODECLAIMS_CREATED_ANNOTATION } from '../../../src/controllers/workspace/provisioning-plan.js';
+import { Reason } from '../../../src/controllers/workspace/reasons.js';
+import { cachesFromObjects, readSnapshot, type WorkspaceSnapshot } from '../../../src/controllers/workspace/snapshot.js';
+import { A10_NODE_LABELS, byoWorkspace, gpuNode, H100_NODE_LABELS, NVME_CLASS, presetWorkspace } from '../builders/fixtures.js';
+
+const NOW = new Date('2026-12-01T12:00:00Z');
+const base = defaultFacts();
+const config = (byo: boolean): OperatorConfig => ({
+  featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: byo },
+  cloudProvider: base.cloudProvider, presetRegistry: base.presetRegistry, releaseNamespace: base.releaseNamespace, nodeProvisioningTimeoutMs: 1_800_000,
+});
+const a10 = () => ({ ...gpuNode('n1', A10_NODE_LABELS), kind: 'Node', status: { conditions: [{ type: 'Ready', status: 'True' }], capacity: { 'nvidia.com/gpu': '1' } } });
+const nvmeClass = { kind: 'StorageClass', metadata: { name: NVME_CLASS } };
+
+function snapshot(ws: Workspace, objects: KubernetesObject[], opts: { byo?: boolean; crd?: boolean; patch?: Partial<WorkspaceSnapshot> } = {}): WorkspaceSnapshot {
+  const byo = opts.byo ?? true;
+  const snap = readSnapshot(ws as WorkspaceObject, { caches: cachesFromObjects(objects), config: config(byo), fieldManager: 'kaito-ts', now: NOW, nodeClaimCrdInstalled: () => opts.crd ?? true });
+  return { ...snap, ...opts.patch };
+}
+
+/** `verb Kind name` per action; events as `event Reason`. */
+const steps = (p: Plan) => p.actions.map((a: Action) => {
+  if (a.kind === 'event') return `event ${a.note.reason}`;
+  if (a.kind === 'apply' || a.kind === 'create') return `${a.kind} ${a.type.kind} ${a.object.metadata?.name}`.replace(/ws[0-9a-f]{9}$/, 'ws<claim>').replace(/-[0-9a-f]{5,}$/, '-<hash>');
+  if (a.kind === 'delete') return `delete ${a.type.kind} ${a.ref.name}`;
+  return a.kind;
+});
+const statusOf = (p: Plan) => [...p.actions].reverse().find((a): a is Extract<Action, { kind: 'status' }> => a.kind === 'status')?.status;
+const inferenceReason = (p: Plan) => findCondition(statusOf(p)?.conditions, ConditionType.InferenceReady)?.reason;
+
+/** The children a first pass would write, as the server would hold them (owned, with UIDs). */
+function converged(ws: Workspace, objects: KubernetesObject[] = [a10()], opts: { byo?: boolean; crd?: boolean } = {}): KubernetesObject[] {
+  const first = planWorkspace(snapshot(ws, objects, opts));
+  const written = first.actions.flatMap((a) =>
+    a.kind === 'apply' || a.kind === 'create' ? [{ ...a.object, kind: a.type.kind, metadata: { ...a.object.metadata, uid: `uid-${a.object.metadata?.name}`, managedFields: [{ manager: 'kaito-ts' }] } }] : [],
+  );
+  return [...objects, ...written];
+}
+
+/** A workspace as it is after its first pass: finalizer and revision annotations. */
+function afterFirstPass(ws: Workspace, objects: KubernetesObject[] = [a10()], opts: { byo?: boolean; crd?: boolean } = {}): Workspace {
+  const first = planWorkspace(snapshot(ws, objects, opts));
+  const meta = first.actions.find((a): a is Extract<Action, { kind: 'patchMetadata' }> => a.kind === 'patchMetadata');
+  return { ...ws, metadata: { ...ws.metadata, finalizers: [WORKSPACE_FINALIZER], annotations: { ...ws.metadata.annotations, ...meta?.annotations } } };
+}
+
+const readySts = (objects: KubernetesObject[]): KubernetesObject[] =>
+  objects.map((o) => (o.kind === 'StatefulSet' ? ({ ...o, metadata: { ...o.metadata, generation: 1 }, status: { observedGeneration: 1, replicas: 1, readyReplicas: 1, updatedReplicas: 1, currentRevision: 'r1', updateRevision: 'r1' } } as V1StatefulSet) : o));
+const pod0 = (ready: boolean, owner: { kind: string; uid: string }, extra: Partial<V1Pod['spec']> = {}): V1Pod & { kind: string } => ({
+  kind: 'Pod',
+  metadata: { name: 'ws1-0', namespace: 'ns1', labels: { 'kaito.sh/workspace': 'ws1' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: owner.kind, name: 'x', uid: owner.uid, controller: true }] },
+  spec: { containers: [{ name: 'c' }], ...extra },
+  status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
+});
+
+interface Row {
+  name: string;
+  snap: () => WorkspaceSnapshot;
+  steps?: string[];
+  failure?: string;
+  inference?: string;
+  requeue?: boolean;
+  check?: (p: Plan) => void;
+}
+
+const byo = byoWorkspace('phi-3-mini-4k-instruct');
+const owned = (name: string) => ({ metadata: { name, namespace: 'ns1', uid: `uid-${name}`, ownerReferences: [{ apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', name: 'ws1', uid: 'uid-1', controller: true }] } });
+
+const rows: Row[] = [
+  {
+    name: 'a new workspace: metadata, revision, workload before Services, status',
+    snap: () => snapshot(byo, [a10()]),
+    steps: ['patchMetadata', 'apply ControllerRevision ws1-<hash>', 'create ConfigMap inference-params-template', 'apply StatefulSet ws1', 'apply Service ws1-headless', 'apply Service ws1', 'status'],
+    inference: 'RolloutInProgress',
+  },
+  {
+    name: 'converged and ready: nothing at all',
+    snap: () => {
+      const ws = afterFirstPass(byo);
+      const objects = readySts(converged(byo));
+      const first = planWorkspace(snapshot(ws, objects));
+      return snapshot({ ...ws, status: statusOf(first) }, objects);
+    },
+    steps: [],
+  },
+  {
+    name: 'converged, status not yet written: one status write, InferenceReady True',
+    snap: () => snapshot(afterFirstPass(byo), readySts(converged(byo))),
+    steps: ['status'],
+    inference: 'WorkspaceInferenceStatusSuccess',
+  },
+  {
+    name: 'invalid spec (unknown instance of a preset): finalizer, Warning event, status, terminal',
+    snap: () => snapshot(presetWorkspace('no-such-model'), [a10()]),
+    steps: ['patchMetadata', 'event InvalidSpec', 'status'],
+    failure: 'InvalidSpec',
+  },
+  {
+    name: 'a StatefulSet of that name another object controls: reported, nothing written',
+    snap: () => snapshot(byo, [a10(), { kind: 'StatefulSet', metadata: { name: 'ws1', namespace: 'ns1', uid: 'x' } }]),
+    steps: ['patchMetadata', 'event ObjectNotOwned', 'status'],
+    failure: Reason.NotOwned,
+  },
+  {
+    name: 'a Service of that name another object controls: reported before any child write',
+    snap: () => snapshot(byo, [a10(), { kind: 'Service', metadata: { name: 'ws1-headless', namespace: 'ns1', uid: 'x' } }]),
+    steps: ['patchMetadata', 'event ObjectNotOwned', 'status'],
+    failure: Reason.NotOwned,
+  },
+  {
+    name: 'our revision name with another hash: KAITO revision conflict',
+    snap: () => {
+      const cr = converged(byo).find((o) => o.kind === 'ControllerRevision') as V1ControllerRevision;
+      return snapshot(byo, [a10(), { ...cr, metadata: { ...cr.metadata, annotations: { 'workspace.kaito.io/hash': 'other' } } } as KubernetesObject]);
+    },
+    failure: 'RevisionConflict',
+  },
+  {
+    name: 'a foreign revision under our name: NotOwned, never taken',
+    snap: () => {
+      const cr = converged(byo).find((o) => o.kind === 'ControllerRevision') as V1ControllerRevision;
+      return snapshot(byo, [a10(), { ...cr, metadata: { ...cr.metadata, ownerReferences: [] } } as KubernetesObject]);
+    },
+    failure: Reason.NotOwned,
+  },
+  {
+    name: 'history beyond 10 older revisions: the oldest owned ones pruned, look-alikes kept',
+    snap: () => {
+      const old = Array.from({ length: 12 }, (_, i) => ({ kind: 'ControllerRevision', revision: i + 1, ...owned(`ws1-old${i}`), metadata: { ...owned(`ws1-old${i}`).metadata, labels: { 'workspace.kaito.io/name': 'ws1' } } }));
+      const lookAlike = { kind: 'ControllerRevision', revision: 0, metadata: { name: 'ws1-copy', namespace: 'ns1', uid: 'copy', labels: { 'workspace.kaito.io/name': 'ws1' } } };
+      return snapshot(byo, [a10(), ...old, lookAlike] as KubernetesObject[]);
+    },
+    check: (p) => assert.deepEqual(steps(p).filter((s) => s.startsWith('delete')), ['delete ControllerRevision ws1-old0', 'delete ControllerRevision ws1-old1']),
+  },
+  {
+    name: 'a Secret problem before any workload: terminal, nothing created',
+    snap: () => snapshot(byo, [a10()], { patch: { secretProblem: { reason: Reason.SecretNotFound, message: 'Secret ns1/hf does not exist' } } }),
+    steps: ['patchMetadata', `event ${Reason.SecretNotFound}`, 'status'],
+    failure: Reason.SecretNotFound,
+  },
+  {
+    name: 'a Secret problem while serving: keeps serving, warned once',
+    snap: () => snapshot(afterFirstPass(byo), readySts(converged(byo)), { patch: { secretProblem: { reason: Reason.SecretNotFound, message: 'Secret ns1/hf does not exist' } } }),
+    steps: [`event ${Reason.SecretNotFound}`, 'status'],
+    check: (p) => assert.match(findCondition(statusOf(p)?.conditions, ConditionType.InferenceReady)?.message ?? '', /running pods keep serving/),
+  },
+  {
+    name: 'BYO replica scale-up at the same revision: the StatefulSet applied with the new count',
+    snap: () => snapshot(afterFirstPass(byo), readySts(converged(byo)).map((o) => (o.kind === 'StatefulSet' ? { ...o, spec: { ...(o as V1StatefulSet).spec!, replicas: 0 } } : o)) as KubernetesObject[]),
+    check: (p) => {
+      const sts = p.actions.find((a) => a.kind === 'apply' && a.type.kind === 'StatefulSet');
+      assert.equal(sts?.kind === 'apply' ? (sts.object as V1StatefulSet).spec?.replicas : undefined, 1);
+      assert.equal(inferenceReason(p), 'RolloutInProgress', 'a spec change is a generation not yet observed');
+    },
+  },
+  {
+    name: 'a new revision whose weights volume changes (NVMe class gone): the StatefulSet deleted to recreate, announced',
+    snap: () => {
+      const ws = presetWorkspace('phi-3-mini-4k-instruct', 'Standard_NC24ads_A100_v4');
+      const opts = { byo: false, crd: false };
+      const objects = converged(ws, [nvmeClass as KubernetesObject], opts);
+      assert.ok(objects.some((o) => o.kind === 'StatefulSet' && (o as V1StatefulSet).spec?.volumeClaimTemplates?.length), 'the first StatefulSet has an NVMe claim template');
+      const changed = { ...afterFirstPass(ws, [nvmeClass as KubernetesObject], opts), inference: { preset: { name: 'phi-3-mini-4k-instruct' }, adapters: [{ source: { name: 'a', image: 'example/a:1' } }] } } as Workspace;
+      return snapshot(changed, objects.filter((o) => o.kind !== 'StorageClass'), { byo: false, crd: false });
+    },
+    check: (p) => {
+      assert.deepEqual(steps(p).filter((s) => /StatefulSet|WeightsVolume/.test(s)), [`event ${Reason.WeightsVolumeChange}`, 'delete StatefulSet ws1']);
+      assert.equal(statusOf(p), undefined, 'the delete event brings the pass back; no status yet');
+    },
+  },
+  {
+    name: 'migration: owned legacy Deployment, pod 0 Ready → Normal event, Deployment deleted with its UID',
+    snap: () => {
+      const objects = readySts(converged(byo));
+      const sts = objects.find((o) => o.kind === 'StatefulSet')!;
+      const dep = { kind: 'Deployment', ...owned('ws1') } as V1Deployment & KubernetesObject;
+      return snapshot(afterFirstPass(byo), [...objects, dep, pod0(true, { kind: 'StatefulSet', uid: sts.metadata!.uid! })]);
+    },
+    check: (p) => {
+      assert.deepEqual(steps(p).filter((s) => /Deployment|Migration/.test(s)), [`event ${Reason.WorkloadMigration}`, 'delete Deployment ws1']);
+      const del = p.actions.find((a) => a.kind === 'delete');
+      assert.equal(del?.kind === 'delete' ? del.uid : '', 'uid-ws1');
+    },
+  },
+  {
+    name: 'migration: pod 0 not Ready yet → the main Service stays on the legacy pods, InferenceReady says why',
+    snap: () => {
+      const objects = converged(byo).filter((o) => !(o.kind === 'Service' && o.metadata?.name === 'ws1'));
+      const legacySvc = { kind: 'Service', ...owned('ws1'), spec: { selector: { app: 'legacy' } } };
+      return snapshot(afterFirstPass(byo), [...objects, legacySvc, { kind: 'Deployment', ...owned('ws1') }] as KubernetesObject[]);
+    },
+    check: (p) => assert.ok(!steps(p).includes('apply Service ws1')),
+    inference: Reason.WorkloadMigration,
+  },
+  {
+    name: 'migration: a Deployment of that name not ours → left alone, Warning event',
+    snap: () => snapshot(afterFirstPass(byo), [...readySts(converged(byo)), { kind: 'Deployment', metadata: { name: 'ws1', namespace: 'ns1', uid: 'd' } }] as KubernetesObject[]),
+    steps: [`event ${Reason.NotOwned}`, 'status'],
+  },
+  {
+    name: 'auto-provisioning, no claim yet: one metadata patch carries the claim count, a NodeClaim, no StatefulSet',
+    snap: () => snapshot(presetWorkspace('phi-3-mini-4k-instruct', 'Standard_NC24ads_A100_v4'), [nvmeClass as KubernetesObject], { byo: false }),
+    steps: ['patchMetadata', 'create NodeClaim ws<claim>', 'apply ControllerRevision ws1-<hash>', 'create ConfigMap inference-params-template', 'apply Service ws1-headless', 'apply Service ws1', 'status'],
+    inference: Reason.WaitingForNodes,
+    requeue: false, // the claim's own events bring it back; its bounded wait starts once it exists
+    check: (p) => {
+      const meta = p.actions[0];
+      assert.equal(meta?.kind === 'patchMetadata' ? meta.annotations?.[NODECLAIMS_CREATED_ANNOTATION] : '', '1');
+      assert.ok(meta?.kind === 'patchMetadata' && meta.finalizers?.includes(WORKSPACE_FINALIZER));
+    },
+  },
+  {
+    name: 'auto-provisioning, CRD not installed: no claim, the condition says so',
+    snap: () => snapshot(presetWorkspace('phi-3-mini-4k-instruct', 'Standard_NC24ads_A100_v4'), [], { byo: false, crd: false }),
+    check: (p) => {
+      assert.ok(!steps(p).some((s) => s.includes('NodeClaim')));
+      assert.equal(findCondition(statusOf(p)?.conditions, ConditionType.NodeClaimsReady)?.reason, Reason.NodeClaimCrdMissing);
+    },
+  },
+  {
+    name: 'a template whose spec is a string: the plan cannot throw, it reports',
+    snap: () => snapshot({ ...byo, inference: { template: { spec: 'oops' } } } as unknown as Workspace, [a10()]),
+    failure: Reason.PlanFailed,
+    check: (p) => {
+      assert.ok(p.failure, 'a failure');
+      assert.equal(p.actions.filter((a) => a.kind === 'apply').length, 0);
+      assert.ok(steps(p).includes('status'));
+    },
+  },
+  {
+    name: 'deletion with claims left: claims deleted, finalizer kept, status names them',
+    snap: () => snapshot({ ...byo, metadata: { ...byo.metadata, deletionTimestamp: NOW, finalizers: [WORKSPACE_FINALIZER] } } as Workspace, [], {
+      byo: false,
+      patch: { provisioning: 'on', claims: [{ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'wsabc', uid: 'c1', labels: {} }, spec: {} } as never] },
+    }),
+    steps: ['delete NodeClaim wsabc', 'status'],
+  },
+  {
+    name: 'deletion, nothing left: the shared config copy (ours, unused) deleted, then the finalizer',
+    snap: () => snapshot({ ...byo, metadata: { ...byo.metadata, deletionTimestamp: NOW, finalizers: ['other', WORKSPACE_FINALIZER] } } as Workspace, [
+      { kind: 'ConfigMap', metadata: { name: 'inference-params-template', namespace: 'ns1', uid: 'cm', labels: { 'app.kubernetes.io/managed-by': 'kaito-ts' }, managedFields: [{ manager: 'kaito-ts' }] } },
+    ]),
+    steps: ['status', 'delete ConfigMap inference-params-template', 'removeFinalizer'],
+    check: (p) => assert.equal((p.actions.at(-1) as Extract<Action, { kind: 'removeFinalizer' }>).index, 1),
+  },
+  {
+    name: 'deletion without our finalizer: nothing',
+    snap: () => snapshot({ ...byo, metadata: { ...byo.metadata, deletionTimestamp: NOW } } as Workspace, []),
+    steps: [],
+  },
+];
+
+const tuningWs = (): Workspace => ({
+  apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace',
+  metadata: { name: 'ws1', namespace: 'ns1', uid: 'uid-1' },
+  resource: { labelSelector: { matchLabels: { app: 't' } } },
+  tuning: { preset: { name: 'phi-3-mini-128k-instruct' }, method: 'qlora', input: { urls: ['https://example.com/d.parquet'] }, output: { image: 'example.com/out:1', imagePushSecret: 'push' } },
+}) as Workspace;
+const tuningNode = () => ({ ...gpuNode('t1', { app: 't', ...H100_NODE_LABELS }), kind: 'Node' }) as KubernetesObject;
+const tuningFirst = () => planWorkspace(snapshot(tuningWs(), [tuningNode()]));
+const tuningJob = (revision: string, extra: Record<string, unknown> = {}) => ({ kind: 'Job', ...owned('ws1'), ...extra, metadata: { ...owned('ws1').metadata, annotations: { 'workspace.kaito.io/revision': revision } } }) as KubernetesObject;
+
+rows.push(
+  {
+    name: 'tuning, new: metadata, revision, the Job by SSA, a Normal event, status',
+    snap: () => snapshot(tuningWs(), [tuningNode()]),
+    check: (p) => {
+      const s = steps(p);
+      assert.equal(s[0], 'patchMetadata');
+      assert.ok(s.includes('apply Job ws1') && s.includes('event TuningJobCreated') && s.at(-1) === 'status', s.join(', '));
+      const job = p.actions.find((a) => a.kind === 'apply' && a.type.kind === 'Job');
+      assert.equal(job?.kind === 'apply' ? job.refusedReason : '', Reason.InvalidJob, 'a refused Job is reported under its own reason');
+    },
+  },
+  {
+    name: 'tuning, the Job of this revision exists: only observed, never re-created',
+    snap: () => snapshot(tuningWs(), [tuningNode(), tuningJob('1')]),
+    check: (p) => assert.ok(!steps(p).some((s) => s.includes('Job')), steps(p).join(', ')),
+  },
+  {
+    name: 'tuning, the Job of an older revision: deleted (foreground) before the new one',
+    snap: () => snapshot(tuningWs(), [tuningNode(), tuningJob('0')]),
+    check: (p) => {
+      const del = p.actions.find((a) => a.kind === 'delete');
+      assert.ok(del?.kind === 'delete' && del.type.kind === 'Job' && del.propagationPolicy === 'Foreground' && del.uid === 'uid-ws1', steps(p).join(', '));
+      assert.ok(!steps(p).includes('apply Job ws1'));
+    },
+  },
+  {
+    name: 'tuning, a Job of that name another object controls: reported, untouched',
+    snap: () => snapshot(tuningWs(), [tuningNode(), { kind: 'Job', metadata: { name: 'ws1', namespace: 'ns1', uid: 'x' } }]),
+    failure: Reason.NotOwned,
+  },
+  {
+    name: 'tuning, the push Secret missing: waiting with a Warning, looked at again in 30 s, no Job',
+    snap: () => snapshot(tuningWs(), [tuningNode()], { patch: { missingSecrets: ['push'] } }),
+    requeue: true,
+    check: (p) => {
+      assert.ok(!steps(p).includes('apply Job ws1'));
+      assert.ok(steps(p).includes(`event SecretNotFound`) || steps(p).some((s) => s.startsWith('event ')), steps(p).join(', '));
+    },
+  },
+  {
+    name: 'tuning first pass and a repeat of it: the plan is the same twice (idempotent)',
+    snap: () => snapshot(tuningWs(), [tuningNode()]),
+    check: (p) => assert.deepEqual(steps(p), steps(tuningFirst())),
+  },
+);
+
+for (const r of rows) {
+  test(`planWorkspace: ${r.name}`, () => {
+    const plan = planWorkspace(r.snap());
+    if (r.steps) assert.deepEqual(steps(plan), r.steps, plan.actions.map(describeAction).join('\n'));
+    assert.equal(plan.failure?.reason, r.failure, plan.failure?.message);
+    if (r.inference) assert.equal(inferenceReason(plan), r.inference);
+    if (r.requeue !== undefined) assert.equal(plan.requeueAfterMs !== undefined, r.requeue);
+    r.check?.(plan);
+  });
+}
+
+test('planWorkspace is pure: the same snapshot gives the same plan, and the snapshot is not changed', () => {
+  const snap = snapshot(byo, [a10()]);
+  const before = structuredClone(snap.ws);
+  assert.deepEqual(planWorkspace(snap), planWorkspace(snap));
+  assert.deepEqual(snap.ws, before);
+});
