@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 
 export type WatchScript = (res: http.ServerResponse, query: URLSearchParams) => void;
+/** Answers a request before the list/watch endpoints do; returns true when it did (or holds it open). */
+export type RequestHandler = (req: http.IncomingMessage, res: http.ServerResponse, url: URL) => boolean;
 
 export class FakeApiServer {
   items: KubernetesObject[] = [];
@@ -15,6 +17,9 @@ export class FakeApiServer {
   readonly listFailures: number[] = [];
   /** One script per watch request, in order; when exhausted, watches hang until closed. */
   readonly watchScripts: WatchScript[] = [];
+  /** Every request received, in order ("METHOD /path"). */
+  readonly requests: string[] = [];
+  handler?: RequestHandler;
   private readonly open = new Set<http.ServerResponse>();
   private server?: http.Server;
 
@@ -41,12 +46,14 @@ export class FakeApiServer {
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://x');
     const q = url.searchParams;
+    this.requests.push(`${req.method} ${url.pathname}`);
+    this.open.add(res);
+    res.on('close', () => this.open.delete(res));
+    if (this.handler?.(req, res, url)) return;
     if (q.get('watch') === 'true') {
       this.watchQueries.push(q);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.flushHeaders();
-      this.open.add(res);
-      res.on('close', () => this.open.delete(res));
       this.watchScripts.shift()?.(res, q);
       return;
     }
