@@ -19,6 +19,14 @@ export class FakeApiServer {
   readonly watchScripts: WatchScript[] = [];
   /** Every request received, in order ("METHOD /path"). */
   readonly requests: string[] = [];
+  /** Every list request (path and query). */
+  readonly lists: URL[] = [];
+  /** Items per collection path (`/api/v1/nodes`); `items` serves every other path. */
+  readonly collections = new Map<string, KubernetesObject[]>();
+  /** Collection paths answered 404 (a CRD that is not installed). */
+  readonly missing = new Set<string>();
+  /** Open watches without a script, by collection path: `emit` writes to them. */
+  private readonly watching = new Map<http.ServerResponse, string>();
   handler?: RequestHandler;
   private readonly open = new Set<http.ServerResponse>();
   private server?: http.Server;
@@ -54,10 +62,21 @@ export class FakeApiServer {
       this.watchQueries.push(q);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.flushHeaders();
-      this.watchScripts.shift()?.(res, q);
+      const script = this.watchScripts.shift();
+      if (script) script(res, q);
+      else {
+        this.watching.set(res, url.pathname);
+        res.on('close', () => this.watching.delete(res));
+      }
       return;
     }
     this.listQueries.push(q);
+    this.lists.push(url);
+    if (this.missing.has(url.pathname)) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'Status', code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' }));
+      return;
+    }
     const fail = this.listFailures.shift();
     if (fail) {
       res.writeHead(fail, { 'content-type': 'application/json' });
@@ -66,13 +85,24 @@ export class FakeApiServer {
     }
     const limit = Number(q.get('limit') ?? 0);
     const start = Number(q.get('continue') ?? 0);
-    const page = limit ? this.items.slice(start, start + limit) : this.items;
-    const more = limit && start + limit < this.items.length ? String(start + limit) : undefined;
+    const items = this.collections.get(url.pathname) ?? this.items;
+    const page = limit ? items.slice(start, start + limit) : items;
+    const more = limit && start + limit < items.length ? String(start + limit) : undefined;
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({
       apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: this.resourceVersion, continue: more },
       items: page.map((i) => ({ ...i, apiVersion: undefined, kind: undefined })),
     }));
+  }
+
+  /** One watch event to every open unscripted watch of a collection path; returns how many got it. */
+  emit(path: string, type: string, object: unknown): number {
+    let n = 0;
+    for (const [res, p] of this.watching) if (p === path) {
+      send(res, type, object);
+      n++;
+    }
+    return n;
   }
 }
 
