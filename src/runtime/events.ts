@@ -37,11 +37,17 @@ export interface EventSink {
   patchSeries(namespace: string, name: string, series: EventSeries, signal?: AbortSignal): Promise<void>;
 }
 
-export function clientEventSink(client: KubeClient): EventSink {
-  const bound = (signal: AbortSignal | undefined) => (signal ? client.withSignal(signal) : client);
+export function clientEventSink(base: KubeClient): EventSink {
+  const bound = (signal: AbortSignal | undefined) => (signal ? base.withSignal(signal) : base);
   return {
-    create: async (event, signal) => void (await bound(signal).create(Resources.events, event)),
-    patchSeries: async (namespace, name, series, signal) => void (await bound(signal).patch(Resources.events, { namespace, name }, { series }, MERGE_PATCH)),
+    create: async (event, signal) => {
+      const client = bound(signal);
+      await client.create(Resources.events, event);
+    },
+    patchSeries: async (namespace, name, series, signal) => {
+      const client = bound(signal);
+      await client.patch(Resources.events, { namespace, name }, { series }, MERGE_PATCH);
+    },
   };
 }
 

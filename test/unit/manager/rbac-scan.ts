@@ -35,10 +35,15 @@ const GENERIC_HELPERS: { file: string; fn: string; callee: string; typeArg: numb
   { file: 'src/runtime/status.ts', fn: 'writeStatusIfChanged', callee: 'writeStatusIfChanged', typeArg: 1, verbs: ['patch'], subresource: 'status' },
   { file: 'src/runtime/reflector.ts', fn: 'Reflector', callee: 'Reflector', typeArg: 'type-property', verbs: ['list', 'watch'] },
   { file: 'src/controllers/workspace/ownership.ts', fn: 'deleteExactly', callee: 'deleteExactly', typeArg: 1, verbs: ['delete'] },
+  // A row of a ControllerBuilder table names its kind as `resource(Resources.x)`: one reflector each.
+  { file: 'src/runtime/builder.ts', fn: 'resource', callee: 'resource', typeArg: 0, verbs: ['list', 'watch'] },
 ];
-/** Local wrappers that forward their first argument into a generic helper (setup.ts's `reflect`). */
+/**
+ * Files that forward a resource type into a generic helper, their callers naming it literally: the
+ * builder makes a Reflector of each row's type (`resource(...)` calls are scanned instead).
+ */
 const FORWARDERS: { file: string; callee: string; typeArg: number; verbs: string[] }[] = [
-  { file: 'src/controllers/workspace/setup.ts', callee: 'reflect', typeArg: 0, verbs: ['list', 'watch'] },
+  { file: 'src/runtime/builder.ts', callee: 'resource', typeArg: 0, verbs: ['list', 'watch'] },
 ];
 
 export interface ScanResult {
