@@ -270,6 +270,8 @@ describe('setupWorkspaceController wiring (fake API server)', { timeout: 15_000 
         assert.equal(list.searchParams.get('fieldSelector'), field, `${path} fieldSelector`);
       }
       assert.deepEqual(w.caches.secrets.get('team', 'hf')?.metadata?.annotations, undefined, 'no annotation (nor value) of a Secret is held');
+      const metadataOnly = [...server.listAccept].filter(([, accept]) => accept?.includes('PartialObjectMetadataList')).map(([p]) => p);
+      assert.deepEqual(metadataOnly, [resourcePath(Resources.secrets, 'team')], 'only Secrets are listed as metadata');
     } finally {
       await Promise.all(w.reflectors.map((r) => r.stop()));
     }

@@ -73,6 +73,8 @@ describe('ControllerBuilder (fake API server)', { timeout: 15_000 }, () => {
     assert.ok(list(path(Resources.nodes)), 'a cluster-scoped kind is listed cluster-wide');
     // namespace: null → every namespace although the builder has one.
     assert.equal(list(path(Resources.configMaps))?.searchParams.get('fieldSelector'), 'metadata.name=cfg');
+    assert.match(server.listAccept.get(path(Resources.configMaps)) ?? '', /as=PartialObjectMetadataList/);
+    assert.equal(server.listAccept.get(path(Resources.nodes)), 'application/json');
     assert.equal(built.sources.configMaps.cache.size, 0);
   });
 

@@ -21,6 +21,8 @@ export class FakeApiServer {
   readonly requests: string[] = [];
   /** Every list request (path and query). */
   readonly lists: URL[] = [];
+  /** The Accept header of each list, by collection path (the last one). */
+  readonly listAccept = new Map<string, string | undefined>();
   /** Items per collection path (`/api/v1/nodes`); `items` serves every other path. */
   readonly collections = new Map<string, KubernetesObject[]>();
   /** Collection paths answered 404 (a CRD that is not installed). */
@@ -72,6 +74,7 @@ export class FakeApiServer {
     }
     this.listQueries.push(q);
     this.lists.push(url);
+    this.listAccept.set(url.pathname, req.headers.accept);
     if (this.missing.has(url.pathname)) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ kind: 'Status', code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' }));
