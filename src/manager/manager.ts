@@ -3,19 +3,17 @@
 //
 // With --leader-elect every replica fills its caches (so /readyz means "caches synced" on leader and
 // standby alike, and a takeover starts warm), but only the Lease holder runs workers.
-import type { Server } from 'node:http';
 import type { Logger as Pino } from 'pino';
 import { KubeClient } from '../runtime/client.js';
 import { clientEventSink, EventRecorder } from '../runtime/events.js';
 import { loadClusterAccess } from '../runtime/cluster-access.js';
-import { Resources } from '../runtime/resources.js';
 import { KubeTransport } from '../runtime/transport.js';
 import { setupWorkspaceController, type WorkspaceController } from '../controllers/workspace/setup.js';
-import { serve, type Handler } from './http.js';
 import { DEFAULT_LEADER_ELECTION_NAMESPACE, LeaderElector } from './leader-election.js';
 import { createLogger } from './logging.js';
 import { OperatorMetrics } from './metrics.js';
 import type { ManagerOptions } from './options.js';
+import { controllerRunnable, httpServer, reflectorsRunnable, RunnableGroups } from './runnables.js';
 
 export interface RunningManager {
   log: Pino;
@@ -80,60 +78,28 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
   });
 
   // The optional NodeClaim watch may never sync (CRD absent); it must not hold readiness back.
-  const required = workspace.reflectors.filter((r) => r.name.split('@')[0] !== Resources.nodeClaims.plural);
-  let workersRunning = false;
-  const ready = () => required.every((r) => r.hasSynced);
+  const ready = () => workspace.required.every((r) => r.hasSynced);
 
-  const servers: Server[] = [];
-  const endpoint = async (address: string, routes: Record<string, Handler>): Promise<string | undefined> => {
-    if (address === '0') return undefined;
-    const s = await serve(address, routes);
-    servers.push(s.server);
-    return s.url;
-  };
-  const closeServers = () => Promise.all(servers.splice(0).map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-
-  let healthUrl: string | undefined;
-  let metricsUrl: string | undefined;
-  try {
-    healthUrl = await endpoint(o.healthProbeBindAddress, {
-      '/healthz': (_q, res) => void res.writeHead(200).end('ok\n'),
-      // Not tied to the lease: a standby with synced caches is ready to take over (Kubebuilder's advice).
-      '/readyz': (_q, res) => void (ready() ? res.writeHead(200).end('ok\n') : res.writeHead(503).end('caches not synced\n')),
-    });
-    metricsUrl = await endpoint(o.metricsBindAddress, {
-      '/metrics': async (_q, res) => {
-        const m = await metrics.render();
-        res.writeHead(200, { 'content-type': m.contentType }).end(m.body);
-      },
-    });
-  } catch (err) {
-    await closeServers();
-    throw err;
-  }
-
-  const startWorkers = async () => {
-    await controller.start();
-    workersRunning = true;
-  };
-  const acquiring = new AbortController();
-  let leading: Promise<void>;
-  if (!elector) {
-    try {
-      await startWorkers();
-    } catch (err) {
-      await closeServers();
-      throw err;
-    }
-    leading = Promise.resolve();
-  } else {
-    for (const r of workspace.reflectors) r.start();
-    leading = (async () => {
-      if (!(await elector.acquire(acquiring.signal))) return new Promise<void>(() => {}); // stopped while standing by
-      elector.keepRenewing((reason) => fatal(`leader election lost: ${reason}`));
-      await startWorkers().catch((err: unknown) => fatal(`controller did not start: ${(err as Error).message}`));
-    })();
-  }
+  // servers → caches → (the lease) → workers; stopped in reverse (runnables.ts).
+  const groups = new RunnableGroups({ ...(elector ? { leader: elector } : {}), onFatal: fatal });
+  const health = o.healthProbeBindAddress === '0' ? undefined : httpServer('health', o.healthProbeBindAddress, {
+    '/healthz': (_q, res) => void res.writeHead(200).end('ok\n'),
+    // Not tied to the lease: a standby with synced caches is ready to take over (Kubebuilder's advice).
+    '/readyz': (_q, res) => void (ready() ? res.writeHead(200).end('ok\n') : res.writeHead(503).end('caches not synced\n')),
+  });
+  const metricsServer = o.metricsBindAddress === '0' ? undefined : httpServer('metrics', o.metricsBindAddress, {
+    '/metrics': async (_q, res) => {
+      const m = await metrics.render();
+      res.writeHead(200, { 'content-type': m.contentType }).end(m.body);
+    },
+  });
+  for (const server of [health, metricsServer]) if (server) groups.add('servers', server);
+  // With --leader-elect every replica fills its caches; without, the controller would start them anyway.
+  groups.add('caches', reflectorsRunnable('workspace caches', workspace.reflectors));
+  groups.add('leaderGated', controllerRunnable(controller));
+  const { leading } = await groups.start();
+  const healthUrl = health?.url;
+  const metricsUrl = metricsServer?.url;
   log.info({
     workers: o.maxConcurrentReconciles, featureGates: o.featureGates, cloudProvider: o.cloudProvider, namespace: o.namespace ?? '(all)',
     healthUrl, metricsUrl, ...(elector ? { lease: `${leaseNamespace}/${elector.name}`, identity: elector.identity } : {}),
@@ -149,12 +115,8 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
     elector,
     leading,
     async stop(deadlineMs = 30_000) {
-      acquiring.abort();
-      // A standby never handed out work: nothing is in flight, so there is nothing to wait for.
-      const drained = workersRunning ? await controller.stop(deadlineMs) : (await controller.stop(0), true);
-      // Only now, with no reconcile running, may another replica start: hand the lease back.
-      if (elector) await elector.release();
-      await closeServers();
+      // Workers drain (a standby's stop at once), the lease is handed back, then caches and endpoints close.
+      const drained = await groups.stop(deadlineMs);
       transport.close();
       log.info({ drained }, 'kaito-ts operator stopped');
       return drained;

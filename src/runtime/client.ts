@@ -3,7 +3,7 @@
 // precondition. Reads normally come from the caches; `get` is for the rare direct read.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { apiVersionOf, resourcePath, type ResourceType } from './resources.js';
-import type { KubeTransport, Query, StreamHandle } from './transport.js';
+import type { HttpRequest, KubeTransport, Query, StreamHandle } from './transport.js';
 
 export const FIELD_MANAGER = 'kaito-ts';
 export const APPLY_PATCH = 'application/apply-patch+yaml';
@@ -43,13 +43,39 @@ export interface ClientOptions {
   force?: boolean;
 }
 
+/** What every request of a bound client carries (`withSignal`). */
+export interface CallOptions {
+  /** Aborts every request of the client, in flight or not yet sent: they reject with kind 'Aborted'. */
+  signal?: AbortSignal;
+  /** Per-request timeout instead of the transport's (30 s); not for watches, which have their own watchdog. */
+  timeoutMs?: number;
+}
+
 export class KubeClient {
   readonly fieldManager: string;
   private readonly force: boolean;
 
-  constructor(readonly transport: KubeTransport, opts: ClientOptions = {}) {
+  constructor(readonly transport: KubeTransport, opts: ClientOptions = {}, private readonly call: CallOptions = {}) {
     this.fieldManager = opts.fieldManager ?? FIELD_MANAGER;
     this.force = opts.force ?? true;
+  }
+
+  /** The signal every request of this client carries (from `withSignal`), if any. */
+  get signal(): AbortSignal | undefined {
+    return this.call.signal;
+  }
+
+  /**
+   * The same client (transport, field manager, counters) with every request bound to `signal`: a
+   * reconcile passes its `ctx.signal` so a stopping controller cancels the pass's calls on the wire,
+   * and a call whose signal has already fired is never sent. Binding a bound client aborts on either
+   * signal. `timeoutMs` overrides the per-request timeout for these calls.
+   */
+  withSignal(signal: AbortSignal, opts: { timeoutMs?: number } = {}): KubeClient {
+    return new KubeClient(this.transport, { fieldManager: this.fieldManager, force: this.force }, {
+      signal: anySignal(this.call.signal, signal),
+      timeoutMs: opts.timeoutMs ?? this.call.timeoutMs,
+    });
   }
 
   get counter() {
@@ -57,16 +83,16 @@ export class KubeClient {
   }
 
   get<T extends KubernetesObject>(type: ResourceType, namespace: string | undefined, name: string): Promise<T> {
-    return this.transport.request<T>({ verb: 'get', method: 'GET', path: resourcePath(type, namespace, name) });
+    return this.send<T>({ verb: 'get', method: 'GET', path: resourcePath(type, namespace, name) });
   }
 
   list<T extends KubernetesObject>(type: ResourceType, opts: ListOptions = {}): Promise<ObjectList<T>> {
     const { namespace, signal, accept, ...query } = opts;
-    return this.transport.request({ verb: 'list', method: 'GET', path: resourcePath(type, namespace), query: { ...query }, accept, signal });
+    return this.send({ verb: 'list', method: 'GET', path: resourcePath(type, namespace), query: { ...query }, accept, signal });
   }
 
   create<T extends KubernetesObject>(type: ResourceType, obj: T): Promise<T> {
-    return this.transport.request<T>({
+    return this.send<T>({
       verb: 'create', method: 'POST', path: resourcePath(type, obj.metadata?.namespace),
       query: { fieldManager: this.fieldManager }, body: withTypeMeta(type, obj),
     });
@@ -96,7 +122,7 @@ export class KubeClient {
     type: ResourceType, ref: ObjectRefLike, body: unknown,
     contentType: typeof MERGE_PATCH | typeof JSON_PATCH = MERGE_PATCH, subresource?: string,
   ): Promise<T> {
-    return this.transport.request<T>({
+    return this.send<T>({
       verb: 'patch', method: 'PATCH', path: resourcePath(type, ref.namespace, ref.name, subresource),
       query: { fieldManager: this.fieldManager }, body, contentType,
     });
@@ -108,7 +134,7 @@ export class KubeClient {
    */
   delete(type: ResourceType, ref: ObjectRefLike, opts: { uid?: string; resourceVersion?: string; propagationPolicy?: PropagationPolicy; gracePeriodSeconds?: number } = {}): Promise<unknown> {
     const preconditions = opts.uid || opts.resourceVersion ? { uid: opts.uid, resourceVersion: opts.resourceVersion } : undefined;
-    return this.transport.request({
+    return this.send({
       verb: 'delete', method: 'DELETE', path: resourcePath(type, ref.namespace, ref.name),
       body: {
         apiVersion: 'v1', kind: 'DeleteOptions', preconditions,
@@ -123,7 +149,7 @@ export class KubeClient {
     opts: { namespace?: string; accept?: string; signal?: AbortSignal } = {},
   ): Promise<StreamHandle> {
     return this.transport.stream(
-      { verb: 'watch', method: 'GET', path: resourcePath(type, opts.namespace), query: { ...query, watch: true }, accept: opts.accept, signal: opts.signal },
+      { verb: 'watch', method: 'GET', path: resourcePath(type, opts.namespace), query: { ...query, watch: true }, accept: opts.accept, signal: anySignal(this.call.signal, opts.signal) },
       onLine, idleTimeoutMs,
     );
   }
@@ -131,13 +157,24 @@ export class KubeClient {
   private applyTo<T extends KubernetesObject>(type: ResourceType, obj: T, subresource: string | undefined, opts: ApplyOptions): Promise<T> {
     const name = obj.metadata?.name;
     if (!name) throw new Error(`apply ${type.kind}: metadata.name is required`);
-    return this.transport.request<T>({
+    return this.send<T>({
       verb: 'apply', method: 'PATCH', path: resourcePath(type, obj.metadata?.namespace, name, subresource),
       query: { fieldManager: this.fieldManager, force: opts.force ?? this.force, dryRun: opts.dryRun ? 'All' : undefined },
       // JSON is YAML, and the apiserver accepts it under the apply content type.
       body: withTypeMeta(type, obj), contentType: APPLY_PATCH,
     });
   }
+
+  /** Every request but watches goes out here, with this client's signal and timeout. */
+  private send<T>(req: HttpRequest): Promise<T> {
+    return this.transport.request<T>({ ...req, signal: anySignal(this.call.signal, req.signal), timeoutMs: req.timeoutMs ?? this.call.timeoutMs });
+  }
+}
+
+/** One signal that fires when either does (undefined when neither is given). */
+function anySignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (!a || !b || a === b) return a ?? b;
+  return AbortSignal.any([a, b]);
 }
 
 export interface ObjectRefLike {

@@ -15,6 +15,7 @@ export type KubeErrorKind =
   | 'ServerTimeout'
   | 'ServerError'
   | 'Network'
+  | 'Aborted'
   | 'Unknown';
 
 /** The subset of a metav1.Status the API server sends with every failure. */
@@ -31,7 +32,7 @@ const RETRYABLE: ReadonlySet<KubeErrorKind> = new Set(['TooManyRequests', 'Serve
 // Transport failures that a later attempt may not see: connection refused/reset, DNS hiccups, timeouts.
 const NETWORK_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH',
-  'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'ERR_STREAM_PREMATURE_CLOSE', 'ABORT_ERR',
+  'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'ERR_STREAM_PREMATURE_CLOSE',
 ]);
 
 export class KubeApiError extends Error {
@@ -102,7 +103,9 @@ export function toKubeError(err: unknown): KubeApiError {
   const e = err as { statusCode?: number; code?: string | number; name?: string; message?: string } | undefined;
   if (typeof e?.statusCode === 'number') return fromStatus(e.statusCode, undefined);
   const code = typeof e?.code === 'string' ? e.code : undefined;
-  if ((code && NETWORK_CODES.has(code)) || e?.name === 'AbortError' || e?.name === 'TimeoutError' || e?.name === 'FetchError') {
+  // The caller gave up (its AbortSignal fired): neither the server's answer nor a network fault.
+  if (e?.name === 'AbortError' || code === 'ABORT_ERR') return new KubeApiError('Aborted', `request aborted${e?.message ? `: ${e.message}` : ''}`);
+  if ((code && NETWORK_CODES.has(code)) || e?.name === 'TimeoutError' || e?.name === 'FetchError') {
     return new KubeApiError('Network', `${code ?? e?.name}: ${e?.message ?? ''}`.trim());
   }
   return new KubeApiError('Unknown', e?.message ?? String(err));
@@ -114,6 +117,8 @@ export const isConflict = (err: unknown): boolean => toKubeError(err).kind === '
 export const isForbidden = (err: unknown): boolean => toKubeError(err).kind === 'Forbidden';
 export const isInvalid = (err: unknown): boolean => toKubeError(err).kind === 'Invalid';
 export const isRetryable = (err: unknown): boolean => toKubeError(err).retryable;
+/** The call was cancelled by its AbortSignal (a stopping controller, a reconcile's deadline): nothing to report. */
+export const isAborted = (err: unknown): boolean => toKubeError(err).kind === 'Aborted';
 // Server-side apply reports objects it cannot convert as 500 InternalError (kube-apiserver 1.36: a
 // duplicate list-map key, a quantity "abc"), though no retry can change the answer.
 const CONVERSION_REFUSAL = /^failed to (create typed patch object|convert new object)\b/;

@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { MERGE_PATCH, type KubeClient } from './client.js';
-import { isNotFound } from './errors.js';
+import { isAborted, isNotFound } from './errors.js';
 import { silentLogger, type Logger } from './log.js';
 import { Resources } from './resources.js';
 
@@ -31,16 +31,23 @@ export interface EventBody {
   series?: EventSeries;
 }
 
-/** Where events go; the default writes through KubeClient, tests use a fake. */
+/** Where events go; the default writes through KubeClient, tests use a fake. `signal` aborts the write. */
 export interface EventSink {
-  create(event: EventBody): Promise<void>;
-  patchSeries(namespace: string, name: string, series: EventSeries): Promise<void>;
+  create(event: EventBody, signal?: AbortSignal): Promise<void>;
+  patchSeries(namespace: string, name: string, series: EventSeries, signal?: AbortSignal): Promise<void>;
 }
 
-export function clientEventSink(client: KubeClient): EventSink {
+export function clientEventSink(base: KubeClient): EventSink {
+  const bound = (signal: AbortSignal | undefined) => (signal ? base.withSignal(signal) : base);
   return {
-    create: async (event) => void (await client.create(Resources.events, event)),
-    patchSeries: async (namespace, name, series) => void (await client.patch(Resources.events, { namespace, name }, { series }, MERGE_PATCH)),
+    create: async (event, signal) => {
+      const client = bound(signal);
+      await client.create(Resources.events, event);
+    },
+    patchSeries: async (namespace, name, series, signal) => {
+      const client = bound(signal);
+      await client.patch(Resources.events, { namespace, name }, { series }, MERGE_PATCH);
+    },
   };
 }
 
@@ -76,14 +83,27 @@ const MAX_ENTRIES = 4096;
 export const microTime = (ms: number): string => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 
 export class EventRecorder {
-  private readonly entries = new Map<string, SeriesEntry>();
+  private entries = new Map<string, SeriesEntry>();
   private readonly o: Required<Omit<EventRecorderOptions, 'sink'>> & { sink: EventSink };
+  private signal?: AbortSignal;
 
   constructor(opts: EventRecorderOptions) {
     this.o = {
       reportingController: 'kaito-ts', reportingInstance: process.env.HOSTNAME || hostname(),
       windowMs: 6 * 60_000, patchIntervalMs: 30_000, now: Date.now, log: silentLogger, ...opts,
     };
+  }
+
+  /**
+   * The same recorder (same series, same aggregation) whose writes carry `signal`: a write started
+   * through it is aborted with the signal, or not sent when it has already fired. An aborted create
+   * forgets its series, so the next occurrence starts a new one.
+   */
+  withSignal(signal: AbortSignal): EventRecorder {
+    const bound = new EventRecorder(this.o);
+    bound.entries = this.entries;
+    bound.signal = signal;
+    return bound;
   }
 
   /**
@@ -104,7 +124,7 @@ export class EventRecorder {
       this.entries.set(key, entry);
       const e = entry;
       return this.enqueue(e, async () => {
-        await this.o.sink.create(body);
+        await this.o.sink.create(body, this.signal);
         e.written = 1;
       });
     }
@@ -116,7 +136,7 @@ export class EventRecorder {
     return this.enqueue(e, async () => {
       if (e.written === 0) return; // the create failed; nothing to extend
       const count = e.count;
-      await this.o.sink.patchSeries(e.namespace, e.name, { count, lastObservedTime: microTime(e.lastObservedAt) });
+      await this.o.sink.patchSeries(e.namespace, e.name, { count, lastObservedTime: microTime(e.lastObservedAt) }, this.signal);
       e.written = count;
     });
   }
@@ -130,8 +150,8 @@ export class EventRecorder {
 
   private enqueue(entry: SeriesEntry, write: () => Promise<void>): Promise<void> {
     entry.chain = entry.chain.then(write).catch((err: unknown) => {
-      // The event was garbage-collected (1 h TTL): start a new series next time.
-      if (isNotFound(err)) for (const [k, v] of this.entries) if (v === entry) this.entries.delete(k);
+      // The event was garbage-collected (1 h TTL), or its create was aborted: start a new series next time.
+      if (isNotFound(err) || (isAborted(err) && entry.written === 0)) for (const [k, v] of this.entries) if (v === entry) this.entries.delete(k);
       this.o.log.error({ event: entry.name, error: err instanceof Error ? err.message : String(err) }, 'event write failed');
     });
     return entry.chain;

@@ -1,4 +1,5 @@
 // The controller runtime's public surface: import from here, not from the individual files.
+export * from './builder.js';
 export * from './cache.js';
 export * from './client.js';
 export * from './controller.js';

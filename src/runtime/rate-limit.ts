@@ -24,10 +24,10 @@ export class TokenBucket {
     this.tokens -= 1;
     return this.tokens >= 0 ? 0 : (-this.tokens / this.qps) * 1000;
   }
-  /** Waits for a token (client-side QPS limit). */
-  async acquire(): Promise<void> {
+  /** Waits for a token (client-side QPS limit); an abort ends the wait early. */
+  async acquire(signal?: AbortSignal): Promise<void> {
     const ms = this.reserve();
-    if (ms > 0) await sleep(ms);
+    if (ms > 0) await sleep(ms, signal);
   }
 }
 

@@ -25,7 +25,10 @@ export interface HttpRequest {
   contentType?: string;
   /** Response media type; default JSON (a metadata-only list/watch asks for PartialObjectMetadata). */
   accept?: string;
+  /** Aborts the request wherever it is (waiting for a token, connecting, reading): it rejects as kind 'Aborted'. */
   signal?: AbortSignal;
+  /** This request's timeout, instead of the transport's (no response byte for that long: 'Network', retryable). */
+  timeoutMs?: number;
 }
 
 export interface TransportOptions {
@@ -71,8 +74,8 @@ export class KubeTransport {
   }
 
   async request<T = unknown>(req: HttpRequest): Promise<T> {
-    const res = await this.open(req, this.timeoutMs);
-    const text = await readAll(res).catch((err: unknown) => { throw toKubeError(err); });
+    const res = await this.open(req, req.timeoutMs ?? this.timeoutMs);
+    const text = await readAll(res, req.signal).catch((err: unknown) => { throw toKubeError(err); });
     if (!isOk(res.statusCode)) throw fromStatus(res.statusCode, text, header(res, 'retry-after'));
     return (text ? JSON.parse(text) : undefined) as T;
   }
@@ -86,7 +89,7 @@ export class KubeTransport {
     const signal = req.signal ? AbortSignal.any([req.signal, controller.signal]) : controller.signal;
     const res = await this.open({ ...req, signal }, idleTimeoutMs);
     if (!isOk(res.statusCode)) {
-      const text = await readAll(res).catch(() => '');
+      const text = await readAll(res, signal).catch(() => '');
       throw fromStatus(res.statusCode, text, header(res, 'retry-after'));
     }
     const done = new Promise<void>((resolve, reject) => {
@@ -116,8 +119,9 @@ export class KubeTransport {
   }
 
   private async open(req: HttpRequest, timeoutMs: number): Promise<http.IncomingMessage> {
-    await this.limiter.acquire();
-    this.counter.inc(req.verb);
+    throwIfAborted(req.signal);
+    await this.limiter.acquire(req.signal);
+    throwIfAborted(req.signal);
     const cluster = this.kubeConfig.getCurrentCluster();
     if (!cluster) throw new KubeApiError('Unknown', 'kubeconfig has no current cluster');
     const url = new URL(cluster.server.replace(/\/$/, '') + req.path);
@@ -128,6 +132,9 @@ export class KubeTransport {
     await this.kubeConfig.applyToHTTPSOptions(opts);
     const headers: http.OutgoingHttpHeaders = { ...(opts.headers as http.OutgoingHttpHeaders), accept: req.accept ?? 'application/json' };
     if (opts.auth) headers.authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+    // Auth may have run an exec plugin: a request aborted meanwhile is still never sent (nor counted).
+    throwIfAborted(req.signal);
+    this.counter.inc(req.verb);
     let payload: string | undefined;
     if (req.body !== undefined) {
       payload = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
@@ -149,7 +156,7 @@ export class KubeTransport {
         url, { method: req.method, headers, agent, signal: req.signal }, resolve,
       );
       r.setTimeout(timeoutMs, () => r.destroy(Object.assign(new Error(`no response within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
-      r.on('error', (err) => reject(toKubeError(err)));
+      r.on('error', (err) => reject(req.signal?.aborted ? abortedError(req.signal) : toKubeError(err)));
       r.end(payload);
     });
   }
@@ -167,11 +174,25 @@ const header = (res: http.IncomingMessage, name: string): string | undefined => 
   return Array.isArray(v) ? v[0] : v;
 };
 
-function readAll(res: http.IncomingMessage): Promise<string> {
+/** The error of a request its signal ended: kind 'Aborted', whatever the socket said. */
+const abortedError = (signal: AbortSignal): KubeApiError => {
+  const reason: unknown = signal.reason;
+  return new KubeApiError('Aborted', `request aborted${reason instanceof Error && reason.message ? `: ${reason.message}` : ''}`);
+};
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw abortedError(signal);
+}
+
+function readAll(res: http.IncomingMessage, signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     res.on('data', (c: Buffer) => chunks.push(c));
     res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    res.on('error', reject);
+    res.on('error', (err) => reject(signal?.aborted ? abortedError(signal) : err));
+    // An abort after the headers: the body will never end; say so instead of waiting.
+    res.on('close', () => {
+      if (!res.complete) reject(signal?.aborted ? abortedError(signal) : toKubeError(Object.assign(new Error('response closed before its end'), { code: 'ECONNRESET' })));
+    });
   });
 }

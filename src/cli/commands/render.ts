@@ -20,7 +20,7 @@ import { buildTuning, tuningObjectList } from '../../builders/tuning/build.js';
 import { tuningConfigLookup } from '../../builders/tuning/config.js';
 import { INFERENCE_CONFIG_KEY } from '../../api/labels.js';
 import { describeAction } from '../../controllers/workspace/actions.js';
-import type { OperatorConfig, WorkspaceObject } from '../../controllers/workspace/context.js';
+import type { OperatorConfig } from '../../controllers/workspace/context.js';
 import { planWorkspace } from '../../controllers/workspace/plan.js';
 import { cachesFromObjects, readSnapshot } from '../../controllers/workspace/snapshot.js';
 import { FIELD_MANAGER } from '../../runtime/client.js';
@@ -94,7 +94,7 @@ interface Rendered {
 function planLines(ws: Workspace, stateObjects: readonly unknown[], base: ClusterFacts): string[] {
   const config: OperatorConfig = { featureGates: base.featureGates, cloudProvider: base.cloudProvider, presetRegistry: base.presetRegistry, releaseNamespace: base.releaseNamespace, nodeProvisioningTimeoutMs: DEFAULT_NODE_PROVISIONING_TIMEOUT_MS };
   const objects = (stateObjects as KubernetesObject[]).map((o) => (o.kind === 'Node' || o.kind === 'StorageClass' ? o : { ...o, metadata: { ...o.metadata, namespace: o.metadata?.namespace ?? 'default' } }));
-  const snap = readSnapshot(ws as WorkspaceObject, { caches: cachesFromObjects(objects), config, fieldManager: FIELD_MANAGER, now: new Date(), nodeClaimCrdInstalled: () => true });
+  const snap = readSnapshot(ws, { caches: cachesFromObjects(objects), config, fieldManager: FIELD_MANAGER, now: new Date(), nodeClaimCrdInstalled: () => true });
   const plan = planWorkspace(snap);
   if (plan.failure) return [`plan: stops with ${plan.failure.reason}: ${plan.failure.message}`];
   return ['plan (the operator\'s first pass on this state):', ...plan.actions.map((a) => `  ${describeAction(a)}`)];

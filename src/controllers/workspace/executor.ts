@@ -34,12 +34,14 @@ export class PlanExecutor {
     this.cacheOf = Object.fromEntries(Object.entries(Resources).map(([field, t]) => [t.plural, c[field]]));
   }
 
-  async execute(ws: WorkspaceObject, plan: Plan): Promise<ExecutionRecord> {
+  /** Runs the actions in order; `signal` (the reconcile context's) aborts any call in flight on shutdown. */
+  async execute(ws: WorkspaceObject, plan: Plan, signal?: AbortSignal): Promise<ExecutionRecord> {
     const record: ExecutionRecord = { writes: 0, events: 0 };
+    const io = signal ? { client: this.deps.client.withSignal(signal), recorder: this.deps.recorder.withSignal(signal) } : this.deps;
     let current = ws;
     for (const action of plan.actions) {
       try {
-        current = await this.run(current, action, record);
+        current = await this.run(io, current, action, record);
       } catch (err) {
         throw new ActionFailed(action, err);
       }
@@ -47,8 +49,9 @@ export class PlanExecutor {
     return record;
   }
 
-  private async run(ws: WorkspaceObject, a: Action, record: ExecutionRecord): Promise<WorkspaceObject> {
-    const { client, recorder, caches } = this.deps;
+  private async run(io: Pick<ExecutorDeps, 'client' | 'recorder'>, ws: WorkspaceObject, a: Action, record: ExecutionRecord): Promise<WorkspaceObject> {
+    const { client, recorder } = io;
+    const { caches } = this.deps;
     const ref = { namespace: ws.metadata.namespace, name: ws.metadata.name ?? '' };
     switch (a.kind) {
       case 'event':

@@ -21,13 +21,14 @@ export class WorkspaceReconciler {
     this.executor = new PlanExecutor(deps);
   }
 
-  reconcile = async (key: string, failuresSoFar = 0): Promise<Result> => {
+  /** `signal` is the reconcile context's: shutdown or a stuck API server cannot hold the worker. */
+  reconcile = async (key: string, failuresSoFar = 0, signal?: AbortSignal): Promise<Result> => {
     const cached = this.deps.caches.workspaces.getByKey(key);
     if (!cached) return {};
     const snap = await takeSnapshot(cached, this.deps, this.secrets);
     const plan = planWorkspace(snap);
     try {
-      this.lastExecution = await this.executor.execute(snap.ws, plan);
+      this.lastExecution = await this.executor.execute(snap.ws, plan, signal);
     } catch (err) {
       const failure = failureOf(err, failuresSoFar);
       if (failure) {
@@ -35,7 +36,7 @@ export class WorkspaceReconciler {
         // conflict would meet the same 409 on the conditional metadata write, so it writes status only.
         const latest = structuredClone(this.deps.caches.workspaces.getByKey(key) ?? snap.ws);
         const report = planFailure({ ...snap, ws: latest }, failure, { metadata: failure.retry === false });
-        await this.executor.execute(latest, report).catch((e: unknown) => this.deps.log.error({ key, error: (e as Error).message }, 'reporting a failure failed'));
+        await this.executor.execute(latest, report, signal).catch((e: unknown) => this.deps.log.error({ key, error: (e as Error).message }, 'reporting a failure failed'));
       }
       throw err; // the error policy (failures.ts) decides between backoff and terminal
     }

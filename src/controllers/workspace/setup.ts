@@ -1,6 +1,6 @@
 // Wires the workspace controller (controller-runtime's SetupWithManager): one reflector per kind
 // the reconciler reads, and the mappers that turn a change of any of them into workspace keys.
-import type { EventsV1Event, KubernetesObject, V1Job, V1Node, V1PersistentVolume, V1Pod } from '@kubernetes/client-node';
+import type { EventsV1Event, KubernetesObject, V1ConfigMap, V1ControllerRevision, V1Deployment, V1Job, V1Node, V1PersistentVolume, V1PersistentVolumeClaim, V1Pod, V1Service, V1StatefulSet, V1StorageClass } from '@kubernetes/client-node';
 import { isDeepStrictEqual } from 'node:util';
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_REVISION_WORKSPACE_NAME, LABEL_WORKSPACE_NAME, LABEL_WORKSPACE_NAMESPACE, RESOURCE_NVIDIA_GPU } from '../../api/labels.js';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
@@ -10,13 +10,14 @@ import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js'
 import { matchesSelector } from '../../runtime/label-selector.js';
 import { keyOf, type ObjectCache, type ObjectEvent } from '../../runtime/cache.js';
 import type { KubeClient } from '../../runtime/client.js';
-import { Controller } from '../../runtime/controller.js';
+import { ControllerBuilder, resource } from '../../runtime/builder.js';
+import type { Controller } from '../../runtime/controller.js';
 import { isNotFound } from '../../runtime/errors.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { Logger } from '../../runtime/log.js';
-import { enqueueOwner, enqueueSelf, generationOrLabelsChanged, when, type Mapper } from '../../runtime/mappers.js';
-import { Reflector, type ReflectorOptions } from '../../runtime/reflector.js';
-import { objectKey, Resources, type ResourceType } from '../../runtime/resources.js';
+import { enqueueOwner, generationOrLabelsChanged, type Mapper } from '../../runtime/mappers.js';
+import type { Reflector } from '../../runtime/reflector.js';
+import { objectKey, Resources } from '../../runtime/resources.js';
 import type { OperatorConfig, WorkspaceCaches, WorkspaceObject } from './context.js';
 import { modelAccessSecretOf } from './model-secret.js';
 import { FAILED_CREATE_FIELD_SELECTOR } from './pod-creation.js';
@@ -40,43 +41,53 @@ export interface WorkspaceController {
   controller: Controller;
   caches: WorkspaceCaches;
   reflectors: Reflector<KubernetesObject>[];
+  /** The reflectors readiness waits for (not the optional NodeClaim watch, which may never sync). */
+  required: Reflector<KubernetesObject>[];
   reconciler: WorkspaceReconciler;
 }
 
 export function setupWorkspaceController(o: WorkspaceControllerOptions): WorkspaceController {
-  const reflectors: Reflector<KubernetesObject>[] = [];
-  const reflect = <T extends KubernetesObject>(type: ResourceType, extra: Pick<ReflectorOptions<T>, 'labelSelector' | 'fieldSelector' | 'metadataOnly' | 'cacheOptions'> = {}): Reflector<T> => {
-    const scope = type.namespaced && o.namespace ? { namespace: o.namespace } : {};
-    const r = new Reflector<T>({ client: o.client, type, ...scope, ...extra, cacheOptions: { transform: leanObject, ...extra.cacheOptions }, onError: (err) => o.log.error({ resource: type.plural, error: err.message }, 'watch failed; retrying') });
-    reflectors.push(r as unknown as Reflector<KubernetesObject>);
-    return r;
-  };
-  const r = {
-    workspaces: reflect<WorkspaceObject>(Resources.workspaces),
-    statefulSets: reflect(Resources.statefulSets),
-    deployments: reflect(Resources.deployments),
-    services: reflect(Resources.services),
-    controllerRevisions: reflect(Resources.controllerRevisions, { cacheOptions: { transform: leanRevision, indexLabel: LABEL_REVISION_WORKSPACE_NAME } }),
+  const built = new ControllerBuilder({
+    client: o.client,
+    namespace: o.namespace,
+    transform: leanObject,
+    onWatchError: (type, err) => o.log.error({ resource: type.plural, error: err.message }, 'watch failed; retrying'),
+  })
+    .for('workspaces', resource<WorkspaceObject>(Resources.workspaces))
+    .owns('statefulSets', resource<V1StatefulSet>(Resources.statefulSets))
+    // Any Deployment named like a workspace matters: owned ones migrate, foreign ones are reported.
+    .watches('deployments', resource<V1Deployment>(Resources.deployments), { map: (c) => sameNameWorkspace(c.workspaces) })
+    .owns('services', resource<V1Service>(Resources.services))
+    .owns('controllerRevisions', resource<V1ControllerRevision>(Resources.controllerRevisions), { transform: leanRevision, indexLabel: LABEL_REVISION_WORKSPACE_NAME })
     // Only pods of workspaces: a cluster's other pods are none of our business (and memory).
-    pods: reflect<V1Pod>(Resources.pods, { labelSelector: LABEL_WORKSPACE_NAME, cacheOptions: { transform: leanPod, indexLabel: LABEL_WORKSPACE_NAME } }),
+    .watches('pods', resource<V1Pod>(Resources.pods), { labelSelector: LABEL_WORKSPACE_NAME, transform: leanPod, indexLabel: LABEL_WORKSPACE_NAME, map: () => labelledWorkspace })
     // The weights claims carry the template's workspace label: a claim stranded on a vanished node is noticed.
-    persistentVolumeClaims: reflect(Resources.persistentVolumeClaims, { labelSelector: LABEL_WORKSPACE_NAME }),
-    persistentVolumes: reflect(Resources.persistentVolumes),
-    nodes: reflect<V1Node>(Resources.nodes, { cacheOptions: { transform: leanNode } }),
-    storageClasses: reflect(Resources.storageClasses),
-    configMaps: reflect(Resources.configMaps),
+    .watches('persistentVolumeClaims', resource<V1PersistentVolumeClaim>(Resources.persistentVolumeClaims), { labelSelector: LABEL_WORKSPACE_NAME, map: () => labelledWorkspace })
+    .watches('persistentVolumes', resource<V1PersistentVolume>(Resources.persistentVolumes), { when: volumeGoing, map: (c) => claimantWorkspace(c.persistentVolumeClaims) })
+    .watches('nodes', resource<V1Node>(Resources.nodes), { transform: leanNode, when: nodeChangeMatters, map: (c) => workspacesSelectingNode(c.workspaces) })
+    // A StorageClass only matters to workspaces still deciding their volume: every one, cheaply.
+    .watches('storageClasses', resource<V1StorageClass>(Resources.storageClasses), { map: (c) => () => c.workspaces.keys() })
+    .watches('configMaps', resource<V1ConfigMap>(Resources.configMaps), { map: (c) => configMapToWorkspaces(c.workspaces) })
     // Every Job, like StatefulSets: a Job named like a tuning workspace but not ours must be seen to be left alone.
-    jobs: reflect<V1Job>(Resources.jobs),
+    .owns('jobs', resource<V1Job>(Resources.jobs))
     // Metadata only: no Secret value is ever held (model-secret.ts), yet a late Secret is seen at once.
-    secrets: reflect(Resources.secrets, { metadataOnly: true }),
+    .watches('secrets', resource(Resources.secrets), { metadataOnly: true, map: (c) => secretToWorkspaces(c.workspaces) })
     // Only the StatefulSet controller's FailedCreate Events: why pods are missing (pod-creation.ts).
-    failedCreateEvents: reflect<EventsV1Event>(Resources.events, { fieldSelector: FAILED_CREATE_FIELD_SELECTOR }),
-  };
-  // Node auto-provisioning only. Optional: the operator starts without the NodeClaim CRD and picks it up later.
-  const nodeClaims = o.config.featureGates.disableNodeAutoProvisioning ? undefined : reflect<NodeClaim>(Resources.nodeClaims, { labelSelector: LABEL_WORKSPACE_NAME });
-
-  const caches = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v.cache])) as unknown as WorkspaceCaches;
-  if (nodeClaims) caches.nodeClaims = nodeClaims.cache;
+    .watches('failedCreateEvents', resource<EventsV1Event>(Resources.events), { fieldSelector: FAILED_CREATE_FIELD_SELECTOR, map: (c) => failedCreateWorkspace(c.statefulSets) })
+    // Node auto-provisioning only. Optional: the operator starts without the NodeClaim CRD and picks it up later.
+    .gated(!o.config.featureGates.disableNodeAutoProvisioning, (b) =>
+      b.watches('nodeClaims', resource<NodeClaim>(Resources.nodeClaims), { labelSelector: LABEL_WORKSPACE_NAME, required: false, when: claimChanged, map: () => claimToWorkspace }),
+    )
+    .build({
+      name: 'workspace',
+      reconcile: (key, ctx) => reconciler.reconcile(key, ctx.retries, ctx.signal),
+      errorPolicy: workspaceErrorPolicy,
+      maxConcurrentReconciles: o.maxConcurrentReconciles,
+      log: o.log,
+      ...(o.syncPeriodMs ? { resync: { periodMs: o.syncPeriodMs, keys: () => caches.workspaces.keys() } } : {}),
+    });
+  const { controller, caches, reflectors, required } = built;
+  const nodeClaims = built.sources.nodeClaims;
   const reconciler = new WorkspaceReconciler({
     client: o.client,
     caches,
@@ -86,70 +97,38 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     now: o.now ?? (() => new Date()),
     nodeClaimCrdInstalled: () => (nodeClaims ? (nodeClaims.hasSynced ? true : nodeClaims.lastError && isNotFound(nodeClaims.lastError) ? false : undefined) : undefined),
   });
-  const controller = new Controller({
-    name: 'workspace',
-    reconcile: (key, ctx) => reconciler.reconcile(key, ctx.retries),
-    errorPolicy: workspaceErrorPolicy,
-    maxConcurrentReconciles: o.maxConcurrentReconciles,
-    log: o.log,
-    ...(o.syncPeriodMs ? { resync: { periodMs: o.syncPeriodMs, keys: () => r.workspaces.cache.keys() } } : {}),
-  });
-
-  const all = caches.workspaces as unknown as ObjectCache<KubernetesObject>;
-  controller
-    .watch(r.workspaces, enqueueSelf)
-    .watch(r.statefulSets, enqueueOwner('Workspace', 'kaito.sh'))
-    .watch(r.services, enqueueOwner('Workspace', 'kaito.sh'))
-    .watch(r.controllerRevisions, enqueueOwner('Workspace', 'kaito.sh'))
-    .watch(r.jobs, enqueueOwner('Workspace', 'kaito.sh'))
-    // Any Deployment named like a workspace matters: owned ones migrate, foreign ones are reported.
-    .watch(r.deployments, sameNameWorkspace(all))
-    .watch(r.pods, labelledWorkspace)
-    .watch(r.persistentVolumeClaims, labelledWorkspace)
-    .watch(r.persistentVolumes, when(volumeGoing, claimantWorkspace(caches)))
-    .watch(r.nodes, when(nodeChangeMatters, workspacesSelectingNode(caches.workspaces)))
-    // A StorageClass only matters to workspaces still deciding their volume: every one, cheaply.
-    .watch(r.storageClasses, () => all.keys())
-    .watch(r.configMaps, configMapToWorkspaces(caches.workspaces))
-    .watch(r.secrets, secretToWorkspaces(caches.workspaces))
-    .watch(r.failedCreateEvents, (e) => {
-      const sts = e.obj.regarding?.name ? caches.statefulSets.get(e.obj.regarding.namespace, e.obj.regarding.name) : undefined;
-      return sts ? enqueueOwner('Workspace', 'kaito.sh')({ type: 'add', obj: sts }) : [];
-    });
-  if (nodeClaims) {
-    controller.watch(nodeClaims, when(claimChanged, claimToWorkspace), { required: false });
-    // A CRD installed after start: every waiting workspace goes on, without a restart.
-    void nodeClaims.synced.then(() => all.keys().forEach((k) => controller.enqueue(k)));
-  }
-  return { controller, caches, reflectors, reconciler };
+  // A CRD installed after start: every waiting workspace goes on, without a restart.
+  if (nodeClaims) void nodeClaims.synced.then(() => caches.workspaces.keys().forEach((k) => controller.enqueue(k)));
+  return { controller, caches, reflectors, required, reconciler };
 }
 
-const sameNameWorkspace = (workspaces: ObjectCache<KubernetesObject>): Mapper => (e) => {
+/** A Deployment (any object) named like a workspace: that workspace. */
+export const sameNameWorkspace = (workspaces: Pick<ObjectCache<KubernetesObject>, 'getByKey'>): Mapper => (e) => {
   const key = keyOf(e.obj);
   return workspaces.getByKey(key) ? [key] : [];
 };
 
 /** A volume starts going away (its node is gone): the workspace whose claim it holds. */
-function volumeGoing(e: ObjectEvent<KubernetesObject>): boolean {
+export function volumeGoing(e: ObjectEvent<KubernetesObject>): boolean {
   return e.type === 'delete' || (e.type === 'update' && !e.old.metadata?.deletionTimestamp && !!e.obj.metadata?.deletionTimestamp);
 }
 
-function claimantWorkspace(caches: WorkspaceCaches): Mapper<V1PersistentVolume> {
+export function claimantWorkspace(claims: ObjectCache<V1PersistentVolumeClaim>): Mapper<V1PersistentVolume> {
   return (e) => {
     const ref = e.obj.spec?.claimRef;
-    const claim = ref?.name ? caches.persistentVolumeClaims.get(ref.namespace, ref.name) : undefined;
+    const claim = ref?.name ? claims.get(ref.namespace, ref.name) : undefined;
     const name = claim?.metadata?.labels?.[LABEL_WORKSPACE_NAME];
     return name ? [objectKey(ref?.namespace, name)] : [];
   };
 }
 
 /** Pods and weights claims name their workspace in the kaito.sh/workspace label (same namespace). */
-const labelledWorkspace: Mapper = (e) => {
+export const labelledWorkspace: Mapper = (e) => {
   const name = e.obj.metadata?.labels?.[LABEL_WORKSPACE_NAME];
   return name ? [objectKey(e.obj.metadata?.namespace, name)] : [];
 };
 
-function workspacesSelectingNode(workspaces: ObjectCache<WorkspaceObject>): Mapper<V1Node> {
+export function workspacesSelectingNode(workspaces: ObjectCache<WorkspaceObject>): Mapper<V1Node> {
   return (e) => {
     const labels = [e.obj.metadata?.labels, e.type === 'update' ? e.old.metadata?.labels : undefined];
     return workspaces
@@ -160,7 +139,7 @@ function workspacesSelectingNode(workspaces: ObjectCache<WorkspaceObject>): Mapp
 }
 
 /** Node heartbeats change status every few seconds; only labels, spec, Ready and pressure flips and GPU capacity (the device plugin) matter. */
-function nodeChangeMatters(e: ObjectEvent<V1Node>): boolean {
+export function nodeChangeMatters(e: ObjectEvent<V1Node>): boolean {
   if (e.type !== 'update') return true;
   const ready = (n: V1Node) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status;
   const gpus = (n: V1Node) => n.status?.capacity?.[RESOURCE_NVIDIA_GPU];
@@ -174,7 +153,7 @@ function nodeChangeMatters(e: ObjectEvent<V1Node>): boolean {
 }
 
 /** A claim names its workspace in labels (claims are cluster-scoped: no owner reference). */
-const claimToWorkspace: Mapper<NodeClaim> = (e) => {
+export const claimToWorkspace: Mapper<NodeClaim> = (e) => {
   const keys = [e.obj, e.type === 'update' ? e.old : undefined].map((c) => {
     const name = c?.metadata.labels[LABEL_WORKSPACE_NAME];
     const ns = c?.metadata.labels[LABEL_WORKSPACE_NAMESPACE];
@@ -184,13 +163,14 @@ const claimToWorkspace: Mapper<NodeClaim> = (e) => {
 };
 
 /** KAITO's predicate: an update that only moves status.lastPodEventTime is noise. */
-function claimChanged(e: ObjectEvent<NodeClaim>): boolean {
+export function claimChanged(e: ObjectEvent<NodeClaim>): boolean {
   if (e.type !== 'update') return true;
   const strip = (c: NodeClaim) => ({ ...c, metadata: { ...c.metadata, resourceVersion: undefined }, status: { ...c.status, lastPodEventTime: undefined } });
   return !isDeepStrictEqual(strip(e.old), strip(e.obj));
 }
 
-function configMapToWorkspaces(workspaces: ObjectCache<WorkspaceObject>): Mapper {
+/** The workspaces reading this ConfigMap: their inference config (or the default template), or their tuning config. */
+export function configMapToWorkspaces(workspaces: ObjectCache<WorkspaceObject>): Mapper {
   return (e) => {
     const ns = e.obj.metadata?.namespace;
     const name = e.obj.metadata?.name;
@@ -201,8 +181,18 @@ function configMapToWorkspaces(workspaces: ObjectCache<WorkspaceObject>): Mapper
   };
 }
 
-function secretToWorkspaces(workspaces: ObjectCache<WorkspaceObject>): Mapper {
+/** The workspaces whose model-access Secret this is. */
+export function secretToWorkspaces(workspaces: ObjectCache<WorkspaceObject>): Mapper {
   return (e) => workspaces.list({ namespace: e.obj.metadata?.namespace }).filter((ws) => modelAccessSecretOf(ws) === e.obj.metadata?.name).map(keyOf);
+}
+
+/** A FailedCreate Event regarding a StatefulSet: the workspace controlling that StatefulSet. */
+export function failedCreateWorkspace(statefulSets: ObjectCache<V1StatefulSet>): Mapper<EventsV1Event> {
+  const owner = enqueueOwner('Workspace', 'kaito.sh');
+  return (e) => {
+    const sts = e.obj.regarding?.name ? statefulSets.get(e.obj.regarding.namespace, e.obj.regarding.name) : undefined;
+    return sts ? owner({ type: 'add', obj: sts }) : [];
+  };
 }
 
 /** The ConfigMap a tuning workspace reads: its own, or the method's template. */

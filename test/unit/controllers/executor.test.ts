@@ -110,7 +110,7 @@ function deps(objects: KubernetesObject[]): WorkspaceDeps & { events: EventBody[
   return { client, caches: cachesFromObjects(objects), recorder, log: silentLogger, config, now: () => NOW, nodeClaimCrdInstalled: () => undefined, events };
 }
 
-const ws = (): WorkspaceObject => ({ ...byoWorkspace('phi-3-mini-4k-instruct'), metadata: { name: 'ws1', namespace: 'ns1', uid: 'uid-1', resourceVersion: '7', generation: 1 } }) as WorkspaceObject;
+const ws = (): WorkspaceObject => ({ ...byoWorkspace('phi-3-mini-4k-instruct'), metadata: { name: 'ws1', namespace: 'ns1', uid: 'uid-1', resourceVersion: '7', generation: 1 } });
 const node = { ...gpuNode('n1', A10_NODE_LABELS), kind: 'Node' } as KubernetesObject;
 const line = (r: Seen) => `${r.method} ${r.path}${r.query.get('fieldManager') ? ` fieldManager=${r.query.get('fieldManager')}` : ''}${r.contentType?.includes('apply-patch') ? ' (apply)' : r.contentType?.includes('merge-patch') ? ' (merge)' : r.contentType?.includes('json-patch') ? ' (json-patch)' : ''}`;
 

@@ -9,7 +9,7 @@ import type { Workspace } from '../../../src/api/types.js';
 import { findCondition } from '../../../src/api/workspace-conditions.js';
 import { defaultFacts } from '../../../src/builders/facts.js';
 import { describeAction, type Action, type Plan } from '../../../src/controllers/workspace/actions.js';
-import type { OperatorConfig, WorkspaceObject } from '../../../src/controllers/workspace/context.js';
+import type { OperatorConfig } from '../../../src/controllers/workspace/context.js';
 import { planWorkspace } from '../../../src/controllers/workspace/plan.js';
 import { NODECLAIMS_CREATED_ANNOTATION } from '../../../src/controllers/workspace/provisioning-plan.js';
 import { Reason } from '../../../src/controllers/workspace/reasons.js';
@@ -27,7 +27,7 @@ const nvmeClass = { kind: 'StorageClass', metadata: { name: NVME_CLASS } };
 
 function snapshot(ws: Workspace, objects: KubernetesObject[], opts: { byo?: boolean; crd?: boolean; patch?: Partial<WorkspaceSnapshot> } = {}): WorkspaceSnapshot {
   const byo = opts.byo ?? true;
-  const snap = readSnapshot(ws as WorkspaceObject, { caches: cachesFromObjects(objects), config: config(byo), fieldManager: 'kaito-ts', now: NOW, nodeClaimCrdInstalled: () => opts.crd ?? true });
+  const snap = readSnapshot(ws, { caches: cachesFromObjects(objects), config: config(byo), fieldManager: 'kaito-ts', now: NOW, nodeClaimCrdInstalled: () => opts.crd ?? true });
   return { ...snap, ...opts.patch };
 }
 
@@ -124,7 +124,7 @@ const rows: Row[] = [
     name: 'our revision name with another hash: KAITO revision conflict',
     snap: () => {
       const cr = converged(byo).find((o) => o.kind === 'ControllerRevision') as V1ControllerRevision;
-      return snapshot(byo, [a10(), { ...cr, metadata: { ...cr.metadata, annotations: { 'workspace.kaito.io/hash': 'other' } } } as KubernetesObject]);
+      return snapshot(byo, [a10(), { ...cr, metadata: { ...cr.metadata, annotations: { 'workspace.kaito.io/hash': 'other' } } }]);
     },
     failure: 'RevisionConflict',
   },
@@ -132,7 +132,7 @@ const rows: Row[] = [
     name: 'a foreign revision under our name: NotOwned, never taken',
     snap: () => {
       const cr = converged(byo).find((o) => o.kind === 'ControllerRevision') as V1ControllerRevision;
-      return snapshot(byo, [a10(), { ...cr, metadata: { ...cr.metadata, ownerReferences: [] } } as KubernetesObject]);
+      return snapshot(byo, [a10(), { ...cr, metadata: { ...cr.metadata, ownerReferences: [] } }]);
     },
     failure: Reason.NotOwned,
   },
@@ -159,7 +159,7 @@ const rows: Row[] = [
   },
   {
     name: 'BYO replica scale-up at the same revision: the StatefulSet applied with the new count',
-    snap: () => snapshot(afterFirstPass(byo), readySts(converged(byo)).map((o) => (o.kind === 'StatefulSet' ? { ...o, spec: { ...(o as V1StatefulSet).spec!, replicas: 0 } } : o)) as KubernetesObject[]),
+    snap: () => snapshot(afterFirstPass(byo), readySts(converged(byo)).map((o) => (o.kind === 'StatefulSet' ? { ...o, spec: { ...(o as V1StatefulSet).spec!, replicas: 0 } } : o))),
     check: (p) => {
       const sts = p.actions.find((a) => a.kind === 'apply' && a.type.kind === 'StatefulSet');
       assert.equal(sts?.kind === 'apply' ? (sts.object as V1StatefulSet).spec?.replicas : undefined, 1);
@@ -171,9 +171,9 @@ const rows: Row[] = [
     snap: () => {
       const ws = presetWorkspace('phi-3-mini-4k-instruct', 'Standard_NC24ads_A100_v4');
       const opts = { byo: false, crd: false };
-      const objects = converged(ws, [nvmeClass as KubernetesObject], opts);
+      const objects = converged(ws, [nvmeClass], opts);
       assert.ok(objects.some((o) => o.kind === 'StatefulSet' && (o as V1StatefulSet).spec?.volumeClaimTemplates?.length), 'the first StatefulSet has an NVMe claim template');
-      const changed = { ...afterFirstPass(ws, [nvmeClass as KubernetesObject], opts), inference: { preset: { name: 'phi-3-mini-4k-instruct' }, adapters: [{ source: { name: 'a', image: 'example/a:1' } }] } } as Workspace;
+      const changed = { ...afterFirstPass(ws, [nvmeClass], opts), inference: { preset: { name: 'phi-3-mini-4k-instruct' }, adapters: [{ source: { name: 'a', image: 'example/a:1' } }] } } as Workspace;
       return snapshot(changed, objects.filter((o) => o.kind !== 'StorageClass'), { byo: false, crd: false });
     },
     check: (p) => {
@@ -212,7 +212,7 @@ const rows: Row[] = [
   },
   {
     name: 'auto-provisioning, no claim yet: one metadata patch carries the claim count, a NodeClaim, no StatefulSet',
-    snap: () => snapshot(presetWorkspace('phi-3-mini-4k-instruct', 'Standard_NC24ads_A100_v4'), [nvmeClass as KubernetesObject], { byo: false }),
+    snap: () => snapshot(presetWorkspace('phi-3-mini-4k-instruct', 'Standard_NC24ads_A100_v4'), [nvmeClass], { byo: false }),
     steps: ['patchMetadata', 'create NodeClaim ws<claim>', 'apply ControllerRevision ws1-<hash>', 'create ConfigMap inference-params-template', 'apply Service ws1-headless', 'apply Service ws1', 'status'],
     inference: Reason.WaitingForNodes,
     requeue: false, // the claim's own events bring it back; its bounded wait starts once it exists
@@ -242,7 +242,7 @@ const rows: Row[] = [
   },
   {
     name: 'deletion with claims left: claims deleted, finalizer kept, status names them',
-    snap: () => snapshot({ ...byo, metadata: { ...byo.metadata, deletionTimestamp: NOW, finalizers: [WORKSPACE_FINALIZER] } } as Workspace, [], {
+    snap: () => snapshot({ ...byo, metadata: { ...byo.metadata, deletionTimestamp: NOW, finalizers: [WORKSPACE_FINALIZER] } }, [], {
       byo: false,
       patch: { provisioning: 'on', claims: [{ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'wsabc', uid: 'c1', labels: {} }, spec: {} } as never] },
     }),
@@ -250,7 +250,7 @@ const rows: Row[] = [
   },
   {
     name: 'deletion, nothing left: the shared config copy (ours, unused) deleted, then the finalizer',
-    snap: () => snapshot({ ...byo, metadata: { ...byo.metadata, deletionTimestamp: NOW, finalizers: ['other', WORKSPACE_FINALIZER] } } as Workspace, [
+    snap: () => snapshot({ ...byo, metadata: { ...byo.metadata, deletionTimestamp: NOW, finalizers: ['other', WORKSPACE_FINALIZER] } }, [
       { kind: 'ConfigMap', metadata: { name: 'inference-params-template', namespace: 'ns1', uid: 'cm', labels: { 'app.kubernetes.io/managed-by': 'kaito-ts' }, managedFields: [{ manager: 'kaito-ts' }] } },
     ]),
     steps: ['status', 'delete ConfigMap inference-params-template', 'removeFinalizer'],
@@ -258,7 +258,7 @@ const rows: Row[] = [
   },
   {
     name: 'deletion without our finalizer: nothing',
-    snap: () => snapshot({ ...byo, metadata: { ...byo.metadata, deletionTimestamp: NOW } } as Workspace, []),
+    snap: () => snapshot({ ...byo, metadata: { ...byo.metadata, deletionTimestamp: NOW } }, []),
     steps: [],
   },
 ];
@@ -268,7 +268,7 @@ const tuningWs = (): Workspace => ({
   metadata: { name: 'ws1', namespace: 'ns1', uid: 'uid-1' },
   resource: { labelSelector: { matchLabels: { app: 't' } } },
   tuning: { preset: { name: 'phi-3-mini-128k-instruct' }, method: 'qlora', input: { urls: ['https://example.com/d.parquet'] }, output: { image: 'example.com/out:1', imagePushSecret: 'push' } },
-}) as Workspace;
+});
 const tuningNode = () => ({ ...gpuNode('t1', { app: 't', ...H100_NODE_LABELS }), kind: 'Node' }) as KubernetesObject;
 const tuningFirst = () => planWorkspace(snapshot(tuningWs(), [tuningNode()]));
 const tuningJob = (revision: string, extra: Record<string, unknown> = {}) => ({ kind: 'Job', ...owned('ws1'), ...extra, metadata: { ...owned('ws1').metadata, annotations: { 'workspace.kaito.io/revision': revision } } }) as KubernetesObject;

@@ -37,12 +37,17 @@ const GENERIC_HELPERS: { file: string; fn: string; callee: string; typeArg: numb
   { file: 'src/controllers/workspace/ownership.ts', fn: 'deleteExactly', callee: 'deleteExactly', typeArg: 1, verbs: ['delete'] },
   // The plan executor runs actions; their resources are scanned where the plans write them (ACTION_VERBS).
   { file: 'src/controllers/workspace/executor.ts', fn: 'PlanExecutor', callee: '#action', typeArg: 'type-property', verbs: [] },
+  // A row of a ControllerBuilder table names its kind as `resource(Resources.x)`: one reflector each.
+  { file: 'src/runtime/builder.ts', fn: 'resource', callee: 'resource', typeArg: 0, verbs: ['list', 'watch'] },
 ];
 /** Plan actions (src/controllers/workspace/actions.ts): `{ kind: 'apply', type: Resources.x, ... }` → verbs. */
 const ACTION_VERBS: Record<string, string[]> = { apply: ['patch', 'create'], create: ['create'], delete: ['delete'] };
-/** Local wrappers that forward their first argument into a generic helper (setup.ts's `reflect`). */
+/**
+ * Files that forward a resource type into a generic helper, their callers naming it literally: the
+ * builder makes a Reflector of each row's type (`resource(...)` calls are scanned instead).
+ */
 const FORWARDERS: { file: string; callee: string; typeArg: number; verbs: string[] }[] = [
-  { file: 'src/controllers/workspace/setup.ts', callee: 'reflect', typeArg: 0, verbs: ['list', 'watch'] },
+  { file: 'src/runtime/builder.ts', callee: 'resource', typeArg: 0, verbs: ['list', 'watch'] },
 ];
 
 export interface ScanResult {

@@ -23,7 +23,7 @@ test('the scan covers the operator process and attributes every client call', ()
   const keys = new Set(scan.permissions.map(permKey));
   // Spot checks that the scan sees through each kind of call path.
   for (const k of [
-    'kaito.sh|workspaces|watch', // reflector via setup.ts's reflect()
+    'kaito.sh|workspaces|watch', // reflector via a row of setup.ts's ControllerBuilder table
     'kaito.sh|workspaces/status|patch', // writeStatusIfChanged
     'apps|statefulsets|create', // server-side apply may create
     'events.k8s.io|events|patch', // event series

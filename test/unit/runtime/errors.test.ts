@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiException } from '@kubernetes/client-node';
-import { fromStatus, isConflict, isNotFound, isRefused, isRetryable, KubeApiError, toKubeError, type KubeErrorKind } from '../../../src/runtime/errors.js';
+import { fromStatus, isAborted, isConflict, isNotFound, isRefused, isRetryable, KubeApiError, toKubeError, type KubeErrorKind } from '../../../src/runtime/errors.js';
 
 const status = (code: number, reason: string, message = `${reason} happened`, extra: object = {}) =>
   JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message, ...extra });
@@ -62,9 +62,20 @@ describe('error classification', () => {
       assert.equal(e.kind, 'Network', code);
       assert.equal(e.retryable, true);
     }
-    const abort = new Error('aborted');
+  });
+
+  it('an aborted call (its AbortSignal fired) is Aborted: not retryable, not a refusal', () => {
+    const abort = new Error('This operation was aborted');
     abort.name = 'AbortError';
-    assert.equal(toKubeError(abort).kind, 'Network');
+    const byCode = Object.assign(new Error('aborted'), { code: 'ABORT_ERR' });
+    for (const err of [abort, byCode]) {
+      const e = toKubeError(err);
+      assert.equal(e.kind, 'Aborted');
+      assert.equal(e.retryable, false);
+      assert.ok(isAborted(err));
+      assert.ok(!isRefused(err));
+    }
+    assert.ok(!isAborted(Object.assign(new Error('connect ECONNRESET'), { code: 'ECONNRESET' })));
   });
 
   it('anything else is Unknown and not retryable; non-JSON bodies still give a message', () => {
