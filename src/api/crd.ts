@@ -233,6 +233,21 @@ function adapterSchema(): OpenApiSchema {
   );
 }
 
+/**
+ * A core/v1 PodTemplateSpec, kept as-is except that it and its two halves must be objects: KAITO declares
+ * the template with no type at all, but its Go type is a struct, so KAITO cannot decode a string there
+ * either (and a builder would trip over it). Deeper type errors are caught by validation.ts.
+ */
+function podTemplateSchema(): OpenApiSchema {
+  return {
+    ...opaque('Custom pod template (instead of a preset), a core/v1 PodTemplateSpec. Cannot be added or removed after creation.'),
+    properties: {
+      metadata: opaque("The pods' metadata (labels, annotations)."),
+      spec: opaque('The pod spec (core/v1 PodSpec).'),
+    },
+  };
+}
+
 function inferenceSchema(version: string): OpenApiSchema {
   const preset = presetSchema(version);
   preset['x-kubernetes-validations'] = [immutable()];
@@ -240,7 +255,7 @@ function inferenceSchema(version: string): OpenApiSchema {
     'Inference workload: a preset model or a custom pod template.',
     {
       preset,
-      template: opaque('Custom pod template (instead of a preset). Cannot be added or removed after creation.'),
+      template: podTemplateSchema(),
       config: str('ConfigMap in the workspace namespace with key inference_config.yaml.', { maxLength: NAME_MAX }),
       adapters: {
         description: `LoRA adapters, at most ${MAX_ADAPTERS}, with unique names.`,

@@ -24,6 +24,8 @@ export const Msg = {
     `metadata.name must be no more than ${max} characters: the StatefulSet controller labels each pod controller-revision-hash=<name>-<hash of up to 10 characters>, and a label value holds at most ${DNS1123_LABEL_MAX}`,
 
   // Workspace shape
+  /** A value of the wrong JSON type inside a Kubernetes object the CRD keeps as-is (pod template, volume source). */
+  wrongJsonType: (got: string, want: string, what: string) => `Invalid value: "${got}": must be ${want}, as in ${what}`,
   neitherInferenceNorTuning: 'Either Inference or Tuning must be specified, not neither',
   bothInferenceAndTuning: 'Either Inference or Tuning must be specified, but not both',
   inferenceToggled: 'Inference field cannot be toggled once set',

@@ -50,13 +50,13 @@ export interface ResolvedWorkspace {
 export function resolveWorkspace(ws: Workspace, input: ResolveInput): ResolvedWorkspace {
   const { cloud } = input;
   const byo = input.gates.disableNodeAutoProvisioning;
-  const instanceType = ws.resource?.instanceType ?? '';
+  const instanceType = typeof ws.resource?.instanceType === 'string' ? ws.resource.instanceType : '';
   return {
     cloud,
     byo,
     runtime: runtimeDecision(ws, input.gates),
     inferencePreset: inferencePresetOf(ws),
-    tuningPreset: ws.tuning ? lookupPreset(ws.tuning.preset?.name ?? '') : { kind: 'none' },
+    tuningPreset: ws.tuning ? lookupPreset(ws.tuning.preset ? presetName(ws.tuning.preset) : '') : { kind: 'none' },
     ...(byo ? {} : { sku: { instanceType, gpu: lookupSku(cloud, instanceType) } }),
     ...(byo && input.nodes
       ? { nodes: input.nodes.map(({ node, ready }) => ({ name: node.metadata?.name ?? '', ready, gpu: gpuConfigFromNodeLabels(node, cloud) })) }
@@ -68,8 +68,19 @@ export function resolveWorkspace(ws: Workspace, input: ResolveInput): ResolvedWo
 export function inferencePresetOf(ws: Pick<Workspace, 'inference'>): PresetLookup {
   const named = ws.inference?.preset;
   if (!named) return { kind: 'none' };
-  if (isDeprecatedPreset(named.name.toLowerCase())) return { kind: 'deprecated', name: named.name };
-  return lookupPreset(named.name);
+  const name = presetName(named);
+  if (isDeprecatedPreset(name.toLowerCase())) return { kind: 'deprecated', name };
+  return lookupPreset(name);
+}
+
+/**
+ * The preset name as a string. Resolution runs before validation (validation reads the result), so a
+ * value of the wrong JSON type must not throw here: it is looked up as the unknown name it prints as,
+ * and validation reports the type.
+ */
+function presetName(preset: unknown): string {
+  const name = typeof preset === 'object' && preset !== null ? (preset as { name?: unknown }).name : undefined;
+  return typeof name === 'string' ? name : (JSON.stringify(name) ?? '');
 }
 
 function lookupPreset(name: string): PresetLookup {

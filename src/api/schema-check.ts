@@ -10,6 +10,10 @@ export interface SchemaError {
   /** Dotted path, e.g. `inference.adapters[0].strength`. */
   field: string;
   message: string;
+  /** `type`: the value has the wrong JSON type (string where an object is declared...). */
+  kind?: 'type';
+  /** With `kind: 'type'`: the JSON type found (`null`, `string`, `integer`...). */
+  got?: string;
 }
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -83,7 +87,7 @@ function walk(value: unknown, schema: OpenApiSchema, path: string, isRoot: boole
   const field = path || '<root>';
   const typeError = checkType(value, schema);
   if (typeError) {
-    out.push({ field, message: typeError });
+    out.push({ field, message: typeError, kind: 'type', got: typeName(value) });
     return;
   }
   for (const message of checkScalar(value, schema)) out.push({ field, message });

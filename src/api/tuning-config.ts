@@ -14,7 +14,7 @@ export const DEFAULT_OUTPUT_DIR = '/mnt/output';
 
 /** `LoRA` → `lora`; anything else → undefined (KAITO compares case-insensitively at admission only: W8). */
 export function tuningMethod(method: string | undefined): TuningMethod | undefined {
-  const m = (method ?? '').toLowerCase();
+  const m = typeof method === 'string' ? method.toLowerCase() : ''; // any other JSON type: no method (validateShape says why)
   return (TUNING_METHODS as readonly string[]).includes(m) ? (m as TuningMethod) : undefined;
 }
 

@@ -9,13 +9,15 @@ import { isLenientAzureSku, supportedSkus } from '../catalog/gpu-skus.js';
 import { closestPresetNames, getPreset } from '../catalog/presets.js';
 import { formatBinaryQuantity, GIB, tryParseQuantity } from '../catalog/quantity.js';
 import type { GpuConfig, Preset } from '../catalog/types.js';
+import { goTypeMismatches } from '../builders/gojson/type-check.js';
+import type { OpenApiSchema } from './openapi-schema.js';
 import { applyDefaults, checkSchema } from './schema-check.js';
 import { workspaceSchema } from './crd.js';
 import { ANNOTATION_BYPASS_RESOURCE_CHECKS, INFERENCE_CONFIG_KEY } from './labels.js';
 import { Msg } from './messages.js';
 import { checkTrainingConfig, TRAINING_CONFIG_KEY, tuningMethod } from './tuning-config.js';
 import { foundPreset, type PresetLookup, type ResolvedWorkspace } from './resolved-workspace.js';
-import { ALPHA_VERSION, API_VERSION, GROUP, KIND, type InferenceSpec, type TuningSpec, type Workspace } from './types.js';
+import { ALPHA_VERSION, API_VERSION, GROUP, KIND, VERSION, type InferenceSpec, type TuningSpec, type Workspace } from './types.js';
 
 export interface ValidationIssue {
   field: string;
@@ -50,6 +52,9 @@ const error = (field: string, message: string): ValidationIssue => ({ field, mes
 
 /** All issues; callers usually block on `errorsOf(...)` and log the warnings. */
 export function validateWorkspace(ws: Workspace, ctx: ValidationContext): ValidationIssue[] {
+  // A value of the wrong JSON type stops here: the checks below (and the builders) read the spec as typed.
+  const shape = validateShape(ws);
+  if (shape.length > 0) return shape;
   const issues = [...validateInstanceType(ws, ctx)];
   if (ctx.operation === 'update') return issues; // everything else that applies on update lives in the CRD
   if (ws.inference) issues.push(...validateInferenceCreate(ws, ws.inference, ctx));
@@ -64,6 +69,59 @@ export function errorsOf(issues: readonly ValidationIssue[]): ValidationIssue[] 
 /** One line per issue, for status messages, events and CLI output. */
 export function formatIssues(issues: readonly ValidationIssue[]): string {
   return issues.map((i) => `${i.field}: ${i.message}`).join('; ');
+}
+
+// --- JSON types: what the API server checks on write, for objects it did not (stored before a CRD
+// change, written with an older CRD), and the pod template and volume sources, which the CRD keeps as-is ---
+
+const SPEC_ROOTS = ['resource', 'inference', 'tuning'] as const;
+const schemas = new Map<string, OpenApiSchema>();
+
+function schemaFor(apiVersion: unknown): OpenApiSchema {
+  const version = apiVersion === `${GROUP}/${ALPHA_VERSION}` ? ALPHA_VERSION : VERSION;
+  let schema = schemas.get(version);
+  if (!schema) schemas.set(version, (schema = workspaceSchema(version)));
+  return schema;
+}
+
+/** Go types of the opaque parts (src/builders/gojson/k8s-types.ts): KAITO's decoder refuses the same values. */
+function opaqueParts(ws: Workspace): { field: string; value: unknown; goType: string; what: string }[] {
+  const parts: { field: string; value: unknown; goType: string; what: string }[] = [];
+  const template = ws.inference?.template;
+  if (template !== undefined) parts.push({ field: 'inference.template', value: template, goType: 'PodTemplateSpec', what: 'a core/v1 PodTemplateSpec' });
+  const adapters = ws.inference?.adapters;
+  (Array.isArray(adapters) ? adapters : []).forEach((a, i) => {
+    parts.push({ field: `inference.adapters[${i}].source.volumeSource`, value: a?.source?.volumeSource, goType: 'VolumeSource', what: 'a core/v1 VolumeSource' });
+  });
+  parts.push(
+    { field: 'tuning.input.volumeSource', value: ws.tuning?.input?.volumeSource, goType: 'VolumeSource', what: 'a core/v1 VolumeSource' },
+    { field: 'tuning.output.volumeSource', value: ws.tuning?.output?.volumeSource, goType: 'VolumeSource', what: 'a core/v1 VolumeSource' },
+  );
+  return parts.filter((p) => p.value !== undefined && p.value !== null);
+}
+
+/** Values of the wrong JSON type anywhere in resource, inference and tuning (a string where an object belongs...). */
+export function validateShape(ws: Workspace): ValidationIssue[] {
+  const schema = schemaFor(ws.apiVersion);
+  const record = ws as unknown as Record<string, unknown>;
+  const issues: ValidationIssue[] = [];
+  for (const root of SPEC_ROOTS) {
+    const value = record[root];
+    const child = schema.properties?.[root];
+    if (value === undefined || !child) continue;
+    for (const e of checkSchema(value, child)) {
+      // A null field: Go leaves the zero value and the API server drops it. A null list item is kept
+      // (the API server refuses it on write; the builders read items as objects).
+      if (e.kind === 'type' && (e.got !== 'null' || e.field.endsWith(']'))) issues.push(error(e.field === '<root>' ? root : `${root}.${e.field}`, e.message));
+    }
+  }
+  if (issues.length > 0) return issues; // the parts below may not even be reachable
+  for (const part of opaqueParts(ws)) {
+    for (const m of goTypeMismatches(part.value, part.goType)) {
+      issues.push(error(m.path ? `${part.field}.${m.path}` : part.field, Msg.wrongJsonType(m.got, m.want, part.what)));
+    }
+  }
+  return issues;
 }
 
 // --- §3.2: instanceType vs node auto-provisioning ---

@@ -5,6 +5,7 @@ import type { V1ConfigMap, V1ControllerRevision, V1Service, V1StatefulSet } from
 import { ANNOTATION_HASH, ANNOTATION_REVISION } from '../api/labels.js';
 import type { PresetLookup, ResolvedWorkspace } from '../api/resolved-workspace.js';
 import type { Decision, Workspace } from '../api/types.js';
+import { validateShape } from '../api/validation.js';
 import { Msg } from '../api/messages.js';
 import { closestPresetNames } from '../catalog/presets.js';
 import type { Preset, Runtime } from '../catalog/types.js';
@@ -110,6 +111,9 @@ export function buildWorkspace(ws: Workspace, facts: ClusterFacts, resolved: Res
   if (!ws.inference) {
     return fail(problem('tuning', 'NotInference', 'tuning workspaces are built by buildTuning (src/builders/tuning/build.ts)'));
   }
+  // Validation refuses these first; a caller that skipped it gets a problem, not a TypeError below.
+  const shape = validateShape(ws)[0];
+  if (shape) return fail(problem(shape.field, 'InvalidSpec', shape.message));
   const { runtime } = resolved;
   decisions.push({ ...runtime });
   const controllerRevision = buildControllerRevision(ws, revisionHash, revision);

@@ -5,6 +5,7 @@ import type { V1ConfigMap, V1ControllerRevision, V1Job } from '@kubernetes/clien
 import { Msg } from '../../api/messages.js';
 import { tuningMethod } from '../../api/tuning-config.js';
 import type { Decision, Workspace } from '../../api/types.js';
+import { validateShape } from '../../api/validation.js';
 import { foundPreset, type ResolvedWorkspace } from '../../api/resolved-workspace.js';
 import { resolveFromFacts, type ClusterFacts } from '../facts.js';
 import { resolveGpuConfig } from '../gpu.js';
@@ -44,6 +45,9 @@ export function buildTuning(ws: Workspace, facts: ClusterFacts, resolved: Resolv
   const fail = (p: Problem): TuningBuildResult => ({ ok: false, revisionHash, revision, decisions, problems: [p] });
   const tuning = ws.tuning;
   if (!tuning) return fail(problem('tuning', 'NotTuning', 'the workspace has no tuning section'));
+  // The controller builds before it validates: a value of the wrong JSON type is a problem here, not a TypeError below.
+  const shape = validateShape(ws)[0];
+  if (shape) return fail(problem(shape.field, 'InvalidSpec', shape.message));
 
   const name = tuning.preset?.name ?? '';
   const preset = foundPreset(resolved.tuningPreset);

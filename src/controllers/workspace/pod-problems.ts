@@ -1,8 +1,10 @@
 // Why a workspace's pods are not serving, named from pod and node state: KAITO v0.12's reasons and
 // order (container failures, then evictions, then scheduling), plus what v0.12 misses: only pods
 // that are not Ready are blamed (an old OOM kill of a pod serving again is no reason), a Failed pod,
-// and the disk or memory pressure of the node a pod runs on before it is evicted.
+// the disk or memory pressure of the node a pod runs on before it is evicted, and a node the pod is
+// bound to that is missing, not Ready or short of GPUs (a template's spec.nodeName skips the scheduler).
 import type { V1ContainerStatus, V1Node, V1Pod } from '@kubernetes/client-node';
+import { RESOURCE_NVIDIA_GPU } from '../../api/labels.js';
 import { isReady } from '../../runtime/conditions.js';
 import { nodePressures, type PressureCondition } from './node-pressure.js';
 
@@ -11,7 +13,12 @@ export function isPodReady(pod: V1Pod | undefined): boolean {
   return isReady(pod);
 }
 
-/** KAITO v0.12's InferenceReady reasons (pkg/workspace/controllers/workspace_controller.go), plus PodFailed. */
+/**
+ * KAITO v0.12's InferenceReady reasons (pkg/workspace/controllers/workspace_controller.go), plus
+ * PodFailed and the node a pod is bound to: missing (NodeNotFound), not Ready (NodeNotReady, the
+ * reason KAITO's provisioners write on ResourceReady), or short of the GPUs the pod asks for
+ * (InsufficientGPU). KAITO v0.12 has no pod reason for these.
+ */
 export const PodProblem = {
   OOMKilled: 'ContainerOOMKilled',
   ImagePull: 'ImagePullError',
@@ -22,6 +29,9 @@ export const PodProblem = {
   NodeMemoryPressure: 'NodeMemoryPressure',
   Unschedulable: 'Unschedulable',
   PodFailed: 'PodFailed',
+  NodeNotFound: 'NodeNotFound',
+  NodeNotReady: 'NodeNotReady',
+  InsufficientGPU: 'InsufficientGPU',
 } as const;
 
 export interface Problem {
@@ -119,10 +129,76 @@ function nodePressureProblem(pods: readonly V1Pod[], nodes: readonly V1Node[]): 
   return undefined;
 }
 
-/** The first cause found in the pods that are not Ready (sorted by name), or undefined. */
-export function explainPods(pods: readonly V1Pod[], nodes: readonly V1Node[] = []): Problem | undefined {
+/** Whether the scheduler (or a kubelet) has seen the pod: without PodScheduled, its spec.nodeName came from the template. */
+const neverScheduled = (pod: V1Pod) => !pod.status?.conditions?.some((c) => c.type === 'PodScheduled');
+const PINNED_HINT = "a pod template's spec.nodeName bypasses the scheduler: name an existing node, or drop spec.nodeName and select nodes with resource.labelSelector";
+
+/**
+ * A pod bound to a node that is not in the node list. The scheduler never does that, so the binding
+ * came from the template's spec.nodeName (no PodScheduled condition: the scheduler's binding writes
+ * one), or the node was deleted under the pod (then the pod garbage collector fails the pod before
+ * deleting it). A pod the scheduler just bound to a node this cache has not seen yet is neither, so it
+ * is not blamed. No kubelet will ever start such a pod; the StatefulSet controller recreates it as
+ * often as the pod garbage collector deletes it.
+ */
+function nodeNotFoundProblem(pods: readonly V1Pod[], nodes: readonly V1Node[]): Problem | undefined {
+  const names = new Set(nodes.map((n) => n.metadata?.name));
+  const pod = pods.find(
+    (p) => !!p.spec?.nodeName && !names.has(p.spec.nodeName) && p.status?.phase !== 'Running' && (neverScheduled(p) || p.status?.phase === 'Failed'),
+  );
+  if (!pod) return undefined;
+  const text = `pod ${pod.metadata?.name} is bound to node ${pod.spec?.nodeName}, which does not exist`;
+  return { reason: PodProblem.NodeNotFound, message: neverScheduled(pod) ? `${text}; ${PINNED_HINT}` : `${text} (deleted after the pod was placed)` };
+}
+
+/** GPUs the pod's containers ask for (limits; requests when no limit). */
+function podGpus(pod: V1Pod): number {
+  return (pod.spec?.containers ?? []).reduce((sum, c) => {
+    const n = Number(c.resources?.limits?.[RESOURCE_NVIDIA_GPU] ?? c.resources?.requests?.[RESOURCE_NVIDIA_GPU] ?? 0);
+    return sum + (Number.isFinite(n) ? n : 0);
+  }, 0);
+}
+
+/**
+ * A not-ready pod bound to a node that cannot run it: not Ready, or with fewer GPUs than the pod asks
+ * for (the scheduler would have said Unschedulable; a template's spec.nodeName skips it and the
+ * kubelet rejects the pod instead).
+ */
+function boundNodeProblem(pods: readonly V1Pod[], nodes: readonly V1Node[]): Problem | undefined {
+  for (const pod of pods) {
+    const node = nodes.find((n) => n.metadata?.name === pod.spec?.nodeName);
+    if (!node) continue;
+    const name = pod.metadata?.name;
+    const wanted = podGpus(pod);
+    const allocatable = node.status?.allocatable?.[RESOURCE_NVIDIA_GPU] ?? node.status?.capacity?.[RESOURCE_NVIDIA_GPU] ?? '0';
+    const have = Number(allocatable);
+    if (wanted > 0 && Number.isFinite(have) && have < wanted) {
+      const text = `pod ${name} asks for ${wanted} ${RESOURCE_NVIDIA_GPU} but its node ${node.metadata?.name} has ${have}`;
+      return { reason: PodProblem.InsufficientGPU, message: neverScheduled(pod) ? `${text}; ${PINNED_HINT}` : text };
+    }
+    // A node without a Ready condition has not reported yet (just registered): nothing to blame.
+    const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready && ready.status !== 'True') {
+      const detail = `Ready=${ready.status}${ready.reason ? ` (${ready.reason}${ready.message ? `: ${ready.message}` : ''})` : ''}`;
+      return { reason: PodProblem.NodeNotReady, message: `pod ${name} is bound to node ${node.metadata?.name}, which is not Ready: ${detail}` };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The first cause found in the pods that are not Ready (sorted by name), or undefined. `nodes` is every
+ * node of the cluster (the operator's node cache); omitted, nothing is blamed on nodes.
+ */
+export function explainPods(pods: readonly V1Pod[], nodes?: readonly V1Node[]): Problem | undefined {
   const notReady = pods.filter((p) => !isPodReady(p)).sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+  // A missing node before a Failed pod: the pod garbage collector fails such pods before deleting them.
   const found =
-    containerProblem(notReady) ?? evictionProblem(notReady) ?? failedProblem(notReady) ?? schedulingProblem(notReady) ?? nodePressureProblem(notReady, nodes);
+    containerProblem(notReady) ??
+    evictionProblem(notReady) ??
+    (nodes && nodeNotFoundProblem(notReady, nodes)) ??
+    failedProblem(notReady) ??
+    schedulingProblem(notReady) ??
+    (nodes && (nodePressureProblem(notReady, nodes) ?? boundNodeProblem(notReady, nodes)));
   return found && { ...found, message: found.message.length > MAX_MESSAGE ? `${found.message.slice(0, MAX_MESSAGE - 3)}...` : found.message };
 }

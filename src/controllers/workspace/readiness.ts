@@ -34,7 +34,7 @@ function expectedPods(sts: V1StatefulSet, pods: readonly V1Pod[]): V1Pod[] {
 }
 
 /** The truth about a StatefulSet rollout: generation observed, every replica updated and ready, one revision. */
-export function statefulSetReadiness(sts: V1StatefulSet | undefined, allPods: readonly V1Pod[], nodes: readonly V1Node[] = []): Readiness {
+export function statefulSetReadiness(sts: V1StatefulSet | undefined, allPods: readonly V1Pod[], nodes?: readonly V1Node[]): Readiness {
   if (!sts) return { ready: false, reason: NotReadyReason.StatefulSetNotFound, message: 'the StatefulSet has not been created yet' };
   const name = sts.metadata?.name ?? '?';
   const desired = sts.spec?.replicas ?? 1;

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { collectCelRules, workspaceCrd, workspaceSchema } from '../../../src/api/crd.js';
 import { ConditionType } from '../../../src/api/labels.js';
 import { Msg } from '../../../src/api/messages.js';
+import type { OpenApiSchema } from '../../../src/api/openapi-schema.js';
+import { checkSchema } from '../../../src/api/schema-check.js';
 import { renderCrdYaml } from '../../../src/cli/commands/crd.js';
 import { main } from '../../../src/cli/main.js';
 
@@ -169,4 +171,48 @@ test('the resource.count ceiling covers the most nodes the estimator asks for, a
   }
   t.diagnostic(`most nodes the estimator asks for: ${most.nodes} (${most.where}); ceiling ${RESOURCE_COUNT_MAX}`);
   assert.ok(most.nodes > 1 && most.nodes <= RESOURCE_COUNT_MAX, `${most.nodes} (${most.where})`);
+});
+
+/** Every node of a schema tree with its path. */
+function schemaNodes(schema: OpenApiSchema, path = ''): { path: string; schema: OpenApiSchema }[] {
+  return [
+    { path: path || '.', schema },
+    ...Object.entries(schema.properties ?? {}).flatMap(([k, s]) => schemaNodes(s, `${path}.${k}`)),
+    ...(schema.items ? schemaNodes(schema.items, `${path}[*]`) : []),
+  ];
+}
+
+test('every kept-as-is value (pod template, its metadata and spec, volume sources) is declared an object', () => {
+  for (const version of ['v1alpha1', 'v1beta1']) {
+    const opaque = schemaNodes(workspaceSchema(version)).filter((n) => n.schema['x-kubernetes-preserve-unknown-fields']);
+    assert.deepEqual(
+      opaque.map((n) => n.path),
+      [
+        '.inference.template',
+        '.inference.template.metadata',
+        '.inference.template.spec',
+        '.inference.adapters[*].source.volumeSource',
+        '.tuning.input.volumeSource',
+        '.tuning.output.volumeSource',
+      ],
+      version,
+    );
+    for (const n of opaque) assert.equal(n.schema.type, 'object', `${version} ${n.path}`);
+  }
+});
+
+test('a pod template or pod spec that is not an object fails the schema, as the API server refuses it', () => {
+  const ws = (template: unknown) => ({
+    apiVersion: 'kaito.sh/v1beta1',
+    kind: 'Workspace',
+    metadata: { name: 'w' },
+    resource: { labelSelector: { matchLabels: { a: 'b' } } },
+    inference: { template },
+  });
+  const schema = workspaceSchema('v1beta1');
+  assert.deepEqual(checkSchema(ws({ spec: 'oops' }), schema).map((e) => `${e.field}: ${e.message}`), ['inference.template.spec: Invalid value: "string": must be of type object']);
+  assert.deepEqual(checkSchema(ws({ metadata: [] }), schema).map((e) => e.field), ['inference.template.metadata']);
+  assert.deepEqual(checkSchema(ws('oops'), schema).map((e) => e.field), ['inference.template']);
+  // Anything inside is kept as written (KAITO's schema declares nothing there either).
+  assert.deepEqual(checkSchema(ws({ metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }], anything: 1 } }), schema), []);
 });

@@ -9,6 +9,21 @@ const pod = (name: string, status: NonNullable<V1Pod['status']>, nodeName = 'gpu
 const running = (cs: V1ContainerStatus[]) => ({ phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }], containerStatuses: cs });
 const waiting = (reason: string, message?: string) => container({ state: { waiting: { reason, ...(message ? { message } : {}) } } });
 const node = (name: string, pressure?: string): V1Node => ({ metadata: { name }, status: { conditions: pressure ? [{ type: pressure, status: 'True' }] : [] } });
+const readyNode = (name: string, ready: 'True' | 'False' | 'Unknown' = 'True', gpus?: string): V1Node => ({
+  metadata: { name },
+  status: {
+    conditions: [{ type: 'Ready', status: ready, ...(ready !== 'True' ? { reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' } : {}) }],
+    ...(gpus !== undefined ? { allocatable: { 'nvidia.com/gpu': gpus }, capacity: { 'nvidia.com/gpu': gpus } } : {}),
+  },
+});
+/** A pod as the StatefulSet controller creates it from a template with spec.nodeName: no kubelet or scheduler has written its status. */
+const pinned = (name: string, nodeName: string, gpus = 0, status: NonNullable<V1Pod['status']> = { phase: 'Pending' }): V1Pod => ({
+  metadata: { name },
+  spec: { nodeName, containers: [{ name: 'main', ...(gpus ? { resources: { limits: { 'nvidia.com/gpu': String(gpus) } } } : {}) }] },
+  status,
+});
+const scheduled = { type: 'PodScheduled', status: 'True' };
+const hint = "a pod template's spec.nodeName bypasses the scheduler: name an existing node, or drop spec.nodeName and select nodes with resource.labelSelector";
 
 const cases: { name: string; pods: V1Pod[]; nodes?: V1Node[]; reason?: string; message?: RegExp }[] = [
   { name: 'image pull back-off', pods: [pod('ws-0', running([waiting('ImagePullBackOff', 'Back-off pulling image "x"')]))], reason: PodProblem.ImagePull, message: /^pod ws-0 container main image pull failed \(ImagePullBackOff\): Back-off pulling image "x"$/ },
@@ -62,6 +77,49 @@ const cases: { name: string; pods: V1Pod[]; nodes?: V1Node[]; reason?: string; m
     reason: undefined,
   },
   { name: 'nothing to say: starting', pods: [pod('ws-0', running([container({ state: { running: {} } })]))], nodes: [node('gpu-0')], reason: undefined },
+  // The node a pod is bound to (nodes: the operator's node cache, every node of the cluster).
+  {
+    name: 'bound by the template to a node that does not exist',
+    pods: [pinned('ws-0', 'no-such-node')],
+    nodes: [readyNode('gpu-0')],
+    reason: PodProblem.NodeNotFound,
+    message: new RegExp(`^pod ws-0 is bound to node no-such-node, which does not exist; ${hint.replace(/[.]/g, '\\.')}$`),
+  },
+  {
+    name: 'node not found comes before the failure the pod garbage collector writes',
+    pods: [pinned('ws-0', 'no-such-node', 0, { phase: 'Failed', conditions: [{ type: 'DisruptionTarget', status: 'True', reason: 'DeletionByPodGC', message: 'PodGC: node no longer exists' }] })],
+    nodes: [readyNode('gpu-0')],
+    reason: PodProblem.NodeNotFound,
+    message: /which does not exist; a pod template's spec\.nodeName/,
+  },
+  {
+    name: 'a scheduled pod whose node was deleted, once failed',
+    pods: [pinned('ws-0', 'gone', 0, { phase: 'Failed', conditions: [scheduled] })],
+    nodes: [readyNode('gpu-0')],
+    reason: PodProblem.NodeNotFound,
+    message: /^pod ws-0 is bound to node gone, which does not exist \(deleted after the pod was placed\)$/,
+  },
+  { name: 'a pod just bound by the scheduler to a node not cached yet is not blamed', pods: [pinned('ws-0', 'new-node', 0, { phase: 'Pending', conditions: [scheduled] })], nodes: [readyNode('gpu-0')], reason: undefined },
+  { name: 'a missing node is never blamed without the node list', pods: [pinned('ws-0', 'no-such-node')], reason: undefined },
+  { name: 'a running pod is not blamed on a node missing from the cache', pods: [pinned('ws-0', 'no-such-node', 0, running([]))], nodes: [readyNode('gpu-0')], reason: undefined },
+  {
+    name: 'bound to a node that is not Ready',
+    pods: [pinned('ws-0', 'gpu-0', 0, { phase: 'Pending', conditions: [scheduled] })],
+    nodes: [readyNode('gpu-0', 'Unknown')],
+    reason: PodProblem.NodeNotReady,
+    message: /^pod ws-0 is bound to node gpu-0, which is not Ready: Ready=Unknown \(NodeStatusUnknown: Kubelet stopped posting node status\.\)$/,
+  },
+  { name: 'a node that has not reported Ready yet is not blamed', pods: [pinned('ws-0', 'gpu-0')], nodes: [{ metadata: { name: 'gpu-0' } }], reason: undefined },
+  { name: 'a Ready pod on a NotReady node is not blamed', pods: [pod('ws-0', { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] })], nodes: [readyNode('gpu-0', 'False')], reason: undefined },
+  {
+    name: 'bound by the template to a node without the GPUs it asks for',
+    pods: [pinned('ws-0', 'cpu-0', 2)],
+    nodes: [readyNode('cpu-0')],
+    reason: PodProblem.InsufficientGPU,
+    message: /^pod ws-0 asks for 2 nvidia\.com\/gpu but its node cpu-0 has 0; a pod template's spec\.nodeName/,
+  },
+  { name: 'fewer GPUs than asked on a NotReady node: the GPUs are named', pods: [pinned('ws-0', 'gpu-0', 4)], nodes: [readyNode('gpu-0', 'False', '2')], reason: PodProblem.InsufficientGPU, message: /asks for 4 nvidia\.com\/gpu but its node gpu-0 has 2;/ },
+  { name: 'enough GPUs on a Ready node: nothing to say', pods: [pinned('ws-0', 'gpu-0', 2)], nodes: [readyNode('gpu-0', 'True', '2')], reason: undefined },
   {
     name: 'long messages are cut',
     pods: [pod('ws-0', { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: 'x'.repeat(2000) }] }, '')],
@@ -72,7 +130,7 @@ const cases: { name: string; pods: V1Pod[]; nodes?: V1Node[]; reason?: string; m
 
 for (const c of cases) {
   test(`explainPods: ${c.name}`, () => {
-    const found = explainPods(c.pods, c.nodes ?? []);
+    const found = explainPods(c.pods, c.nodes);
     assert.equal(found?.reason, c.reason);
     if (c.message) assert.match(found?.message ?? '', c.message);
   });

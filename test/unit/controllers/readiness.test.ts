@@ -96,6 +96,17 @@ test('withWarning: appended to the message, status and reason unchanged; problem
     const got = withWarning(r, warning);
     assert.deepEqual(got, { ...r, message }, name);
   }
-  for (const reason of ['PodCreationFailed', 'Unschedulable', 'ImagePullError', 'InferenceReadinessTimeout']) assert.ok(ANNOUNCED_REASONS.has(reason), reason);
+  for (const reason of ['PodCreationFailed', 'Unschedulable', 'ImagePullError', 'InferenceReadinessTimeout', 'NodeNotFound', 'NodeNotReady', 'InsufficientGPU']) assert.ok(ANNOUNCED_REASONS.has(reason), reason);
   for (const reason of ['RolloutInProgress', 'PodsNotReady', 'StatefulSetNotFound']) assert.ok(!ANNOUNCED_REASONS.has(reason), reason);
+});
+
+test('a template pod pinned by spec.nodeName to a missing node: NodeNotFound, not PodsNotReady forever', () => {
+  const set = sts({ replicas: 1 }, { ...healthy, replicas: 1, readyReplicas: 0, updatedReplicas: 1 });
+  const pinned: V1Pod = { metadata: { name: 'ws-0' }, spec: { nodeName: 'no-such-node', containers: [{ name: 'c' }] }, status: { phase: 'Pending' } };
+  const gpu0 = { metadata: { name: 'gpu-0' }, status: { conditions: [{ type: 'Ready', status: 'True' }] } };
+  const r = statefulSetReadiness(set, [pinned], [gpu0]);
+  assert.equal(r.reason, PodProblem.NodeNotFound);
+  assert.match(r.message, /^pod ws-0 is bound to node no-such-node, which does not exist; a pod template's spec\.nodeName bypasses the scheduler/);
+  // Without the node list nothing is blamed on nodes: the old answer.
+  assert.equal(statefulSetReadiness(set, [pinned]).reason, NotReadyReason.PodsNotReady);
 });
