@@ -231,14 +231,16 @@ const rows: Row[] = [
     },
   },
   {
-    name: 'a template whose spec is a string: the plan cannot throw, it reports',
+    name: 'a template whose spec is a string: refused as InvalidSpec before any builder runs',
     snap: () => snapshot({ ...byo, inference: { template: { spec: 'oops' } } } as unknown as Workspace, [a10()]),
+    failure: Reason.InvalidSpec,
+    check: (p) => assert.equal(p.actions.filter((a) => a.kind === 'apply').length, 0),
+  },
+  {
+    name: 'anything that still throws inside the plan becomes ReconcilePlanFailed: a condition and an event, terminal',
+    snap: () => snapshot(byo, [a10()], { patch: { nodes: [null as never] } }),
     failure: Reason.PlanFailed,
-    check: (p) => {
-      assert.ok(p.failure, 'a failure');
-      assert.equal(p.actions.filter((a) => a.kind === 'apply').length, 0);
-      assert.ok(steps(p).includes('status'));
-    },
+    check: (p) => assert.ok(steps(p).includes(`event ${Reason.PlanFailed}`), steps(p).join(', ')),
   },
   {
     name: 'deletion with claims left: claims deleted, finalizer kept, status names them',
