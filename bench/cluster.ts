@@ -20,7 +20,7 @@ import { isAlreadyExists, isNotFound } from '../src/runtime/errors.js';
 import { layoutFor, type Layout } from '../src/simcluster/layout.js';
 import { withLock } from '../src/simcluster/lock.js';
 import { POOL_LABEL, nodeNames, type NodePool } from '../src/simcluster/nodes.js';
-import type { Delays } from '../src/simcluster/provisioner/options.js';
+import type { Delays } from '../src/simcluster/provisioner/provisioner-options.js';
 import { NVME_STORAGE_CLASS, PV_NODE_LABEL, recycleReleasedPvs } from '../src/simcluster/storage.js';
 import type { VolumeKind } from './controllers.js';
 import { leaseHolders, nodeLeases, waitForLeaseTakeover } from './kwok-leases.js';
