@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { localCommands } from './main.js';
 
 /** Prefixes of paths under src/ that the image leaves out (this file too: it is build tooling). */
-export function localOnlySources(): string[] {
+function localOnlySources(): string[] {
   return ['simcluster/', 'demo/', ...localCommands().map((c) => `cli/commands/${c}.ts`), 'cli/image-files.ts'];
 }
 
