@@ -112,7 +112,6 @@ export const isNotFound = (err: unknown): boolean => toKubeError(err).kind === '
 export const isAlreadyExists = (err: unknown): boolean => toKubeError(err).kind === 'AlreadyExists';
 export const isConflict = (err: unknown): boolean => toKubeError(err).kind === 'Conflict';
 export const isForbidden = (err: unknown): boolean => toKubeError(err).kind === 'Forbidden';
-export const isInvalid = (err: unknown): boolean => toKubeError(err).kind === 'Invalid';
 // Server-side apply reports objects it cannot convert as 500 InternalError (kube-apiserver 1.36: a
 // duplicate list-map key, a quantity "abc"), though no retry can change the answer.
 const CONVERSION_REFUSAL = /^failed to (create typed patch object|convert new object)\b/;
