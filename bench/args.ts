@@ -1,6 +1,6 @@
 // `npm run bench -- --workspaces N [--json FILE] [--controllers a,b] ...`. Pure: argv in, options out.
 import { parseArgs } from 'node:util';
-import { DEFAULT_DELAYS } from '../src/simcluster/provisioner/options.js';
+import { DEFAULT_DELAYS } from '../src/simcluster/provisioner/provisioner-options.js';
 import { CONTROLLER_IDS, type ControllerId } from './controllers.js';
 
 export interface BenchOptions {

@@ -12,7 +12,7 @@ import {
 import { parseAllDocuments, stringify } from 'yaml';
 import { GROUP, PLURAL, VERSION, type Workspace } from '../src/api/types.js';
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, INFERENCE_CONFIG_KEY } from '../src/api/labels.js';
-import { up } from '../src/simcluster/cluster.js';
+import { adminKubeConfig, up } from '../src/simcluster/cluster.js';
 import { components } from '../src/simcluster/components.js';
 import { probe } from '../src/simcluster/health.js';
 import { isOurProcess, readPid, startDetached, stopProcess } from '../src/simcluster/process.js';
@@ -20,7 +20,7 @@ import { isAlreadyExists, isNotFound } from '../src/runtime/errors.js';
 import { layoutFor, type Layout } from '../src/simcluster/layout.js';
 import { withLock } from '../src/simcluster/lock.js';
 import { POOL_LABEL, nodeNames, type NodePool } from '../src/simcluster/nodes.js';
-import type { Delays } from '../src/simcluster/provisioner/options.js';
+import type { Delays } from '../src/simcluster/provisioner/provisioner-options.js';
 import { NVME_STORAGE_CLASS, PV_NODE_LABEL, recycleReleasedPvs } from '../src/simcluster/storage.js';
 import type { VolumeKind } from './controllers.js';
 import { leaseHolders, nodeLeases, waitForLeaseTakeover } from './kwok-leases.js';
@@ -143,7 +143,7 @@ export async function tuneKwok(l: Layout, podReadyDelayMs: number, log: (line: s
     writeFileSync(file, withPodReadyDelay(readFileSync(stock, 'utf8'), podReadyDelayMs));
     args = kwok.args.map((a) => (a.startsWith('--config=') ? `--config=${file}` : a));
   }
-  const kc = adminKc(l);
+  const kc = adminKubeConfig(l);
   const before = leaseHolders(await nodeLeases(kc));
   if (await runComponentWith(l, kwok.name, args, log)) await waitForLeaseTakeover(kc, before, log);
 }
@@ -161,19 +161,13 @@ export function selectBenchCluster(env: NodeJS.ProcessEnv, shared: boolean, cach
   env.KAITO_TS_SIM_PORT_OFFSET ??= String(BENCH_PORT_OFFSET);
 }
 
-function adminKc(l: Layout): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromFile(l.kubeconfigPath);
-  return kc;
-}
-
 /** Starts (or reuses) the cluster with exactly `pools` of benchmark nodes (extra nodes of those pools go) and the provisioner's delays. */
 export async function prepareCluster(pools: NodePool[], log: (line: string) => void, provisioner?: Partial<Delays>): Promise<{ kc: KubeConfig; layout: Layout }> {
   const nodesFile = join(tmpdir(), `kaito-ts-bench-nodes-${process.pid}.yaml`);
   writeFileSync(nodesFile, stringify({ pools }));
   await up({ nodesFile, log, ...(provisioner ? { provisioner } : {}) });
   const layout = layoutFor();
-  const kc = adminKc(layout);
+  const kc = adminKubeConfig(layout);
   const core = kc.makeApiClient(CoreV1Api);
   const wanted = new Set(pools.flatMap(nodeNames));
   const names = new Set(pools.map((p) => p.name));

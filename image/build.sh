@@ -21,7 +21,9 @@ fi
 for tool in umoci skopeo apt-get dpkg-deb npm; do
   command -v "$tool" >/dev/null || { echo "image: $tool is missing (apt-get install umoci skopeo)" >&2; exit 1; }
 done
-[ -f dist/src/cli/main.js ] || { echo "image: dist/src is missing; run npm run build" >&2; exit 1; }
+[ -f dist/src/cli/image-files.js ] || { echo "image: dist/src is missing; run npm run build" >&2; exit 1; }
+# The operator's files of dist/src (src/cli/image-files.ts): no simcluster, demo or local commands.
+APP_FILES=$(node dist/src/cli/image-files.js)
 
 VERSION=$(node -p 'require("./package.json").version')
 SHA=$(git rev-parse --short=12 HEAD)
@@ -68,12 +70,13 @@ install -m 0755 "$work/package/bin/node" "$base/usr/local/bin/node"
 printf 'root:x:0:0:root:/root:/usr/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/usr/sbin/nologin\n' >"$base/etc/passwd"
 printf 'root:x:0:\nnonroot:x:65532:\n' >"$base/etc/group"
 chmod 1777 "$base/tmp"
-# 4. App layer: what package.json "files" lists for running (no simcluster), plus its dependencies.
+# 4. App layer: the launcher, the CRD, the operator's compiled files (no simcluster, demo, local
+# commands or source maps) and its production dependencies.
 app=$work/app/app
-mkdir -p "$app/dist"
+mkdir -p "$app"
 cp package.json package-lock.json "$app/"
 cp -r bin config "$app/"
-cp -r dist/src "$app/dist/src"
+printf '%s\n' "$APP_FILES" | xargs cp --parents -t "$app"
 cp -r "$DEPS/node_modules" "$app/node_modules"
 
 layer() { # deterministic tar: sorted names, the commit's time, numeric root ownership

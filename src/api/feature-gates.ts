@@ -65,8 +65,3 @@ export function parseFeatureGates(flag: string | undefined, base: FeatureGates =
   }
   return Object.freeze(gates);
 }
-
-/** Canonical `key=bool,...` form (all gates, fixed order) for logs and the CLI. */
-export function formatFeatureGates(gates: FeatureGates): string {
-  return FEATURE_GATE_NAMES.map((n) => `${n}=${gates[n]}`).join(',');
-}

@@ -62,16 +62,3 @@ export function findCondition(
   return conditions?.find((c) => c.type === type);
 }
 
-export function isConditionTrue(conditions: readonly WorkspaceCondition[] | undefined, type: string): boolean {
-  return findCondition(conditions, type)?.status === 'True';
-}
-
-/** meta.RemoveStatusCondition: drops the condition of `type`, if any. */
-export function removeCondition(
-  conditions: readonly WorkspaceCondition[] | undefined,
-  type: string,
-): SetConditionResult {
-  const list = conditions ?? [];
-  const kept = list.filter((c) => c.type !== type);
-  return { conditions: kept, changed: kept.length !== list.length };
-}

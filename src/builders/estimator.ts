@@ -22,14 +22,6 @@ export interface EstimatorInput {
   maxModelLen: number;
 }
 
-/** KAITO's texts for failing to source the GPU facts (the caller does the sourcing). */
-export const gpuConfigErrors = {
-  listNodes: (err: string) => `failed to list ready nodes: ${err}`,
-  noReadyNodes: 'no ready nodes found, unable to determine GPU configuration',
-  fromNodes: (err: string) => `failed to get GPU config from existing nodes: ${err}`,
-  fromInstanceType: (instanceType: string, err: string) => `failed to get GPU config for instance type ${instanceType}: ${err}`,
-};
-
 /** Go `%.1f` / `%.0f` for the values that occur here (no exact .5 ties in practice). */
 function fixed(value: number, digits: number): string {
   return value.toFixed(digits);

@@ -56,13 +56,6 @@ export function tryParseQuantity(text: string): number | undefined {
   return sign === '-' && value !== 0 ? -value : value;
 }
 
-/** Like {@link tryParseQuantity} but throws an Error naming the bad text. */
-export function parseQuantity(text: string): number {
-  const value = tryParseQuantity(text);
-  if (value === undefined) throw new Error(`invalid quantity ${JSON.stringify(text)}`);
-  return value;
-}
-
 /** Bytes → GiB as a float (KAITO's `float64(bytes) / (1 << 30)`). */
 export function bytesToGiB(bytes: number): number {
   return bytes / GIB;

@@ -1,4 +1,5 @@
-// How the transport reaches the API server: the server URL, TLS material and credentials.
+// Which cluster to talk to and how: the one resolver of --kubeconfig, else KUBECONFIG, else in-cluster
+// (as KAITO/controller-runtime), giving the server URL, TLS material and credentials the transport needs.
 // Loading @kubernetes/client-node's KubeConfig pulls in its whole generated API (~75 MiB of RSS in
 // Node 20), three times what the operator's caches hold. The common cases — in-cluster service
 // account, kubeconfig files with certificates or tokens — are read here directly; exec plugins,
@@ -28,23 +29,33 @@ const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 /** Bound service-account tokens rotate; re-read the file at most this often. */
 const TOKEN_REFRESH_MS = 60_000;
 
-/** --kubeconfig, else KUBECONFIG, else in-cluster — the same order as createKubeConfig. */
+/** --kubeconfig, else KUBECONFIG (a ':'-separated list), else the pod's service account. */
 export async function loadClusterAccess(o: ClusterAccessOptions = {}): Promise<ClusterAccess> {
   const env = o.env ?? process.env;
   const file = o.kubeconfig || env.KUBECONFIG;
-  if (file) {
-    const files = o.kubeconfig ? [o.kubeconfig] : file.split(delimiter).filter(Boolean);
-    const missing = files.filter((f) => !existsSync(f));
-    if (missing.length) throw new Error(`kubeconfig not found: ${missing.join(', ')}`);
-    const direct = files.length === 1 ? fromKubeconfigFile(files[0]!, o.context) : undefined;
-    if (direct) return direct;
-  } else if (env.KUBERNETES_SERVICE_HOST) {
-    return inCluster(env, o.serviceAccountDir ?? SERVICE_ACCOUNT_DIR);
-  } else {
+  if (!file) {
+    if (env.KUBERNETES_SERVICE_HOST) return inCluster(env, o.serviceAccountDir ?? SERVICE_ACCOUNT_DIR);
     throw new Error('no cluster configured: pass --kubeconfig, set KUBECONFIG, or run in a pod');
   }
-  const { createKubeConfig } = await import('./kubeconfig.js');
-  return createKubeConfig(o);
+  const files = o.kubeconfig ? [o.kubeconfig] : file.split(delimiter).filter(Boolean);
+  const missing = files.filter((f) => !existsSync(f));
+  if (missing.length) throw new Error(`kubeconfig not found: ${missing.join(', ')}`);
+  return (files.length === 1 ? fromKubeconfigFile(files[0]!, o.context) : undefined) ?? (await viaClientNode(files, o.context));
+}
+
+/** client-node's KubeConfig, for what fromKubeconfigFile cannot serve: the files merged, the first one's context winning (as kubectl). */
+async function viaClientNode(files: string[], context: string | undefined): Promise<ClusterAccess> {
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const kc = new KubeConfig();
+  files.forEach((f, i) => {
+    if (i === 0) return kc.loadFromFile(f);
+    const more = new KubeConfig();
+    more.loadFromFile(f);
+    kc.mergeConfig(more, true);
+  });
+  if (context) kc.setCurrentContext(context);
+  if (!kc.getCurrentCluster()) throw new Error(`kubeconfig ${files.join(delimiter)} has no current cluster`);
+  return kc;
 }
 
 interface Named<T> {
@@ -57,7 +68,7 @@ interface Named<T> {
 type Entry = Record<string, unknown>;
 
 /** A kubeconfig we can serve without client-node, or undefined when it needs client-node's plugins. */
-export function fromKubeconfigFile(path: string, contextOverride?: string): ClusterAccess | undefined {
+function fromKubeconfigFile(path: string, contextOverride?: string): ClusterAccess | undefined {
   const doc = (parse(readFileSync(path, 'utf8')) ?? {}) as Entry;
   const find = (list: unknown, name: unknown, key: 'cluster' | 'user' | 'context'): Entry | undefined =>
     ((list as Named<Entry>[] | undefined) ?? []).find((e) => e.name === name)?.[key];

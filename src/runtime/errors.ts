@@ -115,8 +115,6 @@ export const isNotFound = (err: unknown): boolean => toKubeError(err).kind === '
 export const isAlreadyExists = (err: unknown): boolean => toKubeError(err).kind === 'AlreadyExists';
 export const isConflict = (err: unknown): boolean => toKubeError(err).kind === 'Conflict';
 export const isForbidden = (err: unknown): boolean => toKubeError(err).kind === 'Forbidden';
-export const isInvalid = (err: unknown): boolean => toKubeError(err).kind === 'Invalid';
-export const isRetryable = (err: unknown): boolean => toKubeError(err).retryable;
 /** The call was cancelled by its AbortSignal (a stopping controller, a reconcile's deadline): nothing to report. */
 export const isAborted = (err: unknown): boolean => toKubeError(err).kind === 'Aborted';
 // Server-side apply reports objects it cannot convert as 500 InternalError (kube-apiserver 1.36: a

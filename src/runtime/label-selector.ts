@@ -23,19 +23,3 @@ export function matchesSelector(selector: V1LabelSelector | undefined, labels: L
   }
   return true;
 }
-
-/** The query-string form (`a=b,c in (d,e),!f`) for list/watch requests. */
-export function selectorToString(selector: V1LabelSelector): string {
-  const parts = Object.entries(selector.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
-  for (const e of selector.matchExpressions ?? []) {
-    const values = [...(e.values ?? [])].sort().join(',');
-    switch (e.operator) {
-      case 'In': parts.push(`${e.key} in (${values})`); break;
-      case 'NotIn': parts.push(`${e.key} notin (${values})`); break;
-      case 'Exists': parts.push(e.key); break;
-      case 'DoesNotExist': parts.push(`!${e.key}`); break;
-      default: throw new Error(`unknown label selector operator ${e.operator}`);
-    }
-  }
-  return parts.join(',');
-}

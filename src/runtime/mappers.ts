@@ -2,7 +2,7 @@
 // changed object and names the primary objects ("namespace/name") that must be reconciled.
 import { isDeepStrictEqual } from 'node:util';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { controllerOf, keyOf, type ObjectCache, type ObjectEvent } from './cache.js';
+import { controllerOf, keyOf, type ObjectEvent } from './cache.js';
 import { objectKey } from './resources.js';
 
 export type Mapper<T extends KubernetesObject = KubernetesObject> = (event: ObjectEvent<T>) => string[];
@@ -23,11 +23,6 @@ export function enqueueOwner(kind: string, apiGroup?: string): Mapper {
     return objectKey(obj.metadata?.namespace, ref.name);
   };
   return (e) => unique([ownerKey(e.obj), e.type === 'update' ? ownerKey(e.old) : undefined]);
-}
-
-/** Every object in a cache (e.g. a StorageClass appeared: every workspace may care). */
-export function mapToAll(cache: ObjectCache<KubernetesObject>): Mapper {
-  return () => cache.keys();
 }
 
 /** Only when a predicate holds (controller-runtime predicates), e.g. "node labels changed". */

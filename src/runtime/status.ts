@@ -18,18 +18,6 @@ export interface Condition {
 type WithConditions = { conditions?: Condition[] } & Record<string, unknown>;
 
 /**
- * Carries `lastTransitionTime` over from the current condition when the status did not flip,
- * and stamps `now` when it did (meta.SetStatusCondition). Pure: `now` is passed in.
- */
-export function withTransitionTimes(desired: Condition[], current: Condition[] | undefined, now: string): Condition[] {
-  return desired.map((c) => {
-    const prev = current?.find((p) => p.type === c.type);
-    const lastTransitionTime = prev && prev.status === c.status ? prev.lastTransitionTime ?? now : now;
-    return { ...c, lastTransitionTime };
-  });
-}
-
-/**
  * True when writing `desired` would change `current`. Conditions are compared as a map by type;
  * a condition whose status is unchanged ignores lastTransitionTime (only a flip moves it).
  * Undefined fields and key order do not count.

@@ -16,7 +16,7 @@ import { withLock } from './lock.js';
 import { addNodes, isNodeReady, loadNodePools, scalePools, type NodePool } from './nodes.js';
 import { ensurePki } from './pki.js';
 import { isOurProcess, processArgs, readPid, startDetached, stopProcess } from './process.js';
-import { resolveDelays, type Delays } from './provisioner/options.js';
+import { resolveDelays, type Delays } from './provisioner/provisioner-options.js';
 import { formatMemoryLimits, resolveMemoryLimits } from './supervision.js';
 import { readSupervisorState, type RestartRecord } from './supervisor/state.js';
 import { ensureStorage, recycleReleasedPvs } from './storage.js';

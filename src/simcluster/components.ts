@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
 import { hasNotReadyStage, kwokStagesPath } from './binaries.js';
 import { DEFAULT_PORTS, type Layout } from './layout.js';
-import { DEFAULT_DELAYS, provisionerArgs, type Delays } from './provisioner/options.js';
+import { DEFAULT_DELAYS, provisionerArgs, type Delays } from './provisioner/provisioner-options.js';
 
 export type ComponentName = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok' | 'gpu-provisioner';
 

@@ -11,7 +11,7 @@ import type { V1ConfigMap, V1Node, V1PersistentVolume } from '@kubernetes/client
 import { bed, kubectl, waitFor } from './harness.js';
 import { isReady } from '../../src/runtime/conditions.js';
 import { layoutFor } from '../../src/simcluster/layout.js';
-import type { NodeClaim } from '../../src/simcluster/provisioner/nodeclaim.js';
+import type { NodeClaim } from '../../src/simcluster/provisioner/claim-view.js';
 
 const run = promisify(execFile);
 

@@ -3,7 +3,6 @@ import { describe, it } from 'node:test';
 import { gpuConfigFromNodeLabels } from '../../src/catalog/node-gpu.js';
 import {
   estimateNodeCount,
-  gpuConfigErrors,
   targetNodeCount,
   type EstimatorInput,
   type EstimatorPreset,
@@ -97,19 +96,6 @@ describe('estimateNodeCount — every error branch, KAITO texts', () => {
   for (const [name, input, message] of cases) {
     it(name, () => assert.deepEqual(estimateNodeCount(input), { ok: false, message }));
   }
-
-  it('gpu-config sourcing messages', () => {
-    assert.equal(gpuConfigErrors.listNodes('internal server error'), 'failed to list ready nodes: internal server error');
-    assert.equal(gpuConfigErrors.noReadyNodes, 'no ready nodes found, unable to determine GPU configuration');
-    assert.equal(
-      gpuConfigErrors.fromNodes('missing required nvidia.com labels on node n1'),
-      'failed to get GPU config from existing nodes: missing required nvidia.com labels on node n1',
-    );
-    assert.equal(
-      gpuConfigErrors.fromInstanceType('Standard_X', "invalid value: Unsupported SKU 'Standard_X' for cloud provider: sku"),
-      "failed to get GPU config for instance type Standard_X: invalid value: Unsupported SKU 'Standard_X' for cloud provider: sku",
-    );
-  });
 });
 
 describe('W10 fix changes BYO estimates on multi-GPU nodes', () => {

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { CliError, type CliIO } from '../command-io.js';
 import { parseDuration } from '../../runtime/duration.js';
-import { DELAY_FLAGS, type Delays } from '../../simcluster/provisioner/options.js';
+import { DELAY_FLAGS, type Delays } from '../../simcluster/provisioner/provisioner-options.js';
 import { resolveMemoryLimits } from '../../simcluster/supervision.js';
 
 const USAGE = `Usage: kaito-ts simcluster <up|down|status|env> [flags]

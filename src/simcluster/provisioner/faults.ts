@@ -3,7 +3,7 @@
 // Pure: the caller passes the claim and the ConfigMaps from its cache.
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { parseDuration } from '../../runtime/duration.js';
-import { instanceTypeOf, WORKSPACE_LABEL, WORKSPACE_NAMESPACE_LABEL, type NodeClaim } from './nodeclaim.js';
+import { instanceTypeOf, WORKSPACE_LABEL, WORKSPACE_NAMESPACE_LABEL, type NodeClaim } from './claim-view.js';
 
 export const FAULT_NAMESPACE = 'kaito-ts-sim';
 const ANNOTATION_PREFIX = 'sim.kaito-ts.io/';

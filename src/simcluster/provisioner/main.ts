@@ -15,9 +15,9 @@ import { layoutFor } from '../layout.js';
 import { loadNodePools, type NodePool } from '../nodes.js';
 import { FAULT_NAMESPACE } from './faults.js';
 import { AGENT_POOL_LABEL, PV_CLAIM_LABEL } from './node.js';
-import type { NodeClaim } from './nodeclaim.js';
-import { parseProvisionerArgs, type ProvisionerOptions } from './options.js';
-import { PROVISIONER_FIELD_MANAGER, Provisioner } from './reconciler.js';
+import type { NodeClaim } from './claim-view.js';
+import { parseProvisionerArgs, type ProvisionerOptions } from './provisioner-options.js';
+import { PROVISIONER_FIELD_MANAGER, Provisioner } from './sim-provisioner.js';
 
 const PERSISTENT_VOLUMES: ResourceType = { group: '', version: 'v1', plural: 'persistentvolumes', kind: 'PersistentVolume', namespaced: false };
 

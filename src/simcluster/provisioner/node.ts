@@ -7,7 +7,7 @@ import { lookupSku } from '../../catalog/gpu-skus.js';
 import { formatBinaryQuantity } from '../../catalog/quantity.js';
 import { fakeIp, GPU_RESOURCE, type NodePool } from '../nodes.js';
 import { localPvsForNode } from '../storage.js';
-import { INSTANCE_TYPE_LABEL, storageBytesOf, type NodeClaim } from './nodeclaim.js';
+import { INSTANCE_TYPE_LABEL, storageBytesOf, type NodeClaim } from './claim-view.js';
 
 export const AGENT_POOL_LABEL = 'agentpool';
 export const AKS_AGENT_POOL_LABEL = 'kubernetes.azure.com/agentpool';

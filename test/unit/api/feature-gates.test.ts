@@ -4,7 +4,6 @@ import {
   DEFAULT_FEATURE_GATES,
   DEFAULT_FEATURE_GATES_FLAG,
   FeatureGateError,
-  formatFeatureGates,
   parseFeatureGates,
 } from '../../../src/api/feature-gates.js';
 
@@ -46,9 +45,6 @@ for (const [flag, message] of bad) {
   });
 }
 
-test('parsed gates are frozen and format round-trips', () => {
-  const gates = parseFeatureGates('vLLM=false');
-  assert.equal(Object.isFrozen(gates), true);
-  assert.deepEqual(parseFeatureGates(formatFeatureGates(gates)), gates);
-  assert.equal(formatFeatureGates(DEFAULT_FEATURE_GATES).split(',').length, 5);
+test('parsed gates are frozen', () => {
+  assert.equal(Object.isFrozen(parseFeatureGates('vLLM=false')), true);
 });

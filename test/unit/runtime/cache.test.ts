@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubernetesObject, V1LabelSelector } from '@kubernetes/client-node';
 import { deepFreeze, ObjectCache } from '../../../src/runtime/cache.js';
-import { matchesSelector, selectorToString } from '../../../src/runtime/label-selector.js';
+import { matchesSelector } from '../../../src/runtime/label-selector.js';
 
 function obj(ns: string | undefined, name: string, rv: string, extra: Partial<NonNullable<KubernetesObject['metadata']>> = {}): KubernetesObject {
   return { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { namespace: ns, name, resourceVersion: rv, uid: `uid-${name}`, ...extra } };
@@ -180,20 +180,5 @@ describe('label selectors', () => {
 
   it('unknown operators are an error, not a silent match', () => {
     assert.throws(() => matchesSelector({ matchExpressions: [{ key: 'a', operator: 'Gt' }] }, labels), /unknown label selector operator Gt/);
-  });
-
-  it('renders the query-string form', () => {
-    assert.equal(
-      selectorToString({
-        matchLabels: { app: 'llm' },
-        matchExpressions: [
-          { key: 'gpu', operator: 'In', values: ['h100', 'a100'] },
-          { key: 'spot', operator: 'DoesNotExist' },
-          { key: 'zone', operator: 'Exists' },
-          { key: 'os', operator: 'NotIn', values: ['windows'] },
-        ],
-      }),
-      'app=llm,gpu in (a100,h100),!spot,zone,os notin (windows)',
-    );
   });
 });

@@ -1,10 +1,10 @@
-import { test } from 'node:test';
+import { describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import type { RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadClusterAccess } from '../../../src/runtime/cluster-access.js';
+import { delimiter, join } from 'node:path';
+import { loadClusterAccess, type ClusterAccessOptions } from '../../../src/runtime/cluster-access.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'access-'));
 writeFileSync(join(dir, 'ca.crt'), 'CA-FILE');
@@ -75,4 +75,40 @@ test('errors name the problem', async () => {
   await assert.rejects(loadClusterAccess({ kubeconfig: join(dir, 'missing.yaml'), env: {} }), /kubeconfig not found: .*missing.yaml/);
   await assert.rejects(loadClusterAccess({ env: {} }), /no cluster configured/);
   await assert.rejects(loadClusterAccess({ kubeconfig: kubeconfig('ctx.yaml', {}), env: {}, context: 'nope' }), /context "nope" not found/);
+});
+
+describe('which kubeconfig: --kubeconfig, else KUBECONFIG, else in-cluster', () => {
+  const file = (name: string, server: string): string => {
+    const p = join(dir, `${name}.yaml`);
+    writeFileSync(p, `apiVersion: v1
+kind: Config
+clusters: [{name: ${name}, cluster: {server: "${server}"}}]
+users: [{name: u-${name}, user: {token: t}}]
+contexts: [{name: ${name}, context: {cluster: ${name}, user: u-${name}}}]
+current-context: ${name}
+`);
+    return p;
+  };
+  const flag = file('flag', 'https://flag:6443');
+  const env = file('env', 'https://env:6443');
+  const extra = file('extra', 'https://extra:6443');
+  const server = async (o: ClusterAccessOptions): Promise<string | undefined> => (await loadClusterAccess(o)).getCurrentCluster()?.server;
+
+  it('--kubeconfig wins over KUBECONFIG and the pod', async () => {
+    assert.equal(await server({ kubeconfig: flag, env: { KUBECONFIG: env, KUBERNETES_SERVICE_HOST: '10.0.0.1' } }), 'https://flag:6443');
+  });
+  it('KUBECONFIG wins over the pod', async () => {
+    assert.equal(await server({ env: { KUBECONFIG: env, KUBERNETES_SERVICE_HOST: '10.0.0.1' } }), 'https://env:6443');
+  });
+  it('KUBECONFIG may list files: merged by client-node, the first context wins', async () => {
+    const access = await loadClusterAccess({ env: { KUBECONFIG: [env, extra].join(delimiter) } });
+    assert.equal(access.constructor.name, 'KubeConfig');
+    assert.equal(access.getCurrentCluster()?.server, 'https://env:6443');
+  });
+  it('a context override picks another cluster of the merged files', async () => {
+    assert.equal(await server({ env: { KUBECONFIG: [env, extra].join(delimiter) }, context: 'extra' }), 'https://extra:6443');
+  });
+  it('a missing file of the list is named', async () => {
+    await assert.rejects(loadClusterAccess({ env: { KUBECONFIG: [env, join(dir, 'gone.yaml')].join(delimiter) } }), /kubeconfig not found: .*gone\.yaml/);
+  });
 });

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiException } from '@kubernetes/client-node';
-import { fromStatus, isAborted, isConflict, isNotFound, isRefused, isRetryable, KubeApiError, toKubeError, type KubeErrorKind } from '../../../src/runtime/errors.js';
+import { fromStatus, isAborted, isConflict, isNotFound, isRefused, KubeApiError, toKubeError, type KubeErrorKind } from '../../../src/runtime/errors.js';
 
 const status = (code: number, reason: string, message = `${reason} happened`, extra: object = {}) =>
   JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message, ...extra });
@@ -92,7 +92,7 @@ describe('error classification', () => {
     assert.equal(isNotFound(e), true);
     assert.equal(isConflict(fromStatus(409, status(409, 'Conflict'))), true);
     assert.equal(isConflict(fromStatus(409, status(409, 'AlreadyExists'))), false);
-    assert.equal(isRetryable(fromStatus(503, '')), true);
+    assert.equal(toKubeError(fromStatus(503, '')).retryable, true);
   });
 
   it('isRefused: the server refused the object itself (422, 400), nothing else', () => {

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { statusChanged, withTransitionTimes, type Condition } from '../../../src/runtime/status.js';
+import { statusChanged, type Condition } from '../../../src/runtime/status.js';
 
 const T1 = '2026-01-01T00:00:00Z';
 const T2 = '2026-01-02T00:00:00Z';
@@ -32,14 +32,4 @@ describe('statusChanged', () => {
   it('no status on either side is no change', () => assert.equal(statusChanged(undefined, undefined), false));
   it('key order of nested objects does not count', () =>
     assert.equal(statusChanged({ inference: { a: 1, b: 2 } }, { inference: { b: 2, a: 1 } }), false));
-});
-
-describe('withTransitionTimes', () => {
-  it('keeps the old time when the status holds and stamps now when it flips or is new', () => {
-    const current = [cond('ResourceReady', 'True'), cond('InferenceReady', 'False')];
-    const desired = [cond('ResourceReady', 'True', { lastTransitionTime: undefined }), cond('InferenceReady', 'True', { lastTransitionTime: undefined }), cond('WorkspaceSucceeded', 'True', { lastTransitionTime: undefined })];
-    const out = withTransitionTimes(desired, current, T2);
-    assert.deepEqual(out.map((c) => [c.type, c.lastTransitionTime]), [['ResourceReady', T1], ['InferenceReady', T2], ['WorkspaceSucceeded', T2]]);
-    assert.equal(statusChanged({ conditions: withTransitionTimes(current, current, T2) }, { conditions: current }), false);
-  });
 });

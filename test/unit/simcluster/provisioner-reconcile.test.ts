@@ -8,10 +8,10 @@ import type { KubeClient } from '../../../src/runtime/client.js';
 import { layoutFor } from '../../../src/simcluster/layout.js';
 import { loadNodePools } from '../../../src/simcluster/nodes.js';
 import { launchedNode, nvmeVolumes, registrationPatch, skuFacts } from '../../../src/simcluster/provisioner/node.js';
-import type { NodeClaim } from '../../../src/simcluster/provisioner/nodeclaim.js';
-import { DEFAULT_DELAYS } from '../../../src/simcluster/provisioner/options.js';
-import { Provisioner } from '../../../src/simcluster/provisioner/reconciler.js';
-import { wantedStatus } from '../../../src/simcluster/provisioner/status.js';
+import type { NodeClaim } from '../../../src/simcluster/provisioner/claim-view.js';
+import { DEFAULT_DELAYS } from '../../../src/simcluster/provisioner/provisioner-options.js';
+import { Provisioner } from '../../../src/simcluster/provisioner/sim-provisioner.js';
+import { wantedStatus } from '../../../src/simcluster/provisioner/claim-status.js';
 
 const pools = loadNodePools(layoutFor({ KAITO_TS_CACHE: '/c', KAITO_TS_SIMCLUSTER_DIR: '/s' }).defaultNodesFile);
 const T0 = Date.parse('2026-01-01T00:00:00Z');

@@ -9,11 +9,11 @@ import { faultsFor } from '../../../src/simcluster/provisioner/faults.js';
 import {
   launchedNode, nodeHas, nodeNameFor, nvmeVolumes, providerIdFor, registrationPatch, skuFacts,
 } from '../../../src/simcluster/provisioner/node.js';
-import { instanceTypeOf, isKaitoClaim, launchProblem, truncateMessage, type NodeClaim } from '../../../src/simcluster/provisioner/nodeclaim.js';
+import { instanceTypeOf, isKaitoClaim, launchProblem, truncateMessage, type NodeClaim } from '../../../src/simcluster/provisioner/claim-view.js';
 import {
   DEFAULT_DELAYS, parseProvisionerArgs, provisionerArgs, resolveDelays,
-} from '../../../src/simcluster/provisioner/options.js';
-import { statusChanged, wantedStatus, type Phase } from '../../../src/simcluster/provisioner/status.js';
+} from '../../../src/simcluster/provisioner/provisioner-options.js';
+import { statusChanged, wantedStatus, type Phase } from '../../../src/simcluster/provisioner/claim-status.js';
 
 const layout = layoutFor({ KAITO_TS_CACHE: '/cache', KAITO_TS_SIMCLUSTER_DIR: '/state' });
 const pools = loadNodePools(layout.defaultNodesFile);

@@ -2,7 +2,7 @@
 // and the root Ready condition, status.providerID/nodeName/capacity. Pure: `now` is passed in, and
 // an unchanged condition keeps its lastTransitionTime so an unchanged claim costs no write.
 import { isDeepStrictEqual } from 'node:util';
-import { truncateMessage, type ClaimCondition, type ClaimStatus } from './nodeclaim.js';
+import { truncateMessage, type ClaimCondition, type ClaimStatus } from './claim-view.js';
 
 export const ConditionType = { launched: 'Launched', registered: 'Registered', initialized: 'Initialized', ready: 'Ready' } as const;
 const DEPENDENTS = [ConditionType.launched, ConditionType.registered, ConditionType.initialized] as const;

@@ -17,9 +17,9 @@ import {
   AKS_CLUSTER_LABEL, AGENT_POOL_LABEL, INITIALIZED_LABEL, KWOK_NOT_READY_LABEL, launchedNode, nodeHas, nodeNameFor,
   nodeResourceGroup, nodeResources, nvmeVolumes, PV_CLAIM_LABEL, providerIdFor, registrationPatch, skuFacts, type SkuFacts,
 } from './node.js';
-import { agentPoolError, instanceTypeOf, isKaitoClaim, launchProblem, storageBytesOf, TERMINATION_FINALIZER, type NodeClaim } from './nodeclaim.js';
-import type { Delays } from './options.js';
-import { statusChanged, wantedStatus, type Phase } from './status.js';
+import { agentPoolError, instanceTypeOf, isKaitoClaim, launchProblem, storageBytesOf, TERMINATION_FINALIZER, type NodeClaim } from './claim-view.js';
+import type { Delays } from './provisioner-options.js';
+import { statusChanged, wantedStatus, type Phase } from './claim-status.js';
 
 export const PROVISIONER_FIELD_MANAGER = 'kaito-ts-sim-provisioner';
 const NODE_CLAIMS: ResourceType = Resources.nodeClaims;
