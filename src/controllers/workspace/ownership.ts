@@ -3,9 +3,6 @@
 // A name we need that something else holds is a collision, reported and never touched.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { controllerOf } from '../../runtime/cache.js';
-import type { KubeClient } from '../../runtime/client.js';
-import { ignoreGone } from '../../runtime/errors.js';
-import type { ResourceType } from '../../runtime/resources.js';
 import type { WorkspaceObject } from './context.js';
 
 export function ownedBy(obj: KubernetesObject, ws: WorkspaceObject): boolean {
@@ -30,14 +27,4 @@ export function notOwnedMessage(kind: string, obj: KubernetesObject, consequence
  */
 export function writtenBy(obj: KubernetesObject, fieldManager: string): boolean {
   return (obj.metadata?.managedFields ?? []).some((m) => m.manager === fieldManager);
-}
-
-/**
- * Deletes exactly `obj`, with a UID precondition: an object re-created under that name since we
- * looked is never deleted. Already gone, or replaced (409), leaves nothing to do.
- */
-export async function deleteExactly(client: KubeClient, type: ResourceType, obj: KubernetesObject): Promise<void> {
-  const uid = obj.metadata?.uid;
-  if (!uid) throw new Error(`refusing to delete ${type.kind} ${obj.metadata?.namespace}/${obj.metadata?.name} without its UID`);
-  await client.delete(type, { namespace: obj.metadata?.namespace, name: obj.metadata?.name ?? '' }, { uid }).catch(ignoreGone);
 }

@@ -4,9 +4,6 @@
 // and the unscheduled pod, so the StatefulSet controller makes both again on a node that exists.
 import type { V1PersistentVolume, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { MODEL_WEIGHTS_VOLUME } from '../../builders/volumes.js';
-import { ignoreGone } from '../../runtime/errors.js';
-import { Resources } from '../../runtime/resources.js';
-import type { WorkspaceDeps, WorkspaceObject } from './context.js';
 
 /** Set by the scheduler when it binds a WaitForFirstConsumer claim: the node the volume lives on. */
 export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';
@@ -60,18 +57,4 @@ export function strandedClaims(
     out.push({ claim, why, ...(pod ? { pod } : {}) });
   }
   return out;
-}
-
-/** Deletes each stranded claim and its unscheduled pod (UID-guarded), announcing it. */
-export async function releaseStrandedClaims(ws: WorkspaceObject, deps: WorkspaceDeps, statefulSet: string, pods: readonly V1Pod[]): Promise<void> {
-  const ns = ws.metadata.namespace ?? 'default';
-  const claims = deps.caches.persistentVolumeClaims.list({ namespace: ns });
-  const volume = (pv: string) => deps.caches.persistentVolumes.get(undefined, pv);
-  const nodeExists = (n: string) => !!deps.caches.nodes.get(undefined, n);
-  for (const s of strandedClaims(statefulSet, claims, pods, volume, nodeExists)) {
-    const claimName = s.claim.metadata?.name ?? '';
-    await deps.recorder.event(ws, 'Warning', 'WeightsClaimStranded', `Weights claim ${claimName} ${s.why}; deleting it${s.pod ? ` and pod ${s.pod.metadata?.name}` : ''} so the pod gets a new claim on a node that exists (the weights are downloaded again)`);
-    await deps.client.delete(Resources.persistentVolumeClaims, { namespace: ns, name: claimName }, { uid: s.claim.metadata?.uid ?? '' }).catch(ignoreGone);
-    if (s.pod) await deps.client.delete(Resources.pods, { namespace: ns, name: s.pod.metadata?.name ?? '' }, { uid: s.pod.metadata?.uid ?? '' }).catch(ignoreGone);
-  }
 }

@@ -34,7 +34,6 @@ const CLIENT_VERBS: Record<string, { verbs: string[]; subresource?: string }> = 
 const GENERIC_HELPERS: { file: string; fn: string; callee: string; typeArg: number | 'type-property'; verbs: string[]; subresource?: string }[] = [
   { file: 'src/runtime/status.ts', fn: 'writeStatusIfChanged', callee: 'writeStatusIfChanged', typeArg: 1, verbs: ['patch'], subresource: 'status' },
   { file: 'src/runtime/reflector.ts', fn: 'Reflector', callee: 'Reflector', typeArg: 'type-property', verbs: ['list', 'watch'] },
-  { file: 'src/controllers/workspace/ownership.ts', fn: 'deleteExactly', callee: 'deleteExactly', typeArg: 1, verbs: ['delete'] },
   // The plan executor runs actions; their resources are scanned where the plans write them (ACTION_VERBS).
   { file: 'src/controllers/workspace/executor.ts', fn: 'PlanExecutor', callee: '#action', typeArg: 'type-property', verbs: [] },
   // A row of a ControllerBuilder table names its kind as `resource(Resources.x)`: one reflector each.
