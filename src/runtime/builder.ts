@@ -17,6 +17,7 @@ import type { KubeApiError } from './errors.js';
 import { enqueueOwner, enqueueSelf, when as onlyWhen, type Mapper } from './mappers.js';
 import { Reflector } from './reflector.js';
 import type { ResourceType } from './resources.js';
+import type { Lane } from './workqueue.js';
 
 /** A resource type that carries the object type its cache holds (a phantom: nothing at run time). */
 export interface TypedResource<T extends KubernetesObject> {
@@ -55,6 +56,8 @@ export interface SourceOptions<T extends KubernetesObject> {
   required?: boolean;
   /** Only events for which this holds are mapped (controller-runtime predicates). */
   when?: (e: ObjectEvent<T>) => boolean;
+  /** `fast`: this kind's events report progress (a pod turned Ready) and jump the queue's normal lane. */
+  lane?: Lane;
 }
 
 export interface WatchesOptions<T extends KubernetesObject, C> extends SourceOptions<T> {
@@ -141,7 +144,7 @@ export class ControllerBuilder<M extends KindMap = Record<never, never>> {
     const controller = new Controller(opts);
     for (const { row, reflector } of made) {
       const mapper = row.map(caches);
-      controller.watch(reflector, row.options.when ? onlyWhen(row.options.when, mapper) : mapper, { required: row.options.required ?? true });
+      controller.watch(reflector, row.options.when ? onlyWhen(row.options.when, mapper) : mapper, { required: row.options.required ?? true, ...(row.options.lane ? { lane: row.options.lane } : {}) });
     }
     // The rows were added under M's keys with M's object types: they come back typed.
     const typed = { caches, sources } as unknown as Pick<BuiltController<M>, 'caches' | 'sources'>;

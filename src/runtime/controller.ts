@@ -13,7 +13,7 @@ import { toKubeError } from './errors.js';
 import { reconcileScope, silentLogger, type Logger } from './log.js';
 import type { Mapper } from './mappers.js';
 import type { Reflector } from './reflector.js';
-import { WorkQueue } from './workqueue.js';
+import { WorkQueue, type Lane } from './workqueue.js';
 
 export interface Result {
   requeueAfterMs?: number;
@@ -120,9 +120,11 @@ export class Controller {
    * Feeds events of a reflector through a mapper into the queue. `required: false` for sources
    * that may never sync (an optional CRD that is not installed) so they cannot block start().
    */
-  watch<T extends KubernetesObject>(reflector: Reflector<T>, mapper: Mapper<T>, opts: { required?: boolean } = {}): this {
+  watch<T extends KubernetesObject>(reflector: Reflector<T>, mapper: Mapper<T>, opts: { required?: boolean; lane?: Lane } = {}): this {
+    // Events before the cache synced are the initial list: every key's first pass, never the fast lane.
     reflector.on((event) => {
-      for (const key of mapper(event)) this.queue.add(key);
+      const lane = opts.lane === 'fast' && reflector.hasSynced ? 'fast' : 'normal';
+      for (const key of mapper(event)) this.queue.add(key, lane);
     });
     this.sources.push({ reflector: reflector as unknown as Reflector<KubernetesObject>, required: opts.required ?? true });
     return this;

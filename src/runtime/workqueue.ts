@@ -3,6 +3,8 @@
 //  stingy   — a key added many times before it is processed is processed once;
 //  exclusive— a key is never handed to two workers at once; re-added while processing,
 //             it is queued again when `done` is called.
+//  two lanes — a key added as `fast` (a child's status moved: the pass that reports it is cheap)
+//             is handed out before the normal lane, so status never waits behind a burst of first passes.
 // Rate limiting = max(per-key exponential 5 ms·2^n capped at 1000 s, token bucket 10 qps/100 burst),
 // as client-go's DefaultTypedControllerRateLimiter.
 import { ItemExponentialBackoff, TokenBucket } from './rate-limit.js';
@@ -24,8 +26,14 @@ export interface WorkQueueObserver {
   worked(seconds: number): void;
 }
 
+/** Which lane a key waits in: `fast` keys are handed out first. */
+export type Lane = 'fast' | 'normal';
+
 export class WorkQueue {
   private readonly queue: string[] = [];
+  private readonly fastQueue: string[] = [];
+  /** Keys that asked for the fast lane and have not been handed out since. */
+  private readonly wantsFast = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly delayed = new Map<string, { at: number; timer: NodeJS.Timeout }>();
@@ -46,7 +54,7 @@ export class WorkQueue {
 
   /** Keys waiting to be handed out (not counting in-flight or delayed ones). */
   get len(): number {
-    return this.queue.length;
+    return this.queue.length + this.fastQueue.length;
   }
 
   get inFlight(): number {
@@ -57,8 +65,18 @@ export class WorkQueue {
     return this.shuttingDown;
   }
 
-  add(key: string): void {
-    if (this.shuttingDown || this.dirty.has(key)) return;
+  add(key: string, lane: Lane = 'normal'): void {
+    if (this.shuttingDown) return;
+    if (lane === 'fast' && !this.wantsFast.has(key)) {
+      this.wantsFast.add(key);
+      // Already waiting in the normal lane: move it up.
+      const at = this.queue.indexOf(key);
+      if (at >= 0) {
+        this.queue.splice(at, 1);
+        this.fastQueue.push(key);
+      }
+    }
+    if (this.dirty.has(key)) return;
     this.metrics.adds++;
     this.dirty.add(key);
     if (this.processing.has(key)) return; // `done` will queue it again
@@ -102,7 +120,7 @@ export class WorkQueue {
 
   /** Next key, or undefined once shut down and empty. The caller MUST call `done(key)`. */
   get(): Promise<string | undefined> {
-    const key = this.queue.shift();
+    const key = this.fastQueue.shift() ?? this.queue.shift();
     if (key !== undefined) return Promise.resolve(this.take(key));
     if (this.shuttingDown) return Promise.resolve(undefined);
     return new Promise((resolve) => this.waiters.push(resolve));
@@ -114,7 +132,7 @@ export class WorkQueue {
     this.startedAt.delete(key);
     this.processing.delete(key);
     if (this.dirty.has(key)) this.push(key);
-    else if (this.processing.size === 0 && this.queue.length === 0) this.idleWaiters.splice(0).forEach((w) => w());
+    else if (this.processing.size === 0 && this.len === 0) this.idleWaiters.splice(0).forEach((w) => w());
   }
 
   /** Stops accepting keys, drops delayed ones and wakes idle workers. Queued keys are still handed out. */
@@ -122,14 +140,14 @@ export class WorkQueue {
     this.shuttingDown = true;
     for (const { timer } of this.delayed.values()) clearTimeout(timer);
     this.delayed.clear();
-    if (this.queue.length === 0) this.waiters.splice(0).forEach((w) => w(undefined));
-    if (this.processing.size === 0 && this.queue.length === 0) this.idleWaiters.splice(0).forEach((w) => w());
+    if (this.len === 0) this.waiters.splice(0).forEach((w) => w(undefined));
+    if (this.processing.size === 0 && this.len === 0) this.idleWaiters.splice(0).forEach((w) => w());
   }
 
   /** Shuts down and waits until queued and in-flight keys are done, or the deadline passes. Resolves true when drained. */
   async shutDownWithDrain(deadlineMs: number): Promise<boolean> {
     this.shutDown();
-    if (this.processing.size === 0 && this.queue.length === 0) return true;
+    if (this.processing.size === 0 && this.len === 0) return true;
     let timer: NodeJS.Timeout | undefined;
     const drained = new Promise<boolean>((resolve) => this.idleWaiters.push(() => resolve(true)));
     const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), deadlineMs)));
@@ -144,7 +162,7 @@ export class WorkQueue {
     const waiter = this.waiters.shift();
     if (!this.addedAt.has(key)) this.addedAt.set(key, performance.now());
     if (waiter) waiter(this.take(key));
-    else this.queue.push(key);
+    else (this.wantsFast.has(key) ? this.fastQueue : this.queue).push(key);
   }
 
   private take(key: string): string {
@@ -155,6 +173,7 @@ export class WorkQueue {
     this.startedAt.set(key, now);
     this.processing.add(key);
     this.dirty.delete(key);
+    this.wantsFast.delete(key);
     return key;
   }
 }

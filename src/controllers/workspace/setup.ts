@@ -54,13 +54,14 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     onWatchError: (type, err) => o.log.error({ resource: type.plural, error: err.message }, 'watch failed; retrying'),
   })
     .for('workspaces', resource<WorkspaceObject>(Resources.workspaces))
-    .owns('statefulSets', resource<V1StatefulSet>(Resources.statefulSets))
+    .owns('statefulSets', resource<V1StatefulSet>(Resources.statefulSets), { lane: 'fast' })
     // Any Deployment named like a workspace matters: owned ones migrate, foreign ones are reported.
     .watches('deployments', resource<V1Deployment>(Resources.deployments), { map: (c) => sameNameWorkspace(c.workspaces) })
     .owns('services', resource<V1Service>(Resources.services))
     .owns('controllerRevisions', resource<V1ControllerRevision>(Resources.controllerRevisions), { transform: leanRevision, indexLabel: LABEL_REVISION_WORKSPACE_NAME })
     // Only pods of workspaces: a cluster's other pods are none of our business (and memory).
-    .watches('pods', resource<V1Pod>(Resources.pods), { labelSelector: LABEL_WORKSPACE_NAME, transform: leanPod, indexLabel: LABEL_WORKSPACE_NAME, map: () => labelledWorkspace })
+    // Children's progress (a pod turned Ready, a rollout observed) is what status reports: the fast lane.
+    .watches('pods', resource<V1Pod>(Resources.pods), { labelSelector: LABEL_WORKSPACE_NAME, transform: leanPod, indexLabel: LABEL_WORKSPACE_NAME, lane: 'fast', map: () => labelledWorkspace })
     // The weights claims carry the template's workspace label: a claim stranded on a vanished node is noticed.
     .watches('persistentVolumeClaims', resource<V1PersistentVolumeClaim>(Resources.persistentVolumeClaims), { labelSelector: LABEL_WORKSPACE_NAME, map: () => labelledWorkspace })
     .watches('persistentVolumes', resource<V1PersistentVolume>(Resources.persistentVolumes), { when: volumeGoing, map: (c) => claimantWorkspace(c.persistentVolumeClaims) })
@@ -69,7 +70,7 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     .watches('storageClasses', resource<V1StorageClass>(Resources.storageClasses), { map: (c) => () => c.workspaces.keys() })
     .watches('configMaps', resource<V1ConfigMap>(Resources.configMaps), { map: (c) => configMapToWorkspaces(c.workspaces) })
     // Every Job, like StatefulSets: a Job named like a tuning workspace but not ours must be seen to be left alone.
-    .owns('jobs', resource<V1Job>(Resources.jobs))
+    .owns('jobs', resource<V1Job>(Resources.jobs), { lane: 'fast' })
     // Metadata only: no Secret value is ever held (model-secret.ts), yet a late Secret is seen at once.
     .watches('secrets', resource(Resources.secrets), { metadataOnly: true, map: (c) => secretToWorkspaces(c.workspaces) })
     // Only the StatefulSet controller's FailedCreate Events: why pods are missing (pod-creation.ts).

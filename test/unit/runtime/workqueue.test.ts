@@ -149,3 +149,51 @@ describe('WorkQueue', () => {
     assert.equal(await waiting, undefined);
   });
 });
+
+describe('WorkQueue lanes', () => {
+  const drain = async (q: WorkQueue, n: number): Promise<string[]> => {
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const k = (await q.get())!;
+      out.push(k);
+      q.done(k);
+    }
+    return out;
+  };
+
+  it('hands out fast keys before the normal lane, each lane in FIFO order', async () => {
+    const q = new WorkQueue();
+    for (const k of ['a', 'b', 'c']) q.add(k);
+    q.add('x', 'fast');
+    q.add('y', 'fast');
+    assert.equal(q.len, 5);
+    assert.deepEqual(await drain(q, 5), ['x', 'y', 'a', 'b', 'c']);
+  });
+
+  it('a key waiting in the normal lane moves up when it is added as fast, and is handed out once', async () => {
+    const q = new WorkQueue();
+    for (const k of ['a', 'b', 'c']) q.add(k);
+    q.add('c', 'fast');
+    assert.equal(q.len, 3);
+    assert.deepEqual(await drain(q, 3), ['c', 'a', 'b']);
+  });
+
+  it('a fast add while the key is processing re-queues it in the fast lane on done', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    const k = (await q.get())!;
+    q.add('b');
+    q.add('a', 'fast');
+    q.done(k);
+    assert.deepEqual(await drain(q, 2), ['a', 'b']);
+  });
+
+  it('a key handed out forgets its lane: a later normal add waits in the normal lane', async () => {
+    const q = new WorkQueue();
+    q.add('a', 'fast');
+    assert.deepEqual(await drain(q, 1), ['a']);
+    q.add('b');
+    q.add('a');
+    assert.deepEqual(await drain(q, 2), ['b', 'a']);
+  });
+});
