@@ -18,6 +18,8 @@ export interface BenchOptions {
   removeNodes: boolean;
   /** Run on the shared project cluster instead of the benchmark's own. */
   sharedCluster: boolean;
+  /** Leave the benchmark's own cluster running at the end (it is stopped when this run started it). */
+  keepCluster: boolean;
   /** Extra Node.js flags for the kaito-ts process, e.g. --cpu-prof. */
   nodeOptions?: string;
   /** Extra `kaito-ts run` flags (experiments such as --max-concurrent-reconciles=20). */
@@ -51,6 +53,8 @@ export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
   --timeout-seconds S     give up on all-ready after S (default 3600)
   --remove-nodes          delete the benchmark GPU nodes at the end
   --shared-cluster        use the project's cluster (.simcluster) instead of the benchmark's own
+  --keep-cluster          leave the benchmark's own cluster running at the end (by default a run stops
+                          the cluster it started; one that was already running is left as found)
   --node-options=OPTS     Node.js flags for kaito-ts (e.g. "--cpu-prof --cpu-prof-dir=bench/results")
   --kaito-ts-flags=FLAGS  extra "kaito-ts run" flags (e.g. "--max-concurrent-reconciles=20")
   --kcm-qps N             client QPS (burst 2×) of the benchmark cluster's kube-controller-manager,
@@ -90,6 +94,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
         'timeout-seconds': { type: 'string' },
         'remove-nodes': { type: 'boolean' },
         'shared-cluster': { type: 'boolean' },
+        'keep-cluster': { type: 'boolean' },
         'node-options': { type: 'string' },
         'kcm-qps': { type: 'string' },
         'kaito-ts-flags': { type: 'string' },
@@ -136,6 +141,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
     timeoutSeconds: integer('timeout-seconds', values['timeout-seconds'], 3600, 1),
     removeNodes: values['remove-nodes'] ?? false,
     sharedCluster: values['shared-cluster'] ?? false,
+    keepCluster: values['keep-cluster'] ?? false,
     ...(values['node-options'] !== undefined ? { nodeOptions: values['node-options'] } : {}),
     ...(values['kaito-ts-flags'] !== undefined ? { kaitoTsFlags: values['kaito-ts-flags'] } : {}),
     kcmQps: integer('kcm-qps', values['kcm-qps'], 300, 0),

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Workspace } from '../src/api/types.js';
 import { GROUP, PLURAL, VERSION } from '../src/api/types.js';
+import { down, isRunning } from '../src/simcluster/cluster.js';
 import { adminKubeconfig } from '../src/simcluster/kubeconfig.js';
 import { layoutFor, type Layout } from '../src/simcluster/layout.js';
 import { loadNodePools, removeNodes } from '../src/simcluster/nodes.js';
@@ -313,6 +314,14 @@ async function main(argv: string[]): Promise<number> {
     ? `N = ${opts.workspaces}; node auto-provisioning: ${planMix(plan)}; provision delay ${opts.provisionDelaySeconds}s, device-plugin delay ${opts.devicePluginDelaySeconds}s`
     : `N = ${opts.workspaces}; nodes: ${pools.map((p) => `${p.count} × ${p.instanceType}${p.nvme ? ' (NVMe)' : ''}`).join(', ')}`);
   const delays = nap ? { launchDelayMs: opts.provisionDelaySeconds * 1000, devicePluginDelayMs: opts.devicePluginDelaySeconds * 1000 } : undefined;
+  // The benchmark's own cluster is stopped at the end when this run started it (ports shifted by
+  // BENCH_PORT_OFFSET would otherwise stay taken by seven processes), unless --keep-cluster.
+  if (!opts.sharedCluster && !opts.keepCluster && !(await isRunning())) {
+    cleanups.add(async () => {
+      log('stopping the benchmark cluster this run started (--keep-cluster leaves it running)');
+      await down(log);
+    });
+  }
   const { kc, layout } = await prepareCluster(pools, log, delays);
   if (!opts.sharedCluster) {
     await tuneControllerManager(layout, controllerManagerArgs(opts.kcmQps), log);
@@ -352,7 +361,10 @@ process.once('SIGINT', () => void interrupted());
 process.once('SIGTERM', () => void interrupted());
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  async (code) => {
+    for (const c of cleanups) await c().catch(() => undefined);
+    process.exit(code);
+  },
   (err: unknown) => {
     process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
     void Promise.all([...cleanups].map((c) => c().catch(() => undefined))).then(() => process.exit(1));

@@ -14,6 +14,7 @@ import {
 } from './harness.js';
 import { createPools, deletePools, pool } from './support/operator.js';
 import { isReady } from '../../src/runtime/conditions.js';
+import { freePortOffset } from '../../src/simcluster/free-ports.js';
 
 const PAUSE = 'registry.k8s.io/pause:3.10';
 const run = promisify(execFile);
@@ -168,7 +169,7 @@ describe('simcluster bed', () => {
     const nodesFile = join(dir, 'nodes.yaml');
     writeFileSync(nodesFile, 'pools:\n  - {name: t4, count: 1, instanceType: Standard_NC4as_T4_v3, gpu: {product: Tesla-T4, count: 1, memoryMiB: 16384}}\n');
     const stateDir = join(dir, 'state');
-    const env = { ...process.env, KAITO_TS_SIMCLUSTER_DIR: stateDir, KAITO_TS_SIM_PORT_OFFSET: String(100 + Math.floor(Math.random() * 900)) };
+    const env = { ...process.env, KAITO_TS_SIMCLUSTER_DIR: stateDir, KAITO_TS_SIM_PORT_OFFSET: String(await freePortOffset(100, 1000)) };
     const cli = join(process.cwd(), 'bin', 'kaito-ts.js');
     try {
       const upOut = await run(process.execPath, [cli, 'simcluster', 'up', '--nodes-file', nodesFile], { env, timeout: 180_000 });

@@ -1,16 +1,16 @@
 // Import this FIRST in a test file that kills control-plane components: it points the harness (bed,
 // kubectl, world, spawnOperator) at a private cluster (own state folder under /tmp, every port moved),
 // never at the shared one other engineers' tests run on. The file's `after` calls `stopPrivateCluster`.
-import { randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { down } from '../../../src/simcluster/cluster.js';
+import { freePortOffset } from '../../../src/simcluster/free-ports.js';
 
 const root = mkdtempSync(join(tmpdir(), 'kaito-ts-faults-'));
 process.env.KAITO_TS_SIMCLUSTER_DIR = join(root, 'state');
-// 2000–2899: clear of the bench cluster (+1000) and the lifecycle test's second cluster (+100–999).
-process.env.KAITO_TS_SIM_PORT_OFFSET = String(2000 + randomInt(900));
+// 2000–2899, and only ports free now: clear of the bench cluster (+1000) and other second clusters.
+process.env.KAITO_TS_SIM_PORT_OFFSET = String(await freePortOffset(2000, 2900));
 // The whole cluster goes at the end: no per-test namespace and node clean-up (it waits on finalizers).
 process.env.KAITO_TS_KEEP_NAMESPACES = '1';
 

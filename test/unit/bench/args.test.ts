@@ -13,6 +13,7 @@ describe('parseBenchArgs', () => {
       timeoutSeconds: 3600,
       removeNodes: false,
       sharedCluster: false,
+      keepCluster: false,
       kcmQps: 300,
       podReadyDelaySeconds: 0,
       mode: 'byo',
@@ -23,11 +24,11 @@ describe('parseBenchArgs', () => {
   it('takes every flag', () => {
     const o = parseBenchArgs([
       '--workspaces=200', '--json', 'out.json', '--controllers', 'kaito-v0.8.0, kaito-ts', '--qps', '100', '--burst', '200',
-      '--idle-seconds', '0', '--timeout-seconds', '900', '--remove-nodes', '--shared-cluster', '--node-options=--cpu-prof', '--kcm-qps', '0', '--kaito-ts-flags=--max-concurrent-reconciles=20', '--pod-ready-delay', '0',
+      '--idle-seconds', '0', '--timeout-seconds', '900', '--remove-nodes', '--shared-cluster', '--keep-cluster', '--node-options=--cpu-prof', '--kcm-qps', '0', '--kaito-ts-flags=--max-concurrent-reconciles=20', '--pod-ready-delay', '0',
     ]);
     assert.deepEqual(o, {
       workspaces: 200, json: 'out.json', controllers: ['kaito-v0.8.0', 'kaito-ts'], qps: 100, burst: 200,
-      idleSeconds: 0, timeoutSeconds: 900, removeNodes: true, sharedCluster: true, nodeOptions: '--cpu-prof', kaitoTsFlags: '--max-concurrent-reconciles=20', kcmQps: 0, podReadyDelaySeconds: 0,
+      idleSeconds: 0, timeoutSeconds: 900, removeNodes: true, sharedCluster: true, keepCluster: true, nodeOptions: '--cpu-prof', kaitoTsFlags: '--max-concurrent-reconciles=20', kcmQps: 0, podReadyDelaySeconds: 0,
       mode: 'byo', provisionDelaySeconds: 1, devicePluginDelaySeconds: 1,
     });
   });
