@@ -67,7 +67,7 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     .watches('persistentVolumes', resource<V1PersistentVolume>(Resources.persistentVolumes), { when: volumeGoing, map: (c) => claimantWorkspace(c.persistentVolumeClaims) })
     .watches('nodes', resource<V1Node>(Resources.nodes), { transform: leanNode, when: nodeChangeMatters, map: (c) => workspacesSelectingNode(c.workspaces) })
     // A StorageClass only matters to workspaces still deciding their volume: every one, cheaply.
-    .watches('storageClasses', resource<V1StorageClass>(Resources.storageClasses), { map: (c) => () => c.workspaces.keys() })
+    .watches('storageClasses', resource<V1StorageClass>(Resources.storageClasses), { map: (c) => workspacesDecidingVolume(c.workspaces, c.statefulSets) })
     .watches('configMaps', resource<V1ConfigMap>(Resources.configMaps), { map: (c) => configMapToWorkspaces(c.workspaces) })
     // Every Job, like StatefulSets: a Job named like a tuning workspace but not ours must be seen to be left alone.
     .owns('jobs', resource<V1Job>(Resources.jobs), { lane: 'fast' })
@@ -101,6 +101,15 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
   // A CRD installed after start: every waiting workspace goes on, without a restart.
   if (nodeClaims) void nodeClaims.synced.then(() => caches.workspaces.keys().forEach((k) => controller.enqueue(k)));
   return { controller, caches, reflectors, required, reconciler };
+}
+
+/**
+ * A StorageClass matters only to preset workspaces that have no StatefulSet yet: a live one keeps its
+ * weights volume (claim templates are immutable) and a template never uses the NVMe class. Mapping
+ * every workspace made each class change cost a pass, and a refused request, per failing workspace.
+ */
+export function workspacesDecidingVolume(workspaces: Pick<ObjectCache<WorkspaceObject>, 'list'>, statefulSets: Pick<ObjectCache<V1StatefulSet>, 'get'>): Mapper {
+  return () => workspaces.list().filter((ws) => !!ws.inference?.preset && !statefulSets.get(ws.metadata.namespace, ws.metadata.name ?? '')).map(keyOf);
 }
 
 /** A Deployment (any object) named like a workspace: that workspace. */

@@ -27,7 +27,7 @@ async function patcher(ns: string): Promise<(body: object) => Promise<unknown>> 
 }
 
 /** Starts the writers; `stop` ends them and says how many patches they made (every one must have passed). */
-async function startWriters(t: TestContext, ns: string): Promise<{ stop(): Promise<number> }> {
+async function startWriters(t: TestContext, ns: string): Promise<{ stop(): Promise<number>; running(): Promise<void> }> {
   const patch = await patcher(ns);
   let writing = true;
   let patches = 0;
@@ -42,6 +42,11 @@ async function startWriters(t: TestContext, ns: string): Promise<{ stop(): Promi
   };
   t.after(stop);
   return {
+    /** Resolves once the writers are in full swing (a change made before would race only their first patches). */
+    async running() {
+      const from = patches;
+      await waitFor('the writers in full swing', () => Promise.resolve(patches - from >= 10 * WRITERS || undefined));
+    },
     async stop() {
       const n = await stop();
       assert.deepEqual(failures.slice(0, 3), [], `the writers' patches failed ${failures.length} times`);
@@ -84,6 +89,7 @@ test('a workspace that others keep changing reports PersistentConflict with a Wa
 
   // 2. A spec change (a new revision) while the writers run: its annotations cannot be written.
   writers = await startWriters(t, w.ns);
+  await writers.running();
   started = Date.now();
   await (await patcher(w.ns))({ inference: { template: template('second') } });
   const changeReported = await waitReported(w, started);

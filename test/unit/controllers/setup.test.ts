@@ -7,7 +7,7 @@ import type { NodeClaim } from '../../../src/builders/nodeclaim.js';
 import type { WorkspaceObject } from '../../../src/controllers/workspace/context.js';
 import {
   claimantWorkspace, claimChanged, claimToWorkspace, configMapToWorkspaces, failedCreateWorkspace, labelledWorkspace,
-  nodeChangeMatters, sameNameWorkspace, secretToWorkspaces, volumeGoing, workspacesSelectingNode,
+  nodeChangeMatters, sameNameWorkspace, secretToWorkspaces, volumeGoing, workspacesDecidingVolume, workspacesSelectingNode,
   setupWorkspaceController,
 } from '../../../src/controllers/workspace/setup.js';
 import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
@@ -183,6 +183,13 @@ describe('workspace controller mappers (setup.ts)', () => {
       ['another Secret', obj('team', 'registry'), []],
     ];
     for (const [name, o, want] of cases) assert.deepEqual(map(add(o)), want, name);
+  });
+
+  it('workspacesDecidingVolume: a StorageClass change wakes only preset workspaces without a StatefulSet', () => {
+    const template = cacheOf(...workspaces.list(), workspace('team', 'tpl', { resource: {}, inference: { template: { spec: { containers: [] } } } }));
+    const live = cacheOf<V1StatefulSet>({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: meta('team', 'gpu-b') });
+    const map = workspacesDecidingVolume(template, live);
+    assert.deepEqual(sorted(map(add(obj(undefined, 'kaito-local-nvme-disk')))), ['other/gpu-a', 'team/gpu-a'], 'gpu-b has its StatefulSet; tuning and templates never decide one');
   });
 
   it('failedCreateWorkspace: a FailedCreate Event regarding a StatefulSet wakes the workspace controlling it', () => {
