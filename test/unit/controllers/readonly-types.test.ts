@@ -4,6 +4,8 @@
 // frozen objects, which throw.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import type { KubernetesObject, V1StatefulSet } from '@kubernetes/client-node';
 import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
 import { defaultFacts, type ClusterFacts } from '../../../src/builders/facts.js';
@@ -95,5 +97,17 @@ describe('cached state is read-only by type', () => {
     const own = mutableCopy<V1StatefulSet>(snap.statefulSet!);
     own.spec!.replicas = 3;
     assert.equal(caches.statefulSets.get('default', 'ws')?.spec?.replicas, 1);
+  });
+});
+
+describe('one write-through', () => {
+  const root = join(import.meta.dirname, '..', '..', '..', '..');
+  const sources = readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(root, 'src', f));
+
+  it('only the reflector (the cache\'s source) and the executor (write-through) upsert into a cache', () => {
+    const upserting = sources.filter((f) => /\.upsert\(/.test(readFileSync(f, 'utf8'))).map((f) => relative(root, f)).sort();
+    assert.deepEqual(upserting, ['src/controllers/workspace/executor.ts', 'src/runtime/cache.ts', 'src/runtime/reflector.ts']);
   });
 });
