@@ -8,6 +8,7 @@ import { getPreset, isDeprecatedPreset } from '../catalog/presets.js';
 import type { CloudProvider, GpuConfig, Preset } from '../catalog/types.js';
 import type { FeatureGates } from './feature-gates.js';
 import { runtimeDecision } from './inference-runtime.js';
+import type { DeepReadonly } from '../runtime/readonly.js';
 import type { Workspace } from './types.js';
 
 /** A preset named by the workspace: none named, found in the catalog, deprecated (inference only), or unknown. */
@@ -65,7 +66,7 @@ export function resolveWorkspace(ws: Workspace, input: ResolveInput): ResolvedWo
 }
 
 /** The inference preset alone (event mappers that need no full resolution). Deprecated names match in any case. */
-export function inferencePresetOf(ws: Pick<Workspace, 'inference'>): PresetLookup {
+export function inferencePresetOf(ws: DeepReadonly<Pick<Workspace, 'inference'>>): PresetLookup {
   const named = ws.inference?.preset;
   if (!named) return { kind: 'none' };
   const name = presetName(named);

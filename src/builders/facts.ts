@@ -1,5 +1,6 @@
 // What the builders know about the cluster: everything the operator observed (from its caches) or
-// `kaito-ts render --state` read from a file. Plain data, so the builders stay pure.
+// `kaito-ts render --state` read from a file. Plain data, so the builders stay pure; read-only, since
+// the operator's facts are its cached (frozen) objects.
 import type { V1ConfigMap, V1ControllerRevision, V1Node } from '@kubernetes/client-node';
 import { DEFAULT_FEATURE_GATES, type FeatureGates } from '../api/feature-gates.js';
 import { DEFAULT_CLOUD_PROVIDER } from '../catalog/gpu-skus.js';
@@ -8,18 +9,19 @@ import type { CloudProvider } from '../catalog/types.js';
 import type { Workspace } from '../api/types.js';
 import { resolveWorkspace, type ResolvedWorkspace } from '../api/resolved-workspace.js';
 import { isReady as hasReadyCondition } from '../runtime/conditions.js';
+import type { DeepReadonly } from '../runtime/readonly.js';
 
 export type WeightsVolumeKind = 'nvme' | 'emptyDir';
 
 export interface ClusterFacts {
   /** Names of the StorageClasses that exist (cluster-scoped). */
-  storageClassNames: string[];
+  storageClassNames: readonly string[];
   /** Nodes of the cluster (the builders pick those matching the workspace's labelSelector). */
-  nodes: V1Node[];
+  nodes: readonly DeepReadonly<V1Node>[];
   /** ConfigMaps that may be the inference config: in the workspace namespace and the release namespace. */
-  configMaps: V1ConfigMap[];
+  configMaps: readonly DeepReadonly<V1ConfigMap>[];
   /** Secret names in the workspace namespace, when known (undefined = not observed, nothing is checked). */
-  secretNames?: string[];
+  secretNames?: readonly string[];
   featureGates: FeatureGates;
   cloudProvider: CloudProvider;
   /** Registry of the base image and weight artifacts (`PRESET_REGISTRY_NAME`). */
@@ -34,7 +36,7 @@ export interface ClusterFacts {
    */
   volumeKindOverride?: WeightsVolumeKind;
   /** The workspace's existing ControllerRevisions, for the revision number. */
-  controllerRevisions?: V1ControllerRevision[];
+  controllerRevisions?: readonly DeepReadonly<V1ControllerRevision>[];
 }
 
 export const DEFAULT_RELEASE_NAMESPACE = 'kaito-workspace';
@@ -53,13 +55,13 @@ export function defaultFacts(overrides: Partial<ClusterFacts> = {}): ClusterFact
   };
 }
 
-function isReady(node: V1Node): boolean {
+function isReady(node: DeepReadonly<V1Node>): boolean {
   if (node.metadata?.deletionTimestamp) return false;
   return hasReadyCondition(node);
 }
 
 /** Nodes whose labels include every `matchLabels` entry, sorted by name (KAITO: list order). */
-export function matchingNodes(ws: Workspace, nodes: readonly V1Node[]): V1Node[] {
+export function matchingNodes<N extends DeepReadonly<V1Node>>(ws: Workspace, nodes: readonly N[]): N[] {
   const want = Object.entries(ws.resource?.labelSelector?.matchLabels ?? {});
   return nodes
     .filter((n) => want.every(([k, v]) => n.metadata?.labels?.[k] === v))
@@ -67,7 +69,7 @@ export function matchingNodes(ws: Workspace, nodes: readonly V1Node[]): V1Node[]
 }
 
 /** Matching nodes that are Ready and not being deleted. */
-export function readyMatchingNodes(ws: Workspace, nodes: readonly V1Node[]): V1Node[] {
+export function readyMatchingNodes<N extends DeepReadonly<V1Node>>(ws: Workspace, nodes: readonly N[]): N[] {
   return matchingNodes(ws, nodes).filter(isReady);
 }
 
@@ -79,7 +81,7 @@ export function resolveFromFacts(ws: Workspace, facts: ClusterFacts): ResolvedWo
   return resolveWorkspace(ws, { gates, cloud: facts.cloudProvider, ...(nodes ? { nodes } : {}) });
 }
 
-export function findConfigMap(facts: ClusterFacts, namespace: string, name: string): V1ConfigMap | undefined {
+export function findConfigMap(facts: ClusterFacts, namespace: string, name: string): DeepReadonly<V1ConfigMap> | undefined {
   return facts.configMaps.find((cm) => cm.metadata?.name === name && (cm.metadata?.namespace ?? 'default') === namespace);
 }
 
@@ -97,29 +99,33 @@ interface KubeObject {
  * Throws on a kind it does not know, naming it.
  */
 export function factsFromObjects(objects: readonly unknown[], namespace: string, base: ClusterFacts): ClusterFacts {
-  const facts: ClusterFacts = { ...base, storageClassNames: [...base.storageClassNames], nodes: [...base.nodes], configMaps: [...base.configMaps] };
+  const storageClassNames = [...base.storageClassNames];
+  const nodes = [...base.nodes];
+  const configMaps = [...base.configMaps];
+  let secretNames = base.secretNames && [...base.secretNames];
+  let controllerRevisions = base.controllerRevisions;
   for (const obj of objects as readonly KubeObject[]) {
     const name = obj.metadata?.name ?? '';
     switch (obj.kind) {
       case 'StorageClass':
-        facts.storageClassNames.push(name);
+        storageClassNames.push(name);
         break;
       case 'Node':
-        facts.nodes.push(obj);
+        nodes.push(obj);
         break;
       case 'ConfigMap':
-        facts.configMaps.push({ ...(obj as V1ConfigMap), metadata: { ...obj.metadata, namespace: obj.metadata?.namespace ?? 'default' } });
+        configMaps.push({ ...(obj as V1ConfigMap), metadata: { ...obj.metadata, namespace: obj.metadata?.namespace ?? 'default' } });
         break;
       case 'Secret':
-        facts.secretNames ??= [];
-        if ((obj.metadata?.namespace ?? 'default') === namespace) facts.secretNames.push(name);
+        secretNames ??= [];
+        if ((obj.metadata?.namespace ?? 'default') === namespace) secretNames.push(name);
         break;
       case 'ControllerRevision':
-        facts.controllerRevisions = [...(facts.controllerRevisions ?? []), obj as V1ControllerRevision];
+        controllerRevisions = [...(controllerRevisions ?? []), obj as V1ControllerRevision];
         break;
       default:
         throw new Error(`unsupported kind ${JSON.stringify(obj.kind ?? null)} (object ${JSON.stringify(name)}); expected one of ${STATE_KINDS.join(', ')}`);
     }
   }
-  return facts;
+  return { ...base, storageClassNames, nodes, configMaps, ...(secretNames ? { secretNames } : {}), ...(controllerRevisions ? { controllerRevisions } : {}) };
 }

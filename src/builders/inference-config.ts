@@ -91,7 +91,8 @@ export function copyOfDefault(name: string, ns: string, facts: ClusterFacts, bui
   const copy: V1ConfigMap = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name, namespace: ns, ...(labels ? { labels } : {}), annotations: { ...annotations, [COPIED_FROM_ANNOTATION]: reason } },
+    // The template is a cached (frozen) object: its maps are copied into the new one, never shared.
+    metadata: { name, namespace: ns, ...(labels ? { labels: { ...labels } } : {}), annotations: { ...annotations, [COPIED_FROM_ANNOTATION]: reason } },
     data: { ...(template?.data ?? builtin) },
   };
   return { copy, reason };

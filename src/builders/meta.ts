@@ -3,18 +3,19 @@
 import type { V1ObjectMeta, V1OwnerReference } from '@kubernetes/client-node';
 import { LABEL_INFERENCESET_CREATED_BY, LABEL_WORKSPACE_NAME } from '../api/labels.js';
 import { API_VERSION, KIND, type Workspace } from '../api/types.js';
+import type { DeepReadonly } from '../runtime/readonly.js';
 
 /** Namespace a workspace renders into (`default` when the manifest has none). */
-export function workspaceNamespace(ws: Workspace): string {
+export function workspaceNamespace(ws: DeepReadonly<Workspace>): string {
   return ws.metadata.namespace || 'default';
 }
 
-export function workspaceName(ws: Workspace): string {
+export function workspaceName(ws: DeepReadonly<Workspace>): string {
   return ws.metadata.name ?? '';
 }
 
 /** The controller owner reference every generated object carries (GC deletes them with the workspace). */
-export function controllerOwnerRef(ws: Workspace): V1OwnerReference {
+export function controllerOwnerRef(ws: DeepReadonly<Workspace>): V1OwnerReference {
   return {
     apiVersion: API_VERSION,
     kind: KIND,
@@ -29,14 +30,14 @@ export function controllerOwnerRef(ws: Workspace): V1OwnerReference {
  * name, namespace and owner reference of a generated object. A workspace read from a file has no uid yet;
  * its objects then carry no owner reference (one with an empty uid would be refused by the API server).
  */
-export function ownedMeta(ws: Workspace, name: string): V1ObjectMeta {
+export function ownedMeta(ws: DeepReadonly<Workspace>, name: string): V1ObjectMeta {
   const meta: V1ObjectMeta = { name, namespace: workspaceNamespace(ws) };
   if (ws.metadata.uid) meta.ownerReferences = [controllerOwnerRef(ws)];
   return meta;
 }
 
 /** `kaito.sh/workspace: <name>` plus the InferenceSet label when the workspace carries it (spec §5.2). */
-export function workspaceSelectorLabels(ws: Workspace): Record<string, string> {
+export function workspaceSelectorLabels(ws: DeepReadonly<Workspace>): Record<string, string> {
   const labels: Record<string, string> = { [LABEL_WORKSPACE_NAME]: workspaceName(ws) };
   const createdBy = ws.metadata.labels?.[LABEL_INFERENCESET_CREATED_BY];
   if (createdBy !== undefined) labels[LABEL_INFERENCESET_CREATED_BY] = createdBy;
@@ -44,12 +45,12 @@ export function workspaceSelectorLabels(ws: Workspace): Record<string, string> {
 }
 
 /** `<name>-headless`: the StatefulSet's governing Service. */
-export function headlessServiceName(ws: Workspace): string {
+export function headlessServiceName(ws: DeepReadonly<Workspace>): string {
   return `${workspaceName(ws)}-headless`;
 }
 
 /** DNS name of pod 0 through the headless Service, where Ray workers find the leader. */
-export function leaderAddress(ws: Workspace): string {
+export function leaderAddress(ws: DeepReadonly<Workspace>): string {
   const name = workspaceName(ws);
   return `${name}-0.${headlessServiceName(ws)}.${workspaceNamespace(ws)}.svc.cluster.local`;
 }

@@ -15,6 +15,7 @@ import { foundPreset, type PresetLookup, type ResolvedWorkspace } from '../api/r
 import { labelSelectorAsMap } from '../api/selector.js';
 import type { Workspace } from '../api/types.js';
 import type { CloudProvider } from '../catalog/types.js';
+import type { DeepReadonly } from '../runtime/readonly.js';
 import { workspaceName, workspaceNamespace } from './meta.js';
 
 export interface NodeClaimRequirement {
@@ -83,7 +84,7 @@ export function nodeClaimStorage(inferencePreset: PresetLookup): string {
 }
 
 /** Labels that identify a workspace's claims (claims are cluster-scoped: no owner reference can point at a workspace). */
-export function nodeClaimSelector(ws: Workspace): Record<string, string> {
+export function nodeClaimSelector(ws: DeepReadonly<Workspace>): Record<string, string> {
   return { [LABEL_WORKSPACE_NAME]: workspaceName(ws), [LABEL_WORKSPACE_NAMESPACE]: workspaceNamespace(ws) };
 }
 

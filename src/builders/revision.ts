@@ -6,6 +6,7 @@ import { ANNOTATION_HASH, LABEL_REVISION_WORKSPACE_NAME } from '../api/labels.js
 import type { Workspace } from '../api/types.js';
 import { encodeGo, encodeGoDocument, type GoStructTable } from './gojson/encode.js';
 import { K8S_STRUCTS } from './gojson/k8s-types.js';
+import type { DeepReadonly } from '../runtime/readonly.js';
 import { ownedMeta, workspaceName, workspaceNamespace } from './meta.js';
 
 // KAITO v1beta1 Go structs (api/v1beta1/workspace_types.go at 0.8.0), fields in declaration order.
@@ -82,7 +83,7 @@ export function controllerRevisionName(ws: Workspace, hash: string): string {
  * The revision number for `hash` given the workspace's existing ControllerRevisions: the number of the
  * revision that already carries this hash (a reverted spec reuses it, as in KAITO), else max + 1, else 1.
  */
-export function revisionNumberFor(hash: string, existing: readonly V1ControllerRevision[]): number {
+export function revisionNumberFor(hash: string, existing: readonly DeepReadonly<V1ControllerRevision>[]): number {
   const same = existing.find((r) => r.metadata?.annotations?.[ANNOTATION_HASH] === hash);
   if (same) return same.revision;
   return existing.reduce((max, r) => Math.max(max, r.revision), 0) + 1;

@@ -5,6 +5,7 @@ import type { OperatorConfig, WorkspaceCaches, WorkspaceObject } from '../contro
 import { planWorkspace } from '../controllers/workspace/plan.js';
 import { cachesFromObjects, readSnapshot } from '../controllers/workspace/snapshot.js';
 import { FIELD_MANAGER } from '../runtime/client.js';
+import type { DeepReadonly } from '../runtime/readonly.js';
 import { Resources, type ResourceType } from '../runtime/resources.js';
 
 export type DiffCaches = Pick<WorkspaceCaches, 'storageClasses' | 'nodes' | 'configMaps' | 'controllerRevisions' | 'statefulSets' | 'services'> & Partial<WorkspaceCaches>;
@@ -13,7 +14,7 @@ export interface ChildIntent {
   type: ResourceType;
   namespace: string;
   name: string;
-  live?: KubernetesObject;
+  live?: DeepReadonly<KubernetesObject>;
   /** The body the reconciler would apply; absent when it would not write this child. */
   apply?: KubernetesObject;
   /** Why nothing (or something other than an apply) would happen. */

@@ -7,13 +7,13 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { ConditionReason, ConditionType } from '../api/labels.js';
 import type { Workspace } from '../api/types.js';
 import type { Controller, ReconcileOutcome } from '../runtime/controller.js';
-import type { ObjectCache } from '../runtime/cache.js';
+import type { CacheReader } from '../runtime/cache.js';
 import type { RequestCounter, Verb } from '../runtime/transport.js';
 
 export type WorkspacePhase = 'succeeded' | 'error' | 'pending' | 'deleting';
 export const WORKSPACE_PHASES: readonly WorkspacePhase[] = ['succeeded', 'error', 'pending', 'deleting'];
 
-type Conditions = { type: string; status: string; reason?: string }[] | undefined;
+type Conditions = readonly { type: string; status: string; reason?: string }[] | undefined;
 
 /**
  * KAITO's phase of a workspace, with conditions looked up BY TYPE in a fixed precedence
@@ -45,7 +45,7 @@ const QUEUE_BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.1, 1, 10, 100
 
 export interface MetricsSources {
   controller: Controller;
-  workspaces: ObjectCache<KubernetesObject & Workspace>;
+  workspaces: CacheReader<KubernetesObject & Workspace>;
   requests: RequestCounter;
   /** Whether this replica holds the lease (1) or is a standby (0); omitted without leader election. */
   isLeader?: () => boolean;

@@ -10,7 +10,7 @@
 //     .watches('nodes', resource<V1Node>(Resources.nodes), { when: nodeChanged, map: (c) => selecting(c.workspaces) })
 //     .build({ name: 'workspace', reconcile });
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { CacheTransform, ObjectCache, ObjectEvent } from './cache.js';
+import type { CacheReader, CacheTransform, ObjectCache, ObjectEvent } from './cache.js';
 import type { KubeClient } from './client.js';
 import { Controller, type ControllerOptions } from './controller.js';
 import type { KubeApiError } from './errors.js';
@@ -34,6 +34,8 @@ export type KindMap = Record<string, KubernetesObject | undefined>;
 
 /** One typed cache per row (optional rows, from `gated`, stay optional). */
 export type CachesOf<M extends KindMap> = { [K in keyof M]: ObjectCache<NonNullable<M[K]>> };
+/** The same caches, read-only: what mappers are given (only the reflectors write). */
+export type ReadersOf<M extends KindMap> = { [K in keyof M]: CacheReader<NonNullable<M[K]>> };
 /** One typed reflector per row. */
 export type ReflectorsOf<M extends KindMap> = { [K in keyof M]: Reflector<NonNullable<M[K]>> };
 
@@ -61,7 +63,7 @@ export interface SourceOptions<T extends KubernetesObject> {
 }
 
 export interface WatchesOptions<T extends KubernetesObject, C> extends SourceOptions<T> {
-  /** The mapper, made once at build time from every cache of the table (so it may read other kinds). */
+  /** The mapper, made once at build time from every cache of the table, read-only (so it may read other kinds). */
   map: (caches: C) => Mapper<T>;
 }
 
@@ -91,7 +93,7 @@ interface Row {
   key: string;
   type: ResourceType;
   options: SourceOptions<KubernetesObject>;
-  map: (caches: Record<string, ObjectCache<KubernetesObject>>) => Mapper;
+  map: (caches: Record<string, CacheReader<KubernetesObject>>) => Mapper;
 }
 
 export class ControllerBuilder<M extends KindMap = Record<never, never>> {
@@ -120,7 +122,7 @@ export class ControllerBuilder<M extends KindMap = Record<never, never>> {
   }
 
   /** Any other kind (`Watches`), with its own mapper. */
-  watches<K extends string, T extends KubernetesObject>(key: K, kind: TypedResource<T>, opts: WatchesOptions<T, CachesOf<M & Record<K, T>>>): ControllerBuilder<M & Record<K, T>> {
+  watches<K extends string, T extends KubernetesObject>(key: K, kind: TypedResource<T>, opts: WatchesOptions<T, ReadersOf<M & Record<K, T>>>): ControllerBuilder<M & Record<K, T>> {
     return this.add<K, T>(key, kind, opts, opts.map);
   }
 
@@ -157,7 +159,8 @@ export class ControllerBuilder<M extends KindMap = Record<never, never>> {
   }
 
   private add<K extends string, T extends KubernetesObject>(
-    key: K, kind: TypedResource<T>, options: SourceOptions<T>, map: (caches: CachesOf<M & Record<K, T>>) => Mapper<T>,
+    // The For and Owns mappers are untyped (Mapper<KubernetesObject>): an event of T is one of KubernetesObject.
+    key: K, kind: TypedResource<T>, options: SourceOptions<T>, map: (caches: ReadersOf<M & Record<K, T>>) => Mapper<T> | Mapper,
   ): ControllerBuilder<M & Record<K, T>> {
     if (this.rows.some((r) => r.key === key)) throw new Error(`builder: two rows named ${key}`);
     // A row forgets its object type (a Mapper<T> is no Mapper<KubernetesObject>); build() gives it back.

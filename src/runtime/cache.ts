@@ -1,18 +1,21 @@
 // The typed in-memory store a reflector fills and reconcilers read from. Reads are synchronous
 // and return the stored objects, deep-frozen: a write into a cached object throws (ESM is strict)
-// instead of silently changing what every other reader sees. Copy (structuredClone) to mutate.
+// instead of silently changing what every other reader sees, and is a compile error already (reads
+// are typed `DeepReadonly`). Copy (structuredClone, `mutableCopy`) to mutate.
 import type { KubernetesObject, V1LabelSelector, V1OwnerReference } from '@kubernetes/client-node';
 import { matchesSelector } from './label-selector.js';
+import { asReadonly, type DeepReadonly } from './readonly.js';
 import { objectKey } from './resources.js';
 
+/** A change of the cache; its objects are read-only (the stored, frozen ones; a delete's may be the last state seen). */
 export type ObjectEvent<T> =
-  | { type: 'add'; obj: T }
-  | { type: 'update'; obj: T; old: T }
-  | { type: 'delete'; obj: T };
+  | { type: 'add'; obj: DeepReadonly<T> }
+  | { type: 'update'; obj: DeepReadonly<T>; old: DeepReadonly<T> }
+  | { type: 'delete'; obj: DeepReadonly<T> };
 
-export const keyOf = (obj: KubernetesObject): string => objectKey(obj.metadata?.namespace, obj.metadata?.name ?? '');
+export const keyOf = (obj: DeepReadonly<KubernetesObject>): string => objectKey(obj.metadata?.namespace, obj.metadata?.name ?? '');
 
-export function controllerOf(obj: KubernetesObject): V1OwnerReference | undefined {
+export function controllerOf(obj: DeepReadonly<KubernetesObject>): DeepReadonly<V1OwnerReference> | undefined {
   return obj.metadata?.ownerReferences?.find((r) => r.controller === true);
 }
 
@@ -54,7 +57,22 @@ export interface CacheOptions<T> {
   indexLabel?: string;
 }
 
-export class ObjectCache<T extends KubernetesObject> {
+/**
+ * What a reconciler, a mapper or a snapshot reads a cache through: lookups only, every object
+ * deep-readonly. Writing (`upsert`, `remove`, `replace`) is on `ObjectCache` alone, which only a
+ * reflector (its source) and the executor's write-through hold.
+ */
+export interface CacheReader<T extends KubernetesObject> {
+  readonly size: number;
+  get(namespace: string | undefined, name: string): DeepReadonly<T> | undefined;
+  getByKey(key: string): DeepReadonly<T> | undefined;
+  keys(): string[];
+  list(opts?: { namespace?: string; selector?: V1LabelSelector }): DeepReadonly<T>[];
+  listByOwnerUid(uid: string): DeepReadonly<T>[];
+  listByOwner(kind: string, namespace: string | undefined, name: string): DeepReadonly<T>[];
+}
+
+export class ObjectCache<T extends KubernetesObject> implements CacheReader<T> {
   private readonly transform: CacheTransform<T>;
   private readonly indexLabel?: string;
   private readonly objects = new Map<string, T>();
@@ -68,16 +86,25 @@ export class ObjectCache<T extends KubernetesObject> {
     this.indexLabel = o.indexLabel;
   }
 
+  /** A cache filled from listed objects (planning outside the operator: `diff`, `render`, tests). */
+  static from<T extends KubernetesObject>(objects: Iterable<T>, o: CacheOptions<T> = {}): ObjectCache<T> {
+    const cache = new ObjectCache<T>(o);
+    cache.replace([...objects]);
+    return cache;
+  }
+
   get size(): number {
     return this.objects.size;
   }
 
-  get(namespace: string | undefined, name: string): T | undefined {
-    return this.objects.get(objectKey(namespace, name));
+  get(namespace: string | undefined, name: string): DeepReadonly<T> | undefined {
+    return this.getByKey(objectKey(namespace, name));
   }
 
-  getByKey(key: string): T | undefined {
-    return this.objects.get(key);
+  getByKey(key: string): DeepReadonly<T> | undefined {
+    const obj = this.objects.get(key);
+    // Deep-frozen on the way in (upsert): readers see it as it is, read-only.
+    return obj && asReadonly(obj);
   }
 
   keys(): string[] {
@@ -85,25 +112,25 @@ export class ObjectCache<T extends KubernetesObject> {
   }
 
   /** All objects, optionally in one namespace and matching a label selector. */
-  list(opts: { namespace?: string; selector?: V1LabelSelector } = {}): T[] {
-    const out: T[] = [];
+  list(opts: { namespace?: string; selector?: V1LabelSelector } = {}): DeepReadonly<T>[] {
+    const out: DeepReadonly<T>[] = [];
     const candidates = this.candidates(opts.namespace, opts.selector);
     for (const obj of candidates ? [...candidates].map((k) => this.objects.get(k)) : this.objects.values()) {
       if (!obj) continue;
       if (opts.namespace !== undefined && obj.metadata?.namespace !== opts.namespace) continue;
       if (opts.selector && !matchesSelector(opts.selector, obj.metadata?.labels)) continue;
-      out.push(obj);
+      out.push(asReadonly(obj));
     }
     return out;
   }
 
   /** Objects whose controller ownerReference has this UID (what `Owns()` needs). */
-  listByOwnerUid(uid: string): T[] {
-    return [...this.byOwnerUid.keys(uid)].map((k) => this.objects.get(k)).filter((o): o is T => o !== undefined);
+  listByOwnerUid(uid: string): DeepReadonly<T>[] {
+    return [...this.byOwnerUid.keys(uid)].map((k) => this.getByKey(k)).filter((o) => o !== undefined);
   }
 
   /** Objects controlled by an owner of this kind and name, in one namespace (UID-agnostic, e.g. after an owner was recreated). */
-  listByOwner(kind: string, namespace: string | undefined, name: string): T[] {
+  listByOwner(kind: string, namespace: string | undefined, name: string): DeepReadonly<T>[] {
     return this.list({ namespace }).filter((o) => {
       const ref = controllerOf(o);
       return ref?.kind === kind && ref.name === name;
@@ -120,7 +147,7 @@ export class ObjectCache<T extends KubernetesObject> {
     deepFreeze(obj);
     this.objects.set(key, obj);
     this.index(key, obj);
-    return old ? { type: 'update', obj, old } : { type: 'add', obj };
+    return old ? { type: 'update', obj: asReadonly(obj), old: asReadonly(old) } : { type: 'add', obj: asReadonly(obj) };
   }
 
   remove(obj: T): ObjectEvent<T> | undefined {
@@ -130,7 +157,7 @@ export class ObjectCache<T extends KubernetesObject> {
     this.unindex(key, old);
     this.objects.delete(key);
     // Emit the last state we knew, kept like everything else.
-    return { type: 'delete', obj: obj.metadata?.resourceVersion ? this.transform(obj) : old };
+    return { type: 'delete', obj: asReadonly(obj.metadata?.resourceVersion ? this.transform(obj) : old) };
   }
 
   /** Swaps in a fresh list (after a relist); returns the add/update/delete events that reconcile the difference. */

@@ -3,6 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { controllerOf, keyOf, type ObjectEvent } from './cache.js';
+import type { DeepReadonly } from './readonly.js';
 import { objectKey } from './resources.js';
 
 export type Mapper<T extends KubernetesObject = KubernetesObject> = (event: ObjectEvent<T>) => string[];
@@ -16,7 +17,7 @@ export const enqueueSelf: Mapper = (e) => [keyOf(e.obj)];
  * enqueued too, in case the reference changed. `apiGroup` guards against same-named kinds.
  */
 export function enqueueOwner(kind: string, apiGroup?: string): Mapper {
-  const ownerKey = (obj: KubernetesObject): string | undefined => {
+  const ownerKey = (obj: DeepReadonly<KubernetesObject>): string | undefined => {
     const ref = controllerOf(obj);
     if (!ref || ref.kind !== kind) return undefined;
     if (apiGroup !== undefined && groupOf(ref.apiVersion) !== apiGroup) return undefined;

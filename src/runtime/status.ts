@@ -3,6 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeClient } from './client.js';
+import type { DeepReadonly } from './readonly.js';
 import type { ResourceType } from './resources.js';
 
 /** The metav1.Condition shape, with timestamps as the API server sends them (strings). */
@@ -71,7 +72,7 @@ export interface StatusWriteOptions {
  * cached status. Returns whether a write was made.
  */
 export async function writeStatusIfChanged(
-  client: KubeClient, type: ResourceType, obj: KubernetesObject & { status?: unknown }, desired: WithConditions, opts: StatusWriteOptions = {},
+  client: KubeClient, type: ResourceType, obj: DeepReadonly<KubernetesObject> & { readonly status?: unknown }, desired: WithConditions, opts: StatusWriteOptions = {},
 ): Promise<boolean> {
   if (!statusChanged(desired, obj.status as WithConditions | undefined)) return false;
   const ref = { namespace: obj.metadata?.namespace, name: obj.metadata?.name ?? '' };

@@ -3,7 +3,7 @@
 // apply (src/diff/intent.ts); a server-side apply dry-run under its field manager says what that
 // apply would do, compared with the live object. Exit 0: nothing would change; 1: something would.
 import { parseArgs } from 'node:util';
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ControllerRevision, V1StorageClass } from '@kubernetes/client-node';
 import { parseFeatureGates } from '../../api/feature-gates.js';
 import { DEFAULT_RELEASE_NAMESPACE } from '../../builders/facts.js';
 import { resolveCloudProvider } from '../../catalog/gpu-skus.js';
@@ -108,16 +108,16 @@ export async function diff(args: string[], io: CliIO): Promise<number> {
 
 async function loadCaches(read: <T extends KubernetesObject>(type: ResourceType, ns?: string) => Promise<T[]>, ns: string | undefined, releaseNs: string): Promise<DiffCaches> {
   const fill = async <T extends KubernetesObject>(type: ResourceType, namespaces: (string | undefined)[]): Promise<ObjectCache<T>> => {
-    const cache = new ObjectCache<T>();
+    const listed: T[] = [];
     // List items come without apiVersion/kind; the informers' objects (what the reconciler compares) have them.
-    for (const n of new Set(namespaces)) for (const o of await read<T>(type, n)) cache.upsert(withTypeMeta(type, o));
-    return cache;
+    for (const n of new Set(namespaces)) for (const o of await read<T>(type, n)) listed.push(withTypeMeta(type, o));
+    return ObjectCache.from(listed);
   };
   return {
-    storageClasses: await fill(Resources.storageClasses, [undefined]),
+    storageClasses: await fill<V1StorageClass>(Resources.storageClasses, [undefined]),
     nodes: await fill(Resources.nodes, [undefined]),
     configMaps: await fill(Resources.configMaps, ns === undefined ? [undefined] : [ns, releaseNs]),
-    controllerRevisions: await fill(Resources.controllerRevisions, [ns]),
+    controllerRevisions: await fill<V1ControllerRevision>(Resources.controllerRevisions, [ns]),
     statefulSets: await fill(Resources.statefulSets, [ns]),
     services: await fill(Resources.services, [ns]),
   };

@@ -4,7 +4,7 @@ import type { NodeClaim } from '../../builders/nodeclaim.js';
 import type { FeatureGates } from '../../api/feature-gates.js';
 import type { Workspace } from '../../api/types.js';
 import type { CloudProvider } from '../../catalog/types.js';
-import type { ObjectCache } from '../../runtime/cache.js';
+import type { CacheReader, ObjectCache } from '../../runtime/cache.js';
 import type { KubeClient } from '../../runtime/client.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { Logger } from '../../runtime/log.js';
@@ -21,33 +21,41 @@ export interface OperatorConfig {
 
 export type WorkspaceObject = Workspace & KubernetesObject;
 
-export interface WorkspaceCaches {
-  workspaces: ObjectCache<WorkspaceObject>;
-  statefulSets: ObjectCache<V1StatefulSet>;
-  deployments: ObjectCache<V1Deployment>;
-  services: ObjectCache<V1Service>;
-  controllerRevisions: ObjectCache<V1ControllerRevision>;
-  pods: ObjectCache<V1Pod>;
-  nodes: ObjectCache<V1Node>;
-  storageClasses: ObjectCache<V1StorageClass>;
-  configMaps: ObjectCache<V1ConfigMap>;
+/** The kinds the workspace controller caches, by cache name. */
+export interface WorkspaceKinds {
+  workspaces: WorkspaceObject;
+  statefulSets: V1StatefulSet;
+  deployments: V1Deployment;
+  services: V1Service;
+  controllerRevisions: V1ControllerRevision;
+  pods: V1Pod;
+  nodes: V1Node;
+  storageClasses: V1StorageClass;
+  configMaps: V1ConfigMap;
   /** Only the weights claims of workspaces (label kaito.sh/workspace). */
-  persistentVolumeClaims: ObjectCache<V1PersistentVolumeClaim>;
+  persistentVolumeClaims: V1PersistentVolumeClaim;
   /** To tell whether a weights claim's local volume still has a node. */
-  persistentVolumes: ObjectCache<V1PersistentVolume>;
+  persistentVolumes: V1PersistentVolume;
   /** Jobs (every one: a foreign Job named like a tuning workspace is reported, never touched). */
-  jobs: ObjectCache<V1Job>;
+  jobs: V1Job;
   /** Secrets by metadata only (PartialObjectMetadata, no annotations): never a value. */
-  secrets: ObjectCache<KubernetesObject>;
+  secrets: KubernetesObject;
   /** Only FailedCreate Events regarding StatefulSets. */
-  failedCreateEvents: ObjectCache<EventsV1Event>;
+  failedCreateEvents: EventsV1Event;
   /** Only with node auto-provisioning on. */
-  nodeClaims?: ObjectCache<NodeClaim>;
+  nodeClaims?: NodeClaim;
 }
+
+/** The caches as the snapshot, the mappers and the reconciler read them: every object deep-readonly. */
+export type WorkspaceCaches = { readonly [K in keyof WorkspaceKinds]: CacheReader<NonNullable<WorkspaceKinds[K]>> };
+
+/** The same caches, writable: held by the reflectors (their source) and the executor's write-through only. */
+export type WorkspaceStores = { readonly [K in keyof WorkspaceKinds]: ObjectCache<NonNullable<WorkspaceKinds[K]>> };
 
 export interface WorkspaceDeps {
   client: KubeClient;
-  caches: WorkspaceCaches;
+  /** Writable only so the reconciler can hand them to the executor; everything else reads them as `WorkspaceCaches`. */
+  caches: WorkspaceStores;
   recorder: EventRecorder;
   log: Logger;
   config: OperatorConfig;

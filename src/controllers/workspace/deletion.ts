@@ -6,6 +6,7 @@
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, WORKSPACE_FINALIZER } from '../../api/labels.js';
 import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 import { Resources } from '../../runtime/resources.js';
 import type { Plan } from './actions.js';
 import type { WorkspaceObject } from './context.js';
@@ -38,13 +39,13 @@ export function planDeletion(snap: WorkspaceSnapshot): Plan {
   return b.add({ kind: 'removeFinalizer', index, finalizer: WORKSPACE_FINALIZER }).done();
 }
 
-export function claimsLeftMessage(claims: readonly NodeClaim[]): string {
+export function claimsLeftMessage(claims: readonly DeepReadonly<NodeClaim>[]): string {
   const list = claims.map((c) => `${c.metadata.name}${c.metadata.finalizers?.length ? ` (finalizers: ${c.metadata.finalizers.join(', ')})` : ''}`);
   return `workspace is being deleted; waiting for ${claims.length} NodeClaim(s) to be removed by the provisioner: ${list.join(', ')}`;
 }
 
 /** The shared default ConfigMap copy a workspace reads (inference or tuning template), if it uses one. */
-function defaultConfigCopyName(ws: WorkspaceObject): string | undefined {
+function defaultConfigCopyName(ws: DeepReadonly<WorkspaceObject>): string | undefined {
   if (ws.tuning) {
     const method = tuningMethod(ws.tuning.method);
     return ws.tuning.config || !method ? undefined : defaultTuningTemplate(method);

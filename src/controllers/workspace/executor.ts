@@ -10,12 +10,13 @@ import type { EventRecorder } from '../../runtime/events.js';
 import { Resources, type ResourceType } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
 import type { Action, Plan } from './actions.js';
-import type { WorkspaceCaches, WorkspaceObject } from './context.js';
+import type { WorkspaceObject, WorkspaceStores } from './context.js';
 import { ActionFailed } from './failures.js';
 
 export interface ExecutorDeps {
   client: KubeClient;
-  caches: WorkspaceCaches;
+  /** Writable: what the server returns is written through (the only writer besides the reflectors). */
+  caches: WorkspaceStores;
   recorder: EventRecorder;
 }
 
@@ -29,7 +30,7 @@ export class PlanExecutor {
   private readonly cacheOf: Partial<Record<string, ObjectCache<KubernetesObject>>>;
 
   constructor(private readonly deps: ExecutorDeps) {
-    // Resources and WorkspaceCaches share their keys (statefulSets, nodeClaims, ...).
+    // Resources and WorkspaceStores share their keys (statefulSets, nodeClaims, ...).
     const c = deps.caches as unknown as Record<string, ObjectCache<KubernetesObject> | undefined>;
     this.cacheOf = Object.fromEntries(Object.entries(Resources).map(([field, t]) => [t.plural, c[field]]));
   }

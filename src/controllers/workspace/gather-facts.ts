@@ -4,15 +4,16 @@ import type { ClusterFacts, WeightsVolumeKind } from '../../builders/facts.js';
 import { MODEL_WEIGHTS_VOLUME } from '../../builders/volumes.js';
 import { ownedRevisions } from './revisions.js';
 import type { WorkspaceSnapshot } from './snapshot.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 
 /** The weights volume shape of a StatefulSet that already exists (claim templates are immutable). */
-export function volumeKindOf(sts: V1StatefulSet | undefined): WeightsVolumeKind | undefined {
+export function volumeKindOf(sts: DeepReadonly<V1StatefulSet> | undefined): WeightsVolumeKind | undefined {
   if (!sts) return undefined;
   return sts.spec?.volumeClaimTemplates?.some((t) => t.metadata?.name === MODEL_WEIGHTS_VOLUME) ? 'nvme' : 'emptyDir';
 }
 
 /** Inference keeps the live StatefulSet's weights volume; tuning Jobs have none to keep. */
-export function factsOf(snap: WorkspaceSnapshot, existing: V1StatefulSet | undefined = snap.ws.tuning ? undefined : snap.statefulSet): ClusterFacts {
+export function factsOf(snap: WorkspaceSnapshot, existing: DeepReadonly<V1StatefulSet> | undefined = snap.ws.tuning ? undefined : snap.statefulSet): ClusterFacts {
   const { ws, config } = snap;
   const override = volumeKindOf(existing);
   return {

@@ -7,6 +7,7 @@ import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { RESOURCE_NVIDIA_GPU } from '../../api/labels.js';
 import { controllerOf } from '../../runtime/cache.js';
 import { isPodReady } from './readiness.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 
 export type MigrationPlan =
   | { kind: 'none' }
@@ -20,13 +21,13 @@ export type MigrationPlan =
   | { kind: 'deleteDeploymentFirst'; uid: string; message: string };
 
 /** True when the unschedulable message says the cluster lacks GPUs (what the old pods hold). */
-export function blockedOnGpus(pod: V1Pod | undefined): boolean {
+export function blockedOnGpus(pod: DeepReadonly<V1Pod> | undefined): boolean {
   const scheduled = pod?.status?.conditions?.find((c) => c.type === 'PodScheduled');
   return scheduled?.status === 'False' && scheduled.reason === 'Unschedulable' && /nvidia\.com\/gpu/.test(scheduled.message ?? '');
 }
 
 /** Pods of a ReplicaSet (a legacy Deployment), placed on a node, that hold GPUs: the delete-first fallback's premise. */
-export function legacyPodsHoldGpus(pods: readonly V1Pod[]): boolean {
+export function legacyPodsHoldGpus(pods: readonly DeepReadonly<V1Pod>[]): boolean {
   return pods.some(
     (p) =>
       controllerOf(p)?.kind === 'ReplicaSet' &&
@@ -38,9 +39,9 @@ export function legacyPodsHoldGpus(pods: readonly V1Pod[]): boolean {
 
 export function planMigration(
   workspaceUid: string,
-  deployment: V1Deployment | undefined,
+  deployment: DeepReadonly<V1Deployment> | undefined,
   statefulSetExists: boolean,
-  pod0: V1Pod | undefined,
+  pod0: DeepReadonly<V1Pod> | undefined,
   /** The Deployment's own pods are bound and hold GPUs (what can block pod 0). */
   legacyHoldsGpus: boolean,
 ): MigrationPlan {

@@ -4,9 +4,10 @@
 import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
 import { HF_TOKEN_KEY } from '../../api/labels.js';
 import { foundPreset, inferencePresetOf, type PresetLookup } from '../../api/resolved-workspace.js';
-import type { ObjectCache } from '../../runtime/cache.js';
+import type { CacheReader } from '../../runtime/cache.js';
 import type { KubeClient } from '../../runtime/client.js';
 import { isNotFound } from '../../runtime/errors.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 import { objectKey, Resources } from '../../runtime/resources.js';
 import type { WorkspaceObject } from './context.js';
 
@@ -21,7 +22,7 @@ export interface SecretProblem {
 }
 
 /** The Secret a workspace's pods read HF_TOKEN from, when its preset (resolved in this pass, if any) downloads at runtime. */
-export function modelAccessSecretOf(ws: WorkspaceObject, preset: PresetLookup = inferencePresetOf(ws)): string | undefined {
+export function modelAccessSecretOf(ws: DeepReadonly<WorkspaceObject>, preset: PresetLookup = inferencePresetOf(ws)): string | undefined {
   const secret = ws.inference?.preset?.presetOptions?.modelAccessSecret;
   return secret && foundPreset(preset)?.downloadAtRuntime ? secret : undefined;
 }
@@ -42,7 +43,7 @@ export class ModelSecrets {
 
   constructor(
     private readonly client: KubeClient,
-    private readonly metadata: ObjectCache<KubernetesObject>,
+    private readonly metadata: CacheReader<KubernetesObject>,
   ) {}
 
   /** Undefined when the workspace needs no Secret or its Secret has HF_TOKEN. */

@@ -4,19 +4,20 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { controllerOf } from '../../runtime/cache.js';
 import type { WorkspaceObject } from './context.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 
-export function ownedBy(obj: KubernetesObject, ws: WorkspaceObject): boolean {
+export function ownedBy(obj: DeepReadonly<KubernetesObject>, ws: WorkspaceObject): boolean {
   const owner = controllerOf(obj);
   return owner?.kind === 'Workspace' && !!ws.metadata.uid && owner.uid === ws.metadata.uid;
 }
 
 /** The objects of `list` this workspace controls (look-alikes with our labels but no owner drop out). */
-export function ownedOnly<T extends KubernetesObject>(list: readonly T[], ws: WorkspaceObject): T[] {
+export function ownedOnly<T extends DeepReadonly<KubernetesObject>>(list: readonly T[], ws: WorkspaceObject): T[] {
   return list.filter((o) => ownedBy(o, ws));
 }
 
 /** One wording for every collision: the condition message and the Warning event say the same. */
-export function notOwnedMessage(kind: string, obj: KubernetesObject, consequence = 'kaito-ts leaves it untouched'): string {
+export function notOwnedMessage(kind: string, obj: DeepReadonly<KubernetesObject>, consequence = 'kaito-ts leaves it untouched'): string {
   return `${kind} ${obj.metadata?.namespace}/${obj.metadata?.name} exists and is not controlled by this workspace; ${consequence}`;
 }
 
@@ -25,6 +26,6 @@ export function notOwnedMessage(kind: string, obj: KubernetesObject, consequence
  * manager wrote it, and we only ever create it, never write to one that exists. A look-alike with
  * our labels, made by anyone else, fails this.
  */
-export function writtenBy(obj: KubernetesObject, fieldManager: string): boolean {
+export function writtenBy(obj: DeepReadonly<KubernetesObject>, fieldManager: string): boolean {
   return (obj.metadata?.managedFields ?? []).some((m) => m.manager === fieldManager);
 }

@@ -13,6 +13,7 @@ import { droppedFieldsMessage } from '../../builders/template.js';
 import { buildWorkspace, objectList, type BuildResult } from '../../builders/workspace.js';
 import { controllerOf } from '../../runtime/cache.js';
 import { needsApply } from '../../runtime/drift.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 import { Resources } from '../../runtime/resources.js';
 import type { Plan } from './actions.js';
 import { MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
@@ -111,7 +112,7 @@ function planConfigCopy(b: PlanBuilder, built: Built): void {
 /** Created when missing, repaired when a field we own drifted. The main Service keeps pointing at the legacy pods until pod 0 serves. */
 function planServices(b: PlanBuilder, built: Built, migration: MigrationPlan): void {
   const { snap } = b;
-  const apply = (desired: V1Service, live: V1Service | undefined, why: string) => {
+  const apply = (desired: V1Service, live: DeepReadonly<V1Service> | undefined, why: string) => {
     if (needsApply(desired, live)) b.add({ kind: 'apply', type: Resources.services, object: desired, why: live ? `${why}: a field we own drifted` : why, refusedReason: Reason.ChildObjectRejected });
   };
   apply(built.objects.headlessService, snap.headlessService, 'stable pod DNS names');
@@ -122,7 +123,7 @@ function planServices(b: PlanBuilder, built: Built, migration: MigrationPlan): v
  * The StatefulSet this pass leaves behind (as the server will hold it, status as last seen), or
  * undefined when it is deleted to change its immutable weights-volume shape.
  */
-function planStatefulSet(b: PlanBuilder, built: Built, live: V1StatefulSet | undefined): V1StatefulSet | undefined {
+function planStatefulSet(b: PlanBuilder, built: Built, live: DeepReadonly<V1StatefulSet> | undefined): DeepReadonly<V1StatefulSet> | undefined {
   const desired = built.objects.statefulSet;
   const ref = { namespace: desired.metadata?.namespace, name: desired.metadata?.name ?? '' };
   const applyIt = (sts: V1StatefulSet, why: string) => {
@@ -194,7 +195,7 @@ function announce(b: PlanBuilder, problems: ({ reason: string; message: string }
   for (const p of problems) if (p && before?.reason !== p.reason && !before?.message.includes(p.message)) b.event('Warning', p.reason, p.message);
 }
 
-function inferenceReadiness(b: PlanBuilder, resolved: ResolvedWorkspace, sts: V1StatefulSet, migration: MigrationPlan): { readiness: Readiness; recheckAfterMs?: number } {
+function inferenceReadiness(b: PlanBuilder, resolved: ResolvedWorkspace, sts: DeepReadonly<V1StatefulSet>, migration: MigrationPlan): { readiness: Readiness; recheckAfterMs?: number } {
   if (migration.kind === 'waitForPod0') return { readiness: { ready: false, reason: Reason.WorkloadMigration, message: migration.message } };
   const { snap, ws } = b;
   const uid = sts.metadata?.uid;

@@ -3,16 +3,17 @@
 // watches those Events (field-selected) and names the newest in InferenceReady.
 import type { EventsV1Event, V1StatefulSet } from '@kubernetes/client-node';
 import type { Readiness } from './readiness.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 
 export const POD_CREATION_FAILED = 'PodCreationFailed';
 /** What the watch asks the API server for: nothing else is cached. */
 export const FAILED_CREATE_FIELD_SELECTOR = 'regarding.kind=StatefulSet,reason=FailedCreate';
 
-const timeOf = (e: EventsV1Event): number =>
+const timeOf = (e: DeepReadonly<EventsV1Event>): number =>
   new Date(e.series?.lastObservedTime ?? e.deprecatedLastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? 0).getTime();
 
 /** Readiness saying why pods are missing, when some are and a FailedCreate Event of this StatefulSet says why. */
-export function podCreationFailure(sts: V1StatefulSet, events: readonly EventsV1Event[]): Extract<Readiness, { ready: false }> | undefined {
+export function podCreationFailure(sts: DeepReadonly<V1StatefulSet>, events: readonly DeepReadonly<EventsV1Event>[]): Extract<Readiness, { ready: false }> | undefined {
   const created = sts.status?.replicas ?? 0;
   if (created >= (sts.spec?.replicas ?? 1)) return undefined;
   const uid = sts.metadata?.uid;

@@ -7,8 +7,9 @@ import type { V1ContainerStatus, V1Node, V1Pod } from '@kubernetes/client-node';
 import { RESOURCE_NVIDIA_GPU } from '../../api/labels.js';
 import { isReady } from '../../runtime/conditions.js';
 import { nodePressures, type PressureCondition } from './node-pressure.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 
-export function isPodReady(pod: V1Pod | undefined): boolean {
+export function isPodReady(pod: DeepReadonly<V1Pod> | undefined): boolean {
   if (!pod || pod.metadata?.deletionTimestamp) return false;
   return isReady(pod);
 }
@@ -46,7 +47,7 @@ const CONTAINER_START = new Set(['CreateContainerConfigError', 'PreCreateHookErr
 /** Long messages (a scheduler's per-node list) are cut so the condition stays readable. */
 const MAX_MESSAGE = 512;
 
-type ContainerCheck = (pod: string, cs: V1ContainerStatus) => Problem | undefined;
+type ContainerCheck = (pod: string, cs: DeepReadonly<V1ContainerStatus>) => Problem | undefined;
 
 const withDetail = (text: string, detail: string | undefined) => (detail ? `${text}: ${detail}` : text);
 
@@ -73,7 +74,7 @@ const CONTAINER_CHECKS: ContainerCheck[] = [
   },
 ];
 
-function containerProblem(pods: readonly V1Pod[]): Problem | undefined {
+function containerProblem(pods: readonly DeepReadonly<V1Pod>[]): Problem | undefined {
   for (const check of CONTAINER_CHECKS) {
     for (const pod of pods) {
       const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
@@ -86,7 +87,7 @@ function containerProblem(pods: readonly V1Pod[]): Problem | undefined {
   return undefined;
 }
 
-function evictionProblem(pods: readonly V1Pod[]): Problem | undefined {
+function evictionProblem(pods: readonly DeepReadonly<V1Pod>[]): Problem | undefined {
   const pod = pods.find((p) => p.status?.phase === 'Failed' && p.status.reason === 'Evicted');
   if (!pod) return undefined;
   const name = pod.metadata?.name ?? '?';
@@ -97,12 +98,12 @@ function evictionProblem(pods: readonly V1Pod[]): Problem | undefined {
   return { reason: PodProblem.Evicted, message: `pod ${name} was evicted: ${msg}` };
 }
 
-function failedProblem(pods: readonly V1Pod[]): Problem | undefined {
+function failedProblem(pods: readonly DeepReadonly<V1Pod>[]): Problem | undefined {
   const pod = pods.find((p) => p.status?.phase === 'Failed');
   return pod && { reason: PodProblem.PodFailed, message: `pod ${pod.metadata?.name} failed: ${pod.status?.reason ?? ''} ${pod.status?.message ?? ''}`.trim() };
 }
 
-function schedulingProblem(pods: readonly V1Pod[]): Problem | undefined {
+function schedulingProblem(pods: readonly DeepReadonly<V1Pod>[]): Problem | undefined {
   for (const pod of pods) {
     const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
     if (pod.status?.phase === 'Pending' && scheduled?.status === 'False' && scheduled.reason === 'Unschedulable') {
@@ -118,7 +119,7 @@ const PRESSURE_REASON: Partial<Record<PressureCondition, [reason: string, what: 
 };
 
 /** A not-ready pod on a node under pressure: the kubelet is about to evict it, or refuses to admit it. */
-function nodePressureProblem(pods: readonly V1Pod[], nodes: readonly V1Node[]): Problem | undefined {
+function nodePressureProblem(pods: readonly DeepReadonly<V1Pod>[], nodes: readonly DeepReadonly<V1Node>[]): Problem | undefined {
   for (const pod of pods) {
     const node = nodes.find((n) => n.metadata?.name === pod.spec?.nodeName);
     for (const pressure of nodePressures(node)) {
@@ -130,7 +131,7 @@ function nodePressureProblem(pods: readonly V1Pod[], nodes: readonly V1Node[]): 
 }
 
 /** Whether the scheduler (or a kubelet) has seen the pod: without PodScheduled, its spec.nodeName came from the template. */
-const neverScheduled = (pod: V1Pod) => !pod.status?.conditions?.some((c) => c.type === 'PodScheduled');
+const neverScheduled = (pod: DeepReadonly<V1Pod>) => !pod.status?.conditions?.some((c) => c.type === 'PodScheduled');
 const PINNED_HINT = "a pod template's spec.nodeName bypasses the scheduler: name an existing node, or drop spec.nodeName and select nodes with resource.labelSelector";
 
 /**
@@ -141,7 +142,7 @@ const PINNED_HINT = "a pod template's spec.nodeName bypasses the scheduler: name
  * is not blamed. No kubelet will ever start such a pod; the StatefulSet controller recreates it as
  * often as the pod garbage collector deletes it.
  */
-function nodeNotFoundProblem(pods: readonly V1Pod[], nodes: readonly V1Node[]): Problem | undefined {
+function nodeNotFoundProblem(pods: readonly DeepReadonly<V1Pod>[], nodes: readonly DeepReadonly<V1Node>[]): Problem | undefined {
   const names = new Set(nodes.map((n) => n.metadata?.name));
   const pod = pods.find(
     (p) => !!p.spec?.nodeName && !names.has(p.spec.nodeName) && p.status?.phase !== 'Running' && (neverScheduled(p) || p.status?.phase === 'Failed'),
@@ -152,7 +153,7 @@ function nodeNotFoundProblem(pods: readonly V1Pod[], nodes: readonly V1Node[]): 
 }
 
 /** GPUs the pod's containers ask for (limits; requests when no limit). */
-function podGpus(pod: V1Pod): number {
+function podGpus(pod: DeepReadonly<V1Pod>): number {
   return (pod.spec?.containers ?? []).reduce((sum, c) => {
     const n = Number(c.resources?.limits?.[RESOURCE_NVIDIA_GPU] ?? c.resources?.requests?.[RESOURCE_NVIDIA_GPU] ?? 0);
     return sum + (Number.isFinite(n) ? n : 0);
@@ -164,7 +165,7 @@ function podGpus(pod: V1Pod): number {
  * for (the scheduler would have said Unschedulable; a template's spec.nodeName skips it and the
  * kubelet rejects the pod instead).
  */
-function boundNodeProblem(pods: readonly V1Pod[], nodes: readonly V1Node[]): Problem | undefined {
+function boundNodeProblem(pods: readonly DeepReadonly<V1Pod>[], nodes: readonly DeepReadonly<V1Node>[]): Problem | undefined {
   for (const pod of pods) {
     const node = nodes.find((n) => n.metadata?.name === pod.spec?.nodeName);
     if (!node) continue;
@@ -190,7 +191,7 @@ function boundNodeProblem(pods: readonly V1Pod[], nodes: readonly V1Node[]): Pro
  * The first cause found in the pods that are not Ready (sorted by name), or undefined. `nodes` is every
  * node of the cluster (the operator's node cache); omitted, nothing is blamed on nodes.
  */
-export function explainPods(pods: readonly V1Pod[], nodes?: readonly V1Node[]): Problem | undefined {
+export function explainPods(pods: readonly DeepReadonly<V1Pod>[], nodes?: readonly DeepReadonly<V1Node>[]): Problem | undefined {
   const notReady = pods.filter((p) => !isPodReady(p)).sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   // A missing node before a Failed pod: the pod garbage collector fails such pods before deleting them.
   const found =

@@ -8,6 +8,7 @@ import type { Workspace } from '../../api/types.js';
 import { readyMatchingNodes } from '../../builders/facts.js';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
 import { isReady } from '../../runtime/conditions.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 
 /** kaito-ts reasons beyond KAITO's (docs/controller.md). */
 export const ProvisioningReason = {
@@ -20,8 +21,8 @@ export interface ProvisioningInput {
   ws: Workspace;
   target: number;
   /** Every claim labelled for this workspace, deleting ones included (KAITO counts them too). */
-  claims: readonly NodeClaim[];
-  nodes: readonly V1Node[];
+  claims: readonly DeepReadonly<NodeClaim>[];
+  nodes: readonly DeepReadonly<V1Node>[];
   /** Claims created for this workspace so far (persisted in an annotation). */
   created: number;
   /** Is the instance type in the GPU catalog (KAITO checks node plugins only then)? */
@@ -54,20 +55,20 @@ export interface ProvisioningPlan {
 /** Each node may be replaced once: beyond target × 2 creates the workspace stops and says why. */
 export const REPLACEMENTS_PER_NODE = 1;
 
-export function claimIsReady(c: NodeClaim): boolean {
+export function claimIsReady(c: DeepReadonly<NodeClaim>): boolean {
   if (c.metadata.deletionTimestamp) return false;
   const ready = c.status?.conditions?.find((x) => x.type === 'Ready');
   return ready ? ready.status === 'True' : !!c.status?.nodeName;
 }
 
 /** The provisioner's own words on a claim that is not ready: a failed launch first, then any False/Unknown condition with a message. */
-export function claimProblem(c: NodeClaim): string | undefined {
+export function claimProblem(c: DeepReadonly<NodeClaim>): string | undefined {
   const conds = (c.status?.conditions ?? []).filter((x) => x.status !== 'True' && x.message);
   const pick = conds.find((x) => x.type === 'Launched') ?? conds.find((x) => x.type !== 'Ready') ?? conds[0];
   return pick ? `NodeClaim ${c.metadata.name}: ${pick.type}=${pick.status} ${pick.reason ?? ''}: ${pick.message}`.replace(/ +:/, ':') : undefined;
 }
 
-function launchFailed(c: NodeClaim): boolean {
+function launchFailed(c: DeepReadonly<NodeClaim>): boolean {
   return (c.status?.conditions ?? []).some((x) => x.type === 'Launched' && x.status !== 'True' && /fail|error|quota|unavailable/i.test(`${x.reason} ${x.message}`));
 }
 
@@ -76,7 +77,7 @@ function timeOf(t: Date | string | undefined): number {
   return t ? new Date(t).getTime() : NaN;
 }
 
-function gpuCapacity(node: V1Node): number {
+function gpuCapacity(node: DeepReadonly<V1Node>): number {
   return Number(node.status?.capacity?.[RESOURCE_NVIDIA_GPU] ?? 0) || 0;
 }
 
@@ -125,7 +126,7 @@ export function planProvisioning(i: ProvisioningInput): ProvisioningPlan {
 /** Annotation on the workspace counting the claims it created (kaito-ts's own key). */
 export const NODECLAIMS_CREATED_ANNOTATION = 'kaito-ts.io/nodeclaims-created';
 
-function claimNodes(i: ProvisioningInput): (V1Node | undefined)[] {
+function claimNodes(i: ProvisioningInput): (DeepReadonly<V1Node> | undefined)[] {
   return i.claims
     .filter((c) => !c.metadata.deletionTimestamp && c.status?.nodeName)
     .map((c) => i.nodes.find((n) => n.metadata?.name === c.status?.nodeName))

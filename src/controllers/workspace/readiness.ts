@@ -5,6 +5,7 @@ import type { V1Node, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { droppedFieldsMessage } from '../../builders/template.js';
 import { explainPods, isPodReady, PodProblem } from './pod-problems.js';
 import { POD_CREATION_FAILED } from './pod-creation.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 
 export type Readiness =
   | { ready: true; reason: string; message: string }
@@ -24,7 +25,7 @@ export { isPodReady, PodProblem } from './pod-problems.js';
 export const ANNOUNCED_REASONS: ReadonlySet<string> = new Set([...Object.values(PodProblem), POD_CREATION_FAILED, NotReadyReason.ReadinessTimeout]);
 
 /** Pods of the StatefulSet that should exist (`<name>-0` … `<name>-<replicas-1>`), legacy pods excluded. */
-function expectedPods(sts: V1StatefulSet, pods: readonly V1Pod[]): V1Pod[] {
+function expectedPods(sts: DeepReadonly<V1StatefulSet>, pods: readonly DeepReadonly<V1Pod>[]): DeepReadonly<V1Pod>[] {
   const name = sts.metadata?.name ?? '';
   const desired = sts.spec?.replicas ?? 1;
   return pods.filter((p) => {
@@ -34,7 +35,7 @@ function expectedPods(sts: V1StatefulSet, pods: readonly V1Pod[]): V1Pod[] {
 }
 
 /** The truth about a StatefulSet rollout: generation observed, every replica updated and ready, one revision. */
-export function statefulSetReadiness(sts: V1StatefulSet | undefined, allPods: readonly V1Pod[], nodes?: readonly V1Node[]): Readiness {
+export function statefulSetReadiness(sts: DeepReadonly<V1StatefulSet> | undefined, allPods: readonly DeepReadonly<V1Pod>[], nodes?: readonly DeepReadonly<V1Node>[]): Readiness {
   if (!sts) return { ready: false, reason: NotReadyReason.StatefulSetNotFound, message: 'the StatefulSet has not been created yet' };
   const name = sts.metadata?.name ?? '?';
   const desired = sts.spec?.replicas ?? 1;

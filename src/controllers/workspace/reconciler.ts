@@ -3,7 +3,8 @@
 // request. It never waits for readiness: it returns and is woken by events (or by a timer for a
 // timeout no event marks).
 import { TerminalError, type Result } from '../../runtime/controller.js';
-import type { WorkspaceDeps } from './context.js';
+import { mutableCopy } from '../../runtime/readonly.js';
+import type { WorkspaceDeps, WorkspaceObject } from './context.js';
 import { PlanExecutor, type ExecutionRecord } from './executor.js';
 import { failureOf } from './failures.js';
 import { ModelSecrets } from './model-secret.js';
@@ -34,7 +35,7 @@ export class WorkspaceReconciler {
       if (failure) {
         // The pass may have written the workspace already: report from what the cache holds now. A
         // conflict would meet the same 409 on the conditional metadata write, so it writes status only.
-        const latest = structuredClone(this.deps.caches.workspaces.getByKey(key) ?? snap.ws);
+        const latest = mutableCopy<WorkspaceObject>(this.deps.caches.workspaces.getByKey(key) ?? snap.ws);
         const report = planFailure({ ...snap, ws: latest }, failure, { metadata: failure.retry === false });
         await this.executor.execute(latest, report, signal).catch((e: unknown) => this.deps.log.error({ key, error: (e as Error).message }, 'reporting a failure failed'));
       }

@@ -4,6 +4,7 @@
 // (a user's copy, a leftover of a deleted workspace of the same name) is never touched.
 import type { V1ControllerRevision } from '@kubernetes/client-node';
 import { ANNOTATION_HASH } from '../../api/labels.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 import { Resources } from '../../runtime/resources.js';
 import type { Action } from './actions.js';
 import type { WorkspaceObject } from './context.js';
@@ -14,7 +15,7 @@ import type { WorkspaceSnapshot } from './snapshot.js';
 export const MAX_REVISION_HISTORY = 10;
 
 /** The workspace's own ControllerRevisions (controller UID), oldest first. */
-export function ownedRevisions(ws: WorkspaceObject, labelled: readonly V1ControllerRevision[]): V1ControllerRevision[] {
+export function ownedRevisions(ws: WorkspaceObject, labelled: readonly DeepReadonly<V1ControllerRevision>[]): DeepReadonly<V1ControllerRevision>[] {
   return ownedOnly(labelled, ws).sort((a, b) => a.revision - b.revision);
 }
 

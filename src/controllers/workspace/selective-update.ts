@@ -8,6 +8,7 @@ import type { V1Container, V1PodSpec, V1StatefulSet } from '@kubernetes/client-n
 import { ANNOTATION_REVISION } from '../../api/labels.js';
 import type { Workspace } from '../../api/types.js';
 import { needsApply } from '../../runtime/drift.js';
+import { mutableCopy, type DeepReadonly } from '../../runtime/readonly.js';
 
 const UPDATABLE_POD_FIELDS = new Set<keyof V1PodSpec>(['initContainers', 'volumes', 'containers']);
 const UPDATABLE_CONTAINER_FIELDS = new Set<keyof V1Container>(['env', 'volumeMounts']);
@@ -22,7 +23,9 @@ function keepLive<T extends object>(desired: T, live: T | undefined, updatable: 
   return out;
 }
 
-export function selectiveUpdate(desired: V1StatefulSet, live: V1StatefulSet): V1StatefulSet {
+export function selectiveUpdate(desired: V1StatefulSet, cached: DeepReadonly<V1StatefulSet>): V1StatefulSet {
+  // The result takes fields from the live object, which is the cache's (frozen): a copy of it goes in.
+  const live = mutableCopy<V1StatefulSet>(cached);
   const dSpec = desired.spec!;
   const lSpec = live.spec!;
   const dPod = dSpec.template.spec!;
@@ -57,7 +60,7 @@ function stripClaimStatus<T extends { status?: unknown; apiVersion?: string; kin
  * nothing when KAITO's selective update would change nothing apart from that annotation: it is
  * left as it is, so a takeover writes no StatefulSet (idle passes stay write-free: this is a cache check).
  */
-export function adoptableAsIs(ws: Workspace, desired: V1StatefulSet, live: V1StatefulSet, replicas: number | undefined): boolean {
+export function adoptableAsIs(ws: Workspace, desired: V1StatefulSet, live: DeepReadonly<V1StatefulSet>, replicas: number | undefined): boolean {
   if (!ws.inference?.template || live.metadata?.annotations?.[ANNOTATION_REVISION] !== undefined || replicas !== live.spec?.replicas) return false;
   const update = selectiveUpdate(desired, live);
   const annotations = { ...update.metadata?.annotations };

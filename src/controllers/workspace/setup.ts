@@ -8,7 +8,7 @@ import { nodePressures } from './node-pressure.js';
 import { leanNode, leanObject, leanPod, leanRevision } from './cache-transforms.js';
 import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js';
 import { matchesSelector } from '../../runtime/label-selector.js';
-import { keyOf, type ObjectCache, type ObjectEvent } from '../../runtime/cache.js';
+import { keyOf, type CacheReader, type ObjectEvent } from '../../runtime/cache.js';
 import type { KubeClient } from '../../runtime/client.js';
 import { ControllerBuilder, resource } from '../../runtime/builder.js';
 import type { Controller } from '../../runtime/controller.js';
@@ -16,6 +16,7 @@ import { isNotFound } from '../../runtime/errors.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { Logger } from '../../runtime/log.js';
 import { enqueueOwner, generationOrLabelsChanged, type Mapper } from '../../runtime/mappers.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 import type { Reflector } from '../../runtime/reflector.js';
 import { objectKey, Resources } from '../../runtime/resources.js';
 import type { OperatorConfig, WorkspaceCaches, WorkspaceObject } from './context.js';
@@ -113,7 +114,7 @@ export function workspacesDecidingVolume(workspaces: Pick<ObjectCache<WorkspaceO
 }
 
 /** A Deployment (any object) named like a workspace: that workspace. */
-export const sameNameWorkspace = (workspaces: Pick<ObjectCache<KubernetesObject>, 'getByKey'>): Mapper => (e) => {
+export const sameNameWorkspace = (workspaces: Pick<CacheReader<KubernetesObject>, 'getByKey'>): Mapper => (e) => {
   const key = keyOf(e.obj);
   return workspaces.getByKey(key) ? [key] : [];
 };
@@ -123,7 +124,7 @@ export function volumeGoing(e: ObjectEvent<KubernetesObject>): boolean {
   return e.type === 'delete' || (e.type === 'update' && !e.old.metadata?.deletionTimestamp && !!e.obj.metadata?.deletionTimestamp);
 }
 
-export function claimantWorkspace(claims: ObjectCache<V1PersistentVolumeClaim>): Mapper<V1PersistentVolume> {
+export function claimantWorkspace(claims: CacheReader<V1PersistentVolumeClaim>): Mapper<V1PersistentVolume> {
   return (e) => {
     const ref = e.obj.spec?.claimRef;
     const claim = ref?.name ? claims.get(ref.namespace, ref.name) : undefined;
@@ -138,7 +139,7 @@ export const labelledWorkspace: Mapper = (e) => {
   return name ? [objectKey(e.obj.metadata?.namespace, name)] : [];
 };
 
-export function workspacesSelectingNode(workspaces: ObjectCache<WorkspaceObject>): Mapper<V1Node> {
+export function workspacesSelectingNode(workspaces: CacheReader<WorkspaceObject>): Mapper<V1Node> {
   return (e) => {
     const labels = [e.obj.metadata?.labels, e.type === 'update' ? e.old.metadata?.labels : undefined];
     return workspaces
@@ -151,8 +152,8 @@ export function workspacesSelectingNode(workspaces: ObjectCache<WorkspaceObject>
 /** Node heartbeats change status every few seconds; only labels, spec, Ready and pressure flips and GPU capacity (the device plugin) matter. */
 export function nodeChangeMatters(e: ObjectEvent<V1Node>): boolean {
   if (e.type !== 'update') return true;
-  const ready = (n: V1Node) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-  const gpus = (n: V1Node) => n.status?.capacity?.[RESOURCE_NVIDIA_GPU];
+  const ready = (n: DeepReadonly<V1Node>) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  const gpus = (n: DeepReadonly<V1Node>) => n.status?.capacity?.[RESOURCE_NVIDIA_GPU];
   return (
     generationOrLabelsChanged(e) ||
     ready(e.old) !== ready(e.obj) ||
@@ -175,12 +176,12 @@ export const claimToWorkspace: Mapper<NodeClaim> = (e) => {
 /** KAITO's predicate: an update that only moves status.lastPodEventTime is noise. */
 export function claimChanged(e: ObjectEvent<NodeClaim>): boolean {
   if (e.type !== 'update') return true;
-  const strip = (c: NodeClaim) => ({ ...c, metadata: { ...c.metadata, resourceVersion: undefined }, status: { ...c.status, lastPodEventTime: undefined } });
+  const strip = (c: DeepReadonly<NodeClaim>) => ({ ...c, metadata: { ...c.metadata, resourceVersion: undefined }, status: { ...c.status, lastPodEventTime: undefined } });
   return !isDeepStrictEqual(strip(e.old), strip(e.obj));
 }
 
 /** The workspaces reading this ConfigMap: their inference config (or the default template), or their tuning config. */
-export function configMapToWorkspaces(workspaces: ObjectCache<WorkspaceObject>): Mapper {
+export function configMapToWorkspaces(workspaces: CacheReader<WorkspaceObject>): Mapper {
   return (e) => {
     const ns = e.obj.metadata?.namespace;
     const name = e.obj.metadata?.name;
@@ -192,12 +193,12 @@ export function configMapToWorkspaces(workspaces: ObjectCache<WorkspaceObject>):
 }
 
 /** The workspaces whose model-access Secret this is. */
-export function secretToWorkspaces(workspaces: ObjectCache<WorkspaceObject>): Mapper {
+export function secretToWorkspaces(workspaces: CacheReader<WorkspaceObject>): Mapper {
   return (e) => workspaces.list({ namespace: e.obj.metadata?.namespace }).filter((ws) => modelAccessSecretOf(ws) === e.obj.metadata?.name).map(keyOf);
 }
 
 /** A FailedCreate Event regarding a StatefulSet: the workspace controlling that StatefulSet. */
-export function failedCreateWorkspace(statefulSets: ObjectCache<V1StatefulSet>): Mapper<EventsV1Event> {
+export function failedCreateWorkspace(statefulSets: CacheReader<V1StatefulSet>): Mapper<EventsV1Event> {
   const owner = enqueueOwner('Workspace', 'kaito.sh');
   return (e) => {
     const sts = e.obj.regarding?.name ? statefulSets.get(e.obj.regarding.namespace, e.obj.regarding.name) : undefined;
@@ -206,7 +207,7 @@ export function failedCreateWorkspace(statefulSets: ObjectCache<V1StatefulSet>):
 }
 
 /** The ConfigMap a tuning workspace reads: its own, or the method's template. */
-function tuningConfigName(ws: WorkspaceObject): string | undefined {
+function tuningConfigName(ws: DeepReadonly<WorkspaceObject>): string | undefined {
   const method = tuningMethod(ws.tuning?.method);
   return ws.tuning?.config || (method ? defaultTuningTemplate(method) : undefined);
 }

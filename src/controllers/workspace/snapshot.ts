@@ -10,12 +10,17 @@ import { inferencePresetOf } from '../../api/resolved-workspace.js';
 import { headlessServiceName } from '../../builders/meta.js';
 import { nodeClaimSelector, type NodeClaim } from '../../builders/nodeclaim.js';
 import { ObjectCache } from '../../runtime/cache.js';
-import type { OperatorConfig, WorkspaceCaches, WorkspaceDeps, WorkspaceObject } from './context.js';
+import { mutableCopy, type DeepReadonly } from '../../runtime/readonly.js';
+import type { OperatorConfig, WorkspaceCaches, WorkspaceDeps, WorkspaceKinds, WorkspaceObject, WorkspaceStores } from './context.js';
 import type { ModelSecrets, SecretProblem } from './model-secret.js';
 
 /** Node auto-provisioning as this pass sees it. */
 export type ProvisioningMode = 'off' | 'on' | 'crdMissing' | 'crdUnknown';
 
+/**
+ * Everything but `ws` is what the caches hold, typed deep-readonly: a write into it is a compile
+ * error (and, the objects being frozen, a TypeError at run time).
+ */
 export interface WorkspaceSnapshot {
   /** The pass's own copy (cached objects are frozen). */
   ws: WorkspaceObject;
@@ -24,34 +29,34 @@ export interface WorkspaceSnapshot {
   /** Our field manager: a shared ConfigMap is ours only when it wrote it. */
   fieldManager: string;
   provisioning: ProvisioningMode;
-  nodes: readonly V1Node[];
+  nodes: readonly DeepReadonly<V1Node>[];
   storageClassNames: readonly string[];
   /** ConfigMaps of the workspace's namespace and of the release namespace. */
-  configMaps: readonly V1ConfigMap[];
-  statefulSet?: V1StatefulSet;
-  deployment?: V1Deployment;
-  mainService?: V1Service;
-  headlessService?: V1Service;
+  configMaps: readonly DeepReadonly<V1ConfigMap>[];
+  statefulSet?: DeepReadonly<V1StatefulSet>;
+  deployment?: DeepReadonly<V1Deployment>;
+  mainService?: DeepReadonly<V1Service>;
+  headlessService?: DeepReadonly<V1Service>;
   /** ControllerRevisions labelled for the workspace (ours and look-alikes). */
-  revisions: readonly V1ControllerRevision[];
+  revisions: readonly DeepReadonly<V1ControllerRevision>[];
   /** The ControllerRevision of a name in the workspace's namespace, whoever made it. */
-  revisionNamed: (name: string) => V1ControllerRevision | undefined;
+  revisionNamed: (name: string) => DeepReadonly<V1ControllerRevision> | undefined;
   /** Pods labelled for the workspace. */
-  pods: readonly V1Pod[];
+  pods: readonly DeepReadonly<V1Pod>[];
   /** NodeClaims labelled for the workspace (node auto-provisioning on). */
-  claims: readonly NodeClaim[];
+  claims: readonly DeepReadonly<NodeClaim>[];
   /** Weights claims labelled for the workspace, and the volumes they are bound to. */
-  weightsClaims: readonly V1PersistentVolumeClaim[];
-  volumes: readonly V1PersistentVolume[];
+  weightsClaims: readonly DeepReadonly<V1PersistentVolumeClaim>[];
+  volumes: readonly DeepReadonly<V1PersistentVolume>[];
   /** FailedCreate Events of the namespace. */
-  failedCreateEvents: readonly EventsV1Event[];
-  job?: V1Job;
+  failedCreateEvents: readonly DeepReadonly<EventsV1Event>[];
+  job?: DeepReadonly<V1Job>;
   /** The model access Secret's problem, if any (inference presets that download at runtime). */
   secretProblem?: SecretProblem;
   /** Tuning: named pull/push Secrets that do not exist (looked up only while no Job exists). */
   missingSecrets: readonly string[];
   /** Other workspaces of the namespace (deletion: is the shared ConfigMap copy still used?). */
-  namespaceWorkspaces: readonly WorkspaceObject[];
+  namespaceWorkspaces: readonly DeepReadonly<WorkspaceObject>[];
 }
 
 function provisioningMode(deps: Pick<WorkspaceDeps, 'config' | 'nodeClaimCrdInstalled'>): ProvisioningMode {
@@ -69,7 +74,7 @@ export interface SnapshotSources {
 }
 
 /** The cache-only part of a snapshot (what `kaito-ts diff` and `render` fill from listed objects too). */
-export function readSnapshot(ws: WorkspaceObject, s: SnapshotSources): WorkspaceSnapshot {
+export function readSnapshot(ws: DeepReadonly<WorkspaceObject>, s: SnapshotSources): WorkspaceSnapshot {
   const { caches, config } = s;
   const ns = ws.metadata.namespace ?? 'default';
   const name = ws.metadata.name ?? '';
@@ -78,7 +83,7 @@ export function readSnapshot(ws: WorkspaceObject, s: SnapshotSources): Workspace
   const volumes = weightsClaims.map((c) => (c.spec?.volumeName ? caches.persistentVolumes.get(undefined, c.spec.volumeName) : undefined)).filter((v) => !!v);
   const provisioning = provisioningMode(s);
   return {
-    ws: structuredClone(ws),
+    ws: mutableCopy<WorkspaceObject>(ws),
     config,
     now: s.now,
     fieldManager: s.fieldManager,
@@ -105,8 +110,9 @@ export function readSnapshot(ws: WorkspaceObject, s: SnapshotSources): Workspace
 }
 
 /** The whole snapshot of one pass: the caches, then the Secret facts (a GET per Secret version at most). */
-export async function takeSnapshot(ws: WorkspaceObject, deps: WorkspaceDeps, secrets: ModelSecrets): Promise<WorkspaceSnapshot> {
-  const snap = readSnapshot(ws, { caches: deps.caches, config: deps.config, fieldManager: deps.client.fieldManager, now: deps.now(), nodeClaimCrdInstalled: deps.nodeClaimCrdInstalled });
+export async function takeSnapshot(cached: DeepReadonly<WorkspaceObject>, deps: WorkspaceDeps, secrets: ModelSecrets): Promise<WorkspaceSnapshot> {
+  const snap = readSnapshot(cached, { caches: deps.caches, config: deps.config, fieldManager: deps.client.fieldManager, now: deps.now(), nodeClaimCrdInstalled: deps.nodeClaimCrdInstalled });
+  const { ws } = snap;
   if (ws.metadata.deletionTimestamp) return snap;
   if (ws.tuning) return snap.job ? snap : { ...snap, missingSecrets: missingTuningSecrets(ws, deps.caches) };
   const secretProblem = await secrets.problem(ws, inferencePresetOf(ws));
@@ -122,18 +128,19 @@ function missingTuningSecrets(ws: WorkspaceObject, caches: Pick<WorkspaceCaches,
   return [...new Set(names)].filter((n) => !caches.secrets.get(ws.metadata.namespace, n));
 }
 
-const CACHE_OF_KIND: Record<string, keyof WorkspaceCaches> = {
+const CACHE_OF_KIND: Record<string, keyof WorkspaceKinds> = {
   Workspace: 'workspaces', StatefulSet: 'statefulSets', Deployment: 'deployments', Service: 'services', ControllerRevision: 'controllerRevisions',
   Pod: 'pods', Node: 'nodes', StorageClass: 'storageClasses', ConfigMap: 'configMaps', PersistentVolumeClaim: 'persistentVolumeClaims',
   PersistentVolume: 'persistentVolumes', Job: 'jobs', Secret: 'secrets', Event: 'failedCreateEvents', NodeClaim: 'nodeClaims',
 };
 
 /** Caches filled from a list of objects (by kind), for planning outside the operator (`diff`, `render`). */
-export function cachesFromObjects(objects: readonly KubernetesObject[]): WorkspaceCaches {
-  const caches = Object.fromEntries([...new Set(Object.values(CACHE_OF_KIND))].map((field) => [field, new ObjectCache()])) as unknown as WorkspaceCaches;
+export function cachesFromObjects(objects: readonly KubernetesObject[]): WorkspaceStores {
+  const byField = new Map<keyof WorkspaceKinds, KubernetesObject[]>();
   for (const o of objects) {
     const field = o.kind ? CACHE_OF_KIND[o.kind] : undefined;
-    if (field) (caches[field] as ObjectCache<KubernetesObject>).upsert(o);
+    if (field) byField.set(field, [...(byField.get(field) ?? []), o]);
   }
-  return caches;
+  // One untyped cache per field: the kind each cache holds is the field's by CACHE_OF_KIND.
+  return Object.fromEntries([...new Set(Object.values(CACHE_OF_KIND))].map((field) => [field, ObjectCache.from(byField.get(field) ?? [])])) as unknown as WorkspaceStores;
 }

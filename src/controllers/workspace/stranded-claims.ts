@@ -4,26 +4,27 @@
 // and the unscheduled pod, so the StatefulSet controller makes both again on a node that exists.
 import type { V1PersistentVolume, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { MODEL_WEIGHTS_VOLUME } from '../../builders/volumes.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 
 /** Set by the scheduler when it binds a WaitForFirstConsumer claim: the node the volume lives on. */
 export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';
 const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 
 export interface StrandedClaim {
-  claim: V1PersistentVolumeClaim;
+  claim: DeepReadonly<V1PersistentVolumeClaim>;
   /** Why the claim can never serve its pod again. */
   why: string;
   /** The StatefulSet pod of the same ordinal, when it exists (it is unscheduled). */
-  pod?: V1Pod;
+  pod?: DeepReadonly<V1Pod>;
 }
 
 /** Nodes a local volume is pinned to (kubernetes.io/hostname In [...]); empty when not pinned that way. */
-function pinnedNodes(pv: V1PersistentVolume): string[] {
+function pinnedNodes(pv: DeepReadonly<V1PersistentVolume>): string[] {
   return (pv.spec?.nodeAffinity?.required?.nodeSelectorTerms ?? []).flatMap((t) => (t.matchExpressions ?? []).filter((e) => e.key === HOSTNAME_LABEL && e.operator === 'In').flatMap((e) => e.values ?? []));
 }
 
 /** Why a claim's volume can no longer be reached, or undefined while it can. */
-function lostBecause(claim: V1PersistentVolumeClaim, volume: (name: string) => V1PersistentVolume | undefined, nodeExists: (name: string) => boolean): string | undefined {
+function lostBecause(claim: DeepReadonly<V1PersistentVolumeClaim>, volume: (name: string) => DeepReadonly<V1PersistentVolume> | undefined, nodeExists: (name: string) => boolean): string | undefined {
   const selected = claim.metadata?.annotations?.[SELECTED_NODE_ANNOTATION];
   if (selected && !nodeExists(selected)) return `was placed on node ${selected}, which no longer exists`;
   const pvName = claim.spec?.volumeName;
@@ -39,9 +40,9 @@ function lostBecause(claim: V1PersistentVolumeClaim, volume: (name: string) => V
 /** Pure: the StatefulSet's weights claims whose volume is unreachable for good and whose pod runs nowhere. */
 export function strandedClaims(
   statefulSet: string,
-  claims: readonly V1PersistentVolumeClaim[],
-  pods: readonly V1Pod[],
-  volume: (name: string) => V1PersistentVolume | undefined,
+  claims: readonly DeepReadonly<V1PersistentVolumeClaim>[],
+  pods: readonly DeepReadonly<V1Pod>[],
+  volume: (name: string) => DeepReadonly<V1PersistentVolume> | undefined,
   nodeExists: (name: string) => boolean,
 ): StrandedClaim[] {
   const prefix = `${MODEL_WEIGHTS_VOLUME}-${statefulSet}-`;

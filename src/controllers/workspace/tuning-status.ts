@@ -8,6 +8,7 @@ import { setCondition } from '../../api/workspace-conditions.js';
 import { ConditionMessage, ConditionReason, ConditionType } from '../../api/labels.js';
 import type { Workspace, WorkspaceStatus } from '../../api/types.js';
 import { computeStatus, type StatusInput } from './workspace-status.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 
 export type JobPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 
@@ -28,10 +29,10 @@ export const TuningReason = {
 
 export const TuningState = { Running: 'Running', Succeeded: 'Succeeded', Failed: 'Failed' } as const;
 
-const isTrue = (job: V1Job, type: string) => job.status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
+const isTrue = (job: DeepReadonly<V1Job>, type: string) => job.status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
 
 /** Pods the Job controller made for this Job (by owner uid). */
-export function podsOfJob(job: V1Job, pods: readonly V1Pod[]): V1Pod[] {
+export function podsOfJob(job: DeepReadonly<V1Job>, pods: readonly DeepReadonly<V1Pod>[]): DeepReadonly<V1Pod>[] {
   const uid = job.metadata?.uid;
   return pods.filter((p) => !!uid && p.metadata?.ownerReferences?.some((o) => o.kind === 'Job' && o.uid === uid));
 }
@@ -42,9 +43,9 @@ function lastLine(text: string | undefined): string {
 }
 
 /** `pod P: container C exited with code N (Reason): last line`, for the first failed container of a failed pod. */
-export function podFailure(pods: readonly V1Pod[]): string | undefined {
+export function podFailure(pods: readonly DeepReadonly<V1Pod>[]): string | undefined {
   for (const pod of pods.filter((p) => p.status?.phase === 'Failed')) {
-    const statuses: V1ContainerStatus[] = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+    const statuses: DeepReadonly<V1ContainerStatus>[] = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
     const failed = statuses.find((s) => (s.state?.terminated?.exitCode ?? 0) !== 0);
     const name = pod.metadata?.name ?? '';
     if (failed) {
@@ -59,7 +60,7 @@ export function podFailure(pods: readonly V1Pod[]): string | undefined {
 }
 
 /** Why a Job's pod has not started: its scheduling condition or its containers' waiting reasons. */
-function podWaiting(pods: readonly V1Pod[]): string {
+function podWaiting(pods: readonly DeepReadonly<V1Pod>[]): string {
   const pod = pods.find((p) => p.status?.phase === 'Pending');
   if (!pod) return 'no pod yet';
   const unscheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
@@ -68,7 +69,7 @@ function podWaiting(pods: readonly V1Pod[]): string {
   return waiting ? `pod ${pod.metadata?.name}: container ${waiting.name} is waiting (${waiting.state?.waiting?.reason ?? 'unknown'})` : `pod ${pod.metadata?.name} is pending`;
 }
 
-export function observeJob(job: V1Job, pods: readonly V1Pod[]): JobObservation {
+export function observeJob(job: DeepReadonly<V1Job>, pods: readonly DeepReadonly<V1Pod>[]): JobObservation {
   const own = podsOfJob(job, pods);
   const active = job.status?.active ?? 0;
   const ready = job.status?.ready ?? 0;

@@ -2,6 +2,7 @@
 // and the root Ready condition, status.providerID/nodeName/capacity. Pure: `now` is passed in, and
 // an unchanged condition keeps its lastTransitionTime so an unchanged claim costs no write.
 import { isDeepStrictEqual } from 'node:util';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 import { truncateMessage, type ClaimCondition, type ClaimStatus } from './claim-view.js';
 
 export const ConditionType = { launched: 'Launched', registered: 'Registered', initialized: 'Initialized', ready: 'Ready' } as const;
@@ -51,7 +52,7 @@ export function wantedConditions(phase: Phase): Wanted[] {
 }
 
 /** Merges wanted conditions into the current ones: a condition whose status did not change keeps its transition time. */
-export function mergeConditions(current: readonly ClaimCondition[] | undefined, wanted: readonly Wanted[], now: Date, generation?: number): ClaimCondition[] {
+export function mergeConditions(current: readonly DeepReadonly<ClaimCondition>[] | undefined, wanted: readonly Wanted[], now: Date, generation?: number): ClaimCondition[] {
   const others = (current ?? []).filter((c) => !wanted.some((w) => w.type === c.type));
   const merged = wanted.map((w): ClaimCondition => {
     const old = current?.find((c) => c.type === w.type);
@@ -62,7 +63,7 @@ export function mergeConditions(current: readonly ClaimCondition[] | undefined, 
 }
 
 /** The whole status this provisioner owns for `phase`. */
-export function wantedStatus(current: ClaimStatus | undefined, phase: Phase, now: Date, generation?: number): ClaimStatus {
+export function wantedStatus(current: DeepReadonly<ClaimStatus> | undefined, phase: Phase, now: Date, generation?: number): ClaimStatus {
   const conditions = mergeConditions(current?.conditions, wantedConditions(phase), now, generation);
   if (phase.kind !== 'launched') return { conditions };
   return {
@@ -76,14 +77,14 @@ export function wantedStatus(current: ClaimStatus | undefined, phase: Phase, now
 }
 
 /** Whether writing `next` would change anything the provisioner owns (lastPodEventTime is not ours). */
-export function statusChanged(current: ClaimStatus | undefined, next: ClaimStatus): boolean {
+export function statusChanged(current: DeepReadonly<ClaimStatus> | undefined, next: ClaimStatus): boolean {
   const { lastPodEventTime: _ignored, ...mine } = current ?? {};
   return !isDeepStrictEqual(normalize(mine), normalize(next));
 }
 
-function normalize(s: ClaimStatus): ClaimStatus {
-  const out: ClaimStatus = { ...s };
+function normalize(s: DeepReadonly<ClaimStatus>): DeepReadonly<ClaimStatus> {
+  const out = { ...s };
   if (out.conditions) out.conditions = [...out.conditions].sort((a, b) => a.type.localeCompare(b.type));
-  for (const k of Object.keys(out) as (keyof ClaimStatus)[]) if (out[k] === undefined) delete out[k];
+  for (const k of Object.keys(out) as (keyof typeof out)[]) if (out[k] === undefined) delete out[k];
   return out;
 }

@@ -2,6 +2,7 @@
 // makes before it asks Azure for an agent pool. Pure.
 import type { KubernetesObject, V1Taint } from '@kubernetes/client-node';
 import { tryParseQuantity } from '../../catalog/quantity.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 
 export const WORKSPACE_LABEL = 'kaito.sh/workspace';
 export const WORKSPACE_NAMESPACE_LABEL = 'kaito.sh/workspacenamespace';
@@ -50,25 +51,25 @@ export interface NodeClaim extends KubernetesObject {
 }
 
 /** gpu-provisioner's patched IsManaged: KAITO's claims, whatever their nodeClassRef. */
-export function isKaitoClaim(claim: NodeClaim): boolean {
+export function isKaitoClaim(claim: DeepReadonly<NodeClaim>): boolean {
   const labels = claim.metadata?.labels ?? {};
   return WORKSPACE_LABEL in labels || RAGENGINE_LABEL in labels;
 }
 
 /** The VM size: the first value of the instance-type requirement (gpu-provisioner's `vmSize`). */
-export function instanceTypeOf(claim: NodeClaim): string | undefined {
+export function instanceTypeOf(claim: DeepReadonly<NodeClaim>): string | undefined {
   const req = claim.spec?.requirements?.find((r) => r.key === INSTANCE_TYPE_LABEL && r.operator === 'In');
   return req?.values?.[0];
 }
 
 /** The storage request in bytes (the OS disk size), or undefined when absent or unreadable. */
-export function storageBytesOf(claim: NodeClaim): number | undefined {
+export function storageBytesOf(claim: DeepReadonly<NodeClaim>): number | undefined {
   const text = claim.spec?.resources?.requests?.storage;
   return text === undefined ? undefined : tryParseQuantity(String(text));
 }
 
 /** Why gpu-provisioner would refuse to launch this claim (its own messages), or undefined when it would go ahead. */
-export function launchProblem(claim: NodeClaim): string | undefined {
+export function launchProblem(claim: DeepReadonly<NodeClaim>): string | undefined {
   const name = claim.metadata?.name ?? '';
   if (!AGENT_POOL_NAME.test(name)) {
     return `agentpool name(${name}) is invalid, must match regex pattern: ${AGENT_POOL_NAME.source}`;

@@ -4,6 +4,7 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { parseDuration } from '../../runtime/duration.js';
 import { instanceTypeOf, WORKSPACE_LABEL, WORKSPACE_NAMESPACE_LABEL, type NodeClaim } from './claim-view.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 
 export const FAULT_NAMESPACE = 'kaito-ts-sim';
 const ANNOTATION_PREFIX = 'sim.kaito-ts.io/';
@@ -40,7 +41,7 @@ export interface Faults {
 const isTrue = (v: string | undefined): boolean => v !== undefined && ['true', 'yes', '1'].includes(v.trim().toLowerCase());
 
 /** True when the ConfigMap names at least one selector and every selector it names matches the claim. */
-export function configMapMatches(cm: V1ConfigMap, claim: NodeClaim): boolean {
+export function configMapMatches(cm: DeepReadonly<V1ConfigMap>, claim: DeepReadonly<NodeClaim>): boolean {
   const data = cm.data ?? {};
   const labels = claim.metadata?.labels ?? {};
   const checks: [string | undefined, string | undefined][] = [
@@ -53,7 +54,7 @@ export function configMapMatches(cm: V1ConfigMap, claim: NodeClaim): boolean {
 }
 
 /** The faults that apply to a claim: its own annotations first, then matching ConfigMaps in name order. */
-export function faultsFor(claim: NodeClaim, configMaps: readonly V1ConfigMap[]): Faults {
+export function faultsFor(claim: DeepReadonly<NodeClaim>, configMaps: readonly DeepReadonly<V1ConfigMap>[]): Faults {
   const out: Faults = { neverRegister: false, notReady: false, sources: [] };
   const layers: [string, Record<string, string>][] = [];
   const annotations = claim.metadata?.annotations ?? {};

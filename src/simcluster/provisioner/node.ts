@@ -2,12 +2,13 @@
 // here a kwok Node with the same name, providerID, labels, taints and capacity. Pure: the caller
 // passes the clock and the SKU facts.
 import { createHash } from 'node:crypto';
-import type { V1Node, V1OwnerReference, V1PersistentVolume } from '@kubernetes/client-node';
+import type { V1Node, V1OwnerReference, V1PersistentVolume, V1Taint } from '@kubernetes/client-node';
 import { lookupSku } from '../../catalog/gpu-skus.js';
 import { formatBinaryQuantity } from '../../catalog/quantity.js';
 import { fakeIp, GPU_RESOURCE, type NodePool } from '../nodes.js';
 import { localPvsForNode } from '../storage.js';
 import { INSTANCE_TYPE_LABEL, storageBytesOf, type NodeClaim } from './claim-view.js';
+import { mutableCopy, type DeepReadonly } from '../../runtime/readonly.js';
 
 export const AGENT_POOL_LABEL = 'agentpool';
 export const AKS_AGENT_POOL_LABEL = 'kubernetes.azure.com/agentpool';
@@ -95,7 +96,7 @@ export function nodeResources(facts: SkuFacts, storageBytes: number, withGpu: bo
 }
 
 /** Labels gpu-provisioner and AKS put on the agent-pool node at launch (the claim's may override the nodepool). */
-export function launchLabels(claim: NodeClaim, facts: SkuFacts, clusterName: string, nodeName: string): Record<string, string> {
+export function launchLabels(claim: DeepReadonly<NodeClaim>, facts: SkuFacts, clusterName: string, nodeName: string): Record<string, string> {
   const pool = claim.metadata?.name ?? '';
   return {
     'karpenter.sh/nodepool': 'kaito',
@@ -123,7 +124,7 @@ export function launchLabels(claim: NodeClaim, facts: SkuFacts, clusterName: str
 }
 
 export interface LaunchInput {
-  claim: NodeClaim;
+  claim: DeepReadonly<NodeClaim>;
   facts: SkuFacts;
   clusterName: string;
   kubeletVersion: string;
@@ -142,7 +143,8 @@ export function launchedNode({ claim, facts, clusterName, kubeletVersion }: Laun
       labels: launchLabels(claim, facts, clusterName, name),
       annotations: { 'node.alpha.kubernetes.io/ttl': '0', 'kwok.x-k8s.io/node': 'fake' },
     },
-    spec: { providerID: providerIdFor(claimName, clusterName), ...(claim.spec?.taints?.length ? { taints: claim.spec.taints } : {}) },
+    // The taints are copied: the claim is the cache's (frozen).
+    spec: { providerID: providerIdFor(claimName, clusterName), ...(claim.spec?.taints?.length ? { taints: mutableCopy<V1Taint[]>(claim.spec.taints) } : {}) },
     status: {
       capacity: resources,
       allocatable: resources,
@@ -162,7 +164,7 @@ const SKIPPED_ANNOTATIONS = new Set(['kubectl.kubernetes.io/last-applied-configu
  * registered (and, once Ready, initialized) label, the termination finalizer and the owner
  * reference to the claim. Returned as the fields this provisioner applies (server-side apply).
  */
-export function registrationPatch(claim: NodeClaim, node: V1Node, opts: { initialized: boolean; notReadyFault: boolean }): V1Node {
+export function registrationPatch(claim: DeepReadonly<NodeClaim>, node: DeepReadonly<V1Node>, opts: { initialized: boolean; notReadyFault: boolean }): V1Node {
   const annotations = Object.fromEntries(Object.entries(claim.metadata?.annotations ?? {}).filter(([k]) => !SKIPPED_ANNOTATIONS.has(k)));
   const owner: V1OwnerReference = {
     apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', name: claim.metadata?.name ?? '', uid: claim.metadata?.uid ?? '', blockOwnerDeletion: true,
@@ -182,12 +184,13 @@ export function registrationPatch(claim: NodeClaim, node: V1Node, opts: { initia
       finalizers: ['karpenter.sh/termination'],
       ownerReferences: [owner],
     },
-    ...(claim.spec?.taints?.length ? { spec: { taints: claim.spec.taints } } : {}),
+    // Copied: the claim is the cache's (frozen).
+    ...(claim.spec?.taints?.length ? { spec: { taints: mutableCopy<V1Taint[]>(claim.spec.taints) } } : {}),
   };
 }
 
 /** True when every label, annotation, finalizer, owner and taint of `patch` is already on `node`. */
-export function nodeHas(node: V1Node, patch: V1Node): boolean {
+export function nodeHas(node: DeepReadonly<V1Node>, patch: DeepReadonly<V1Node>): boolean {
   const m = node.metadata ?? {};
   const p = patch.metadata ?? {};
   const subset = (want: Record<string, string> | undefined, have: Record<string, string> | undefined): boolean =>

@@ -20,6 +20,7 @@ import {
 import { agentPoolError, instanceTypeOf, isKaitoClaim, launchProblem, storageBytesOf, TERMINATION_FINALIZER, type NodeClaim } from './claim-view.js';
 import type { Delays } from './provisioner-options.js';
 import { statusChanged, wantedStatus, type Phase } from './claim-status.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 
 export const PROVISIONER_FIELD_MANAGER = 'kaito-ts-sim-provisioner';
 const NODE_CLAIMS: ResourceType = Resources.nodeClaims;
@@ -68,12 +69,12 @@ export class Provisioner {
   }
 
   /** The node of a claim's agent pool, if this simulated cluster made one. */
-  nodeOf(claimName: string): V1Node | undefined {
+  nodeOf(claimName: string): DeepReadonly<V1Node> | undefined {
     const rg = nodeResourceGroup(this.d.clusterName);
     return this.d.caches.nodes.list().find((n) => n.metadata?.labels?.[AGENT_POOL_LABEL] === claimName && n.metadata.labels[AKS_CLUSTER_LABEL] === rg);
   }
 
-  volumesOf(claimName: string): V1PersistentVolume[] {
+  volumesOf(claimName: string): DeepReadonly<V1PersistentVolume>[] {
     return this.d.caches.volumes.list({ selector: { matchLabels: { [PV_CLAIM_LABEL]: claimName } } });
   }
 
@@ -90,7 +91,7 @@ export class Provisioner {
     return node ? this.registered(adopted, node, faults) : this.launch(adopted, faults);
   }
 
-  private async launch(claim: NodeClaim, faults: Faults): Promise<Result> {
+  private async launch(claim: DeepReadonly<NodeClaim>, faults: Faults): Promise<Result> {
     const name = claim.metadata?.name ?? '';
     const sku = instanceTypeOf(claim);
     const facts = sku ? skuFacts(sku, this.d.pools) : undefined;
@@ -118,7 +119,7 @@ export class Provisioner {
     return this.writeStatus(claim, this.launchedPhase(claim, facts, undefined, false));
   }
 
-  private async launchFailed(claim: NodeClaim, message: string): Promise<Result> {
+  private async launchFailed(claim: DeepReadonly<NodeClaim>, message: string): Promise<Result> {
     const name = claim.metadata?.name ?? '';
     const retryInMs = this.backoff.when(name);
     this.stats.launchFailures++;
@@ -126,7 +127,7 @@ export class Provisioner {
     return this.writeStatus(claim, { kind: 'launchFailed', message }, { requeueAfterMs: retryInMs });
   }
 
-  private launchedPhase(claim: NodeClaim, facts: SkuFacts, node: V1Node | undefined, initialized: boolean): Phase {
+  private launchedPhase(claim: DeepReadonly<NodeClaim>, facts: SkuFacts, node: DeepReadonly<V1Node> | undefined, initialized: boolean): Phase {
     const name = claim.metadata?.name ?? '';
     const capacity = nodeResources(facts, storageBytesOf(claim) ?? 0, true);
     return {
@@ -135,7 +136,7 @@ export class Provisioner {
     };
   }
 
-  private async registered(claim: NodeClaim, node: V1Node, faults: Faults): Promise<Result> {
+  private async registered(claim: DeepReadonly<NodeClaim>, node: DeepReadonly<V1Node>, faults: Faults): Promise<Result> {
     const name = claim.metadata?.name ?? '';
     const nodeName = node.metadata?.name ?? '';
     if (node.metadata?.deletionTimestamp) {
@@ -164,7 +165,7 @@ export class Provisioner {
   }
 
   /** Adds nvidia.com/gpu to the node once the device plugin "started"; returns ms until then (0: done). */
-  private async devicePlugin(node: V1Node, facts: SkuFacts): Promise<number> {
+  private async devicePlugin(node: DeepReadonly<V1Node>, facts: SkuFacts): Promise<number> {
     if (node.status?.capacity?.[GPU_RESOURCE] !== undefined) return 0;
     const due = afterCreation(node.metadata?.creationTimestamp, this.d.delays.devicePluginDelayMs) - this.now();
     if (due > 0) return due;
@@ -174,7 +175,7 @@ export class Provisioner {
   }
 
   /** NodeRepair: NotReady (False or Unknown) for repairAfter → delete the claim. Returns ms until due, 0 when healthy. */
-  private async repair(claim: NodeClaim, node: V1Node, ready: boolean, repairAfterMs: number): Promise<number | 'deleted'> {
+  private async repair(claim: DeepReadonly<NodeClaim>, node: DeepReadonly<V1Node>, ready: boolean, repairAfterMs: number): Promise<number | 'deleted'> {
     const nodeName = node.metadata?.name ?? '';
     const cond = node.status?.conditions?.find((c) => c.type === 'Ready');
     if (ready || !cond) {
@@ -201,7 +202,7 @@ export class Provisioner {
   }
 
   /** Deletion: node (and its volumes) first, then the claim's finalizer. */
-  private async terminate(claim: NodeClaim): Promise<Result> {
+  private async terminate(claim: DeepReadonly<NodeClaim>): Promise<Result> {
     const name = claim.metadata?.name ?? '';
     if (!claim.metadata?.finalizers?.includes(TERMINATION_FINALIZER)) return {};
     const node = this.nodeOf(name);
@@ -226,7 +227,7 @@ export class Provisioner {
   }
 
   /** Deletes the node and lifts its termination finalizer (there is nothing to drain in a simulation). */
-  private async releaseNode(node: V1Node): Promise<void> {
+  private async releaseNode(node: DeepReadonly<V1Node>): Promise<void> {
     const name = node.metadata?.name ?? '';
     if (!node.metadata?.deletionTimestamp) await this.d.client.delete(Resources.nodes, { name }, { uid: node.metadata?.uid ?? '' }).catch(ignoreGone);
     const finalizers = node.metadata?.finalizers ?? [];
@@ -253,7 +254,7 @@ export class Provisioner {
     return {};
   }
 
-  private async writeStatus(claim: NodeClaim, phase: Phase, result: Result = {}): Promise<Result> {
+  private async writeStatus(claim: DeepReadonly<NodeClaim>, phase: Phase, result: Result = {}): Promise<Result> {
     const status = wantedStatus(claim.status, phase, new Date(this.now()), claim.metadata?.generation);
     if (statusChanged(claim.status, status)) {
       await this.d.client.applyStatus(NODE_CLAIMS, { name: claim.metadata?.name ?? '' }, status);

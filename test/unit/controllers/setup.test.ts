@@ -14,6 +14,7 @@ import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
 import { defaultFacts } from '../../../src/builders/facts.js';
 import { FAILED_CREATE_FIELD_SELECTOR } from '../../../src/controllers/workspace/pod-creation.js';
 import { ObjectCache, type ObjectEvent } from '../../../src/runtime/cache.js';
+import { asReadonly } from '../../../src/runtime/readonly.js';
 import { KubeClient } from '../../../src/runtime/client.js';
 import { EventRecorder } from '../../../src/runtime/events.js';
 import { silentLogger } from '../../../src/runtime/log.js';
@@ -33,9 +34,9 @@ function cacheOf<T extends KubernetesObject>(...objs: T[]): ObjectCache<T> {
   return c;
 }
 
-const add = <T>(obj: T): ObjectEvent<T> => ({ type: 'add', obj });
-const update = <T>(old: T, obj: T): ObjectEvent<T> => ({ type: 'update', old, obj });
-const del = <T>(obj: T): ObjectEvent<T> => ({ type: 'delete', obj });
+const add = <T>(obj: T): ObjectEvent<T> => ({ type: 'add', obj: asReadonly(obj) });
+const update = <T>(old: T, obj: T): ObjectEvent<T> => ({ type: 'update', old: asReadonly(old), obj: asReadonly(obj) });
+const del = <T>(obj: T): ObjectEvent<T> => ({ type: 'delete', obj: asReadonly(obj) });
 const sorted = (keys: string[]) => [...keys].sort();
 
 const workspaces = cacheOf(

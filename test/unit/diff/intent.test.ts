@@ -1,7 +1,7 @@
 // workspaceIntent decides as the reconciler does which children it would write (no client, caches only).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { KubernetesObject, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ControllerRevision, V1Service, V1StatefulSet, V1StorageClass } from '@kubernetes/client-node';
 import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
 import { defaultFacts } from '../../../src/builders/facts.js';
 import type { OperatorConfig, WorkspaceObject } from '../../../src/controllers/workspace/context.js';
@@ -17,15 +17,11 @@ const config: OperatorConfig = {
 const ws = byoWorkspace('phi-3-mini-4k-instruct') as WorkspaceObject;
 
 function caches(objects: KubernetesObject[] = []): DiffCaches {
-  const of = <T extends KubernetesObject>(kind: string) => {
-    const c = new ObjectCache<T>();
-    for (const o of objects) if (o.kind === kind) c.upsert(o as T);
-    return c;
-  };
+  const of = <T extends KubernetesObject>(kind: string, more: T[] = []) => ObjectCache.from([...objects.filter((o) => o.kind === kind) as T[], ...more]);
   const node = gpuNode('n1', A10_NODE_LABELS);
   return {
-    storageClasses: of('StorageClass'), nodes: (() => { const c = of('Node'); c.upsert({ ...node, kind: 'Node' }); return c; })(),
-    configMaps: of('ConfigMap'), controllerRevisions: of('ControllerRevision'), statefulSets: of('StatefulSet'), services: of('Service'),
+    storageClasses: of<V1StorageClass>('StorageClass'), nodes: of('Node', [{ ...node, kind: 'Node' }]),
+    configMaps: of('ConfigMap'), controllerRevisions: of<V1ControllerRevision>('ControllerRevision'), statefulSets: of('StatefulSet'), services: of('Service'),
   };
 }
 

@@ -5,6 +5,7 @@ import { ControllerBuilder, resource } from '../../../src/runtime/builder.js';
 import type { ObjectEvent } from '../../../src/runtime/cache.js';
 import { KubeClient } from '../../../src/runtime/client.js';
 import type { Controller } from '../../../src/runtime/controller.js';
+import type { DeepReadonly } from '../../../src/runtime/readonly.js';
 import { resourcePath, Resources } from '../../../src/runtime/resources.js';
 import { KubeTransport } from '../../../src/runtime/transport.js';
 import { FakeApiServer } from './fake-apiserver.js';
@@ -87,7 +88,7 @@ describe('ControllerBuilder (fake API server)', { timeout: 15_000 }, () => {
     await until(() => reconciled.includes('default/w1') && reconciled.includes('default/w2'));
     await until(() => controller!.queue.len === 0 && controller!.metrics.activeWorkers === 0);
     // Typed caches: no cast at the call site.
-    const w: Ws | undefined = built.caches.workspaces.get('default', 'w1');
+    const w: DeepReadonly<Ws> | undefined = built.caches.workspaces.get('default', 'w1');
     assert.equal(w?.spec?.node, 'n1');
 
     const stsPath = path(Resources.statefulSets);
