@@ -109,7 +109,7 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
  * weights volume (claim templates are immutable) and a template never uses the NVMe class. Mapping
  * every workspace made each class change cost a pass, and a refused request, per failing workspace.
  */
-export function workspacesDecidingVolume(workspaces: Pick<ObjectCache<WorkspaceObject>, 'list'>, statefulSets: Pick<ObjectCache<V1StatefulSet>, 'get'>): Mapper {
+export function workspacesDecidingVolume(workspaces: Pick<CacheReader<WorkspaceObject>, 'list'>, statefulSets: Pick<CacheReader<V1StatefulSet>, 'get'>): Mapper<V1StorageClass> {
   return () => workspaces.list().filter((ws) => !!ws.inference?.preset && !statefulSets.get(ws.metadata.namespace, ws.metadata.name ?? '')).map(keyOf);
 }
 

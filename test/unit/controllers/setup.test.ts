@@ -187,10 +187,10 @@ describe('workspace controller mappers (setup.ts)', () => {
   });
 
   it('workspacesDecidingVolume: a StorageClass change wakes only preset workspaces without a StatefulSet', () => {
-    const template = cacheOf(...workspaces.list(), workspace('team', 'tpl', { resource: {}, inference: { template: { spec: { containers: [] } } } }));
+    const template = cacheOf(...workspaces.list().map((w) => structuredClone(w) as WorkspaceObject), workspace('team', 'tpl', { resource: {}, inference: { template: { spec: { containers: [] } } } }));
     const live = cacheOf<V1StatefulSet>({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: meta('team', 'gpu-b') });
     const map = workspacesDecidingVolume(template, live);
-    assert.deepEqual(sorted(map(add(obj(undefined, 'kaito-local-nvme-disk')))), ['other/gpu-a', 'team/gpu-a'], 'gpu-b has its StatefulSet; tuning and templates never decide one');
+    assert.deepEqual(sorted(map(add({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: meta(undefined, 'kaito-local-nvme-disk'), provisioner: 'x' }))), ['other/gpu-a', 'team/gpu-a'], 'gpu-b has its StatefulSet; tuning and templates never decide one');
   });
 
   it('failedCreateWorkspace: a FailedCreate Event regarding a StatefulSet wakes the workspace controlling it', () => {
