@@ -2,9 +2,8 @@
 // in order, and what happens when the server refuses one (controller-rs tests its reconciler the same way).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type http from 'node:http';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
 import { WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
 import { defaultFacts } from '../../../src/builders/facts.js';
@@ -20,6 +19,7 @@ import { silentLogger } from '../../../src/runtime/log.js';
 import { Resources } from '../../../src/runtime/resources.js';
 import { KubeTransport } from '../../../src/runtime/transport.js';
 import { A10_NODE_LABELS, byoWorkspace, gpuNode } from '../builders/fixtures.js';
+import { listenLocal } from '../runtime/fake-apiserver.js';
 
 interface Seen {
   method: string;
@@ -38,7 +38,7 @@ class ScriptedApiServer {
   private rv = 1000;
 
   async start(): Promise<KubeConfig> {
-    this.server = http.createServer((req, res) => {
+    const { server, kubeconfig } = await listenLocal((req, res) => {
       let raw = '';
       req.on('data', (c: Buffer) => (raw += c.toString()));
       req.on('end', () => {
@@ -50,16 +50,8 @@ class ScriptedApiServer {
         res.end(JSON.stringify(reply.body ?? {}));
       });
     });
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    const { port } = this.server.address() as AddressInfo;
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'fake', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'fake', cluster: 'fake', user: 'u' }],
-      currentContext: 'fake',
-    });
-    return kc;
+    this.server = server;
+    return kubeconfig;
   }
 
   /** Objects by path, as a server would hold them. */

@@ -34,17 +34,9 @@ export class FakeApiServer {
   private server?: http.Server;
 
   async start(): Promise<KubeConfig> {
-    this.server = http.createServer((req, res) => this.handle(req, res));
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    const { port } = this.server.address() as AddressInfo;
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'fake', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'fake', cluster: 'fake', user: 'u' }],
-      currentContext: 'fake',
-    });
-    return kc;
+    const { server, kubeconfig } = await listenLocal((req, res) => this.handle(req, res));
+    this.server = server;
+    return kubeconfig;
   }
 
   async stop(): Promise<void> {
@@ -116,3 +108,18 @@ export const cm = (name: string, rv: string, data: Record<string, string> = {}):
 export const send = (res: http.ServerResponse, type: string, object: unknown): void => {
   res.write(`${JSON.stringify({ type, object })}\n`);
 };
+
+/** An HTTP server on a free loopback port, and a kubeconfig that points at it (token auth, plain HTTP). */
+export async function listenLocal(handle: http.RequestListener): Promise<{ server: http.Server; kubeconfig: KubeConfig }> {
+  const server = http.createServer(handle);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  const kubeconfig = new KubeConfig();
+  kubeconfig.loadFromOptions({
+    clusters: [{ name: 'fake', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+    users: [{ name: 'u', token: 't' }],
+    contexts: [{ name: 'fake', cluster: 'fake', user: 'u' }],
+    currentContext: 'fake',
+  });
+  return { server, kubeconfig };
+}
