@@ -7,7 +7,7 @@ import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, WORKSPACE_FINALIZER } from '../../ap
 import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
 import { Resources } from '../../runtime/resources.js';
-import type { Plan } from './actions.js';
+import type { Plan } from '../shared/actions.js';
 import type { WorkspaceObject } from './context.js';
 import { writtenBy } from './ownership.js';
 import { PlanBuilder } from './plan-builder.js';

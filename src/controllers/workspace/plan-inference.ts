@@ -14,7 +14,7 @@ import { buildWorkspace, objectList, type BuildResult } from '../../builders/wor
 import { controllerOf } from '../../runtime/cache.js';
 import { needsApply } from '../../runtime/drift.js';
 import { Resources } from '../../runtime/resources.js';
-import type { Plan } from './actions.js';
+import type { Plan } from '../shared/actions.js';
 import { MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
 import { factsOf, volumeKindOf } from './gather-facts.js';
 import { legacyPodsHoldGpus, planMigration, type MigrationPlan } from './migration.js';
