@@ -26,6 +26,8 @@ export type Action<S extends object = WorkspaceStatus> =
   | { kind: 'create'; type: ResourceType; object: KubernetesObject; why: string; created?: EventNote; failed?: EventNote }
   /** Delete exactly the object seen (UID precondition); already gone is done. */
   | { kind: 'delete'; type: ResourceType; ref: ObjectRef; uid: string; why: string; propagationPolicy?: 'Foreground' }
+  /** Labels added to a child (a merge patch), conditional on its resourceVersion; already gone is done. */
+  | { kind: 'patchLabels'; type: ResourceType; ref: ObjectRef; resourceVersion?: string; labels: Record<string, string> }
   /** Labels on a node, conditional on its resourceVersion. */
   | { kind: 'labelNode'; name: string; resourceVersion?: string; labels: Record<string, string> }
   | { kind: 'event'; note: EventNote }
@@ -57,6 +59,8 @@ export function describeAction(a: Action<object>, owner = 'workspace'): string {
       return `create ${ref(a.type, meta(a.object))}: ${a.why}`;
     case 'delete':
       return `delete ${ref(a.type, a.ref)}: ${a.why}`;
+    case 'patchLabels':
+      return `label ${ref(a.type, a.ref)}: ${Object.entries(a.labels).map(([k, v]) => `${k}=${v}`).join(', ')}`;
     case 'labelNode':
       return `label Node ${a.name}: ${Object.entries(a.labels).map(([k, v]) => `${k}=${v}`).join(', ')}`;
     case 'event':

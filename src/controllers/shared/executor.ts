@@ -91,6 +91,12 @@ export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
         record.writes++;
         await client.delete(a.type, a.ref, { uid: a.uid, ...(a.propagationPolicy ? { propagationPolicy: a.propagationPolicy } : {}) }).catch(ignoreGone);
         return ws;
+      case 'patchLabels': {
+        record.writes++;
+        const patched = await client.patch(a.type, a.ref, { metadata: { resourceVersion: a.resourceVersion, labels: a.labels } }, MERGE_PATCH).catch(ignoreGone);
+        if (patched) this.written(a.type, patched);
+        return ws;
+      }
       case 'labelNode': {
         record.writes++;
         const patched = await client.patch(Resources.nodes, { name: a.name }, { metadata: { resourceVersion: a.resourceVersion, labels: a.labels } }, MERGE_PATCH).catch(ignoreGone);

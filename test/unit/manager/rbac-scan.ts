@@ -40,7 +40,7 @@ const GENERIC_HELPERS: { file: string; fn: string; callee: string; typeArg: numb
   { file: 'src/runtime/builder.ts', fn: 'resource', callee: 'resource', typeArg: 0, verbs: ['list', 'watch'] },
 ];
 /** Plan actions (src/controllers/workspace/actions.ts): `{ kind: 'apply', type: Resources.x, ... }` → verbs. */
-const ACTION_VERBS: Record<string, string[]> = { apply: ['patch', 'create'], create: ['create'], delete: ['delete'] };
+const ACTION_VERBS: Record<string, string[]> = { apply: ['patch', 'create'], create: ['create'], delete: ['delete'], patchLabels: ['patch'] };
 /**
  * Files that forward a resource type into a generic helper, their callers naming it literally: the
  * builder makes a Reflector of each row's type (`resource(...)` calls are scanned instead).
@@ -118,7 +118,8 @@ export function scanPermissions(root: string, entry = 'src/manager/manager.ts'):
     const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
     // Children owned by a Workspace with blockOwnerDeletion: the API server may require `update` on
     // the owner's finalizers subresource (OwnerReferencesPermissionEnforcement).
-    if (/blockOwnerDeletion:\s*true/.test(text)) add(Resources.workspaces, ['update'], 'finalizers');
+    // An InferenceSet's children and revisions block their owner, an InferenceSet, the same way.
+    if (/blockOwnerDeletion:\s*true/.test(text)) add(rel.startsWith('src/controllers/inferenceset/') ? Resources.inferenceSets : Resources.workspaces, ['update'], 'finalizers');
 
     const visit = (n: ts.Node): void => {
       if (ts.isCallExpression(n) || ts.isNewExpression(n)) {
