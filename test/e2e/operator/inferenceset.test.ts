@@ -19,7 +19,6 @@ async function applyInferenceSet(ns: string, name: string, replicas: number, sel
 }
 
 const members = async (ns: string, name: string) => (await listWorkspaces(ns)).filter((ws) => ws.metadata.labels?.[LABEL_INFERENCESET_CREATED_BY] === name);
-const live = async (ns: string, name: string) => (await members(ns, name)).filter((ws) => !ws.metadata.deletionTimestamp);
 const succeeded = (ws: Awaited<ReturnType<typeof members>>[number]) => conditionOf(ws, 'WorkspaceSucceeded')?.status === 'True';
 
 async function waitReplicas(ns: string, name: string, n: number, timeoutMs = 120_000): Promise<IS> {
