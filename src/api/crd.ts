@@ -52,27 +52,27 @@ export const RESOURCE_COUNT_MAX = 256;
 
 type Extra = Omit<OpenApiSchema, 'type'>;
 
-const str = (description: string, extra: Extra = {}): OpenApiSchema => ({ description, type: 'string', ...extra });
-const int = (description: string, extra: Extra = {}): OpenApiSchema => ({ description, type: 'integer', ...extra });
+export const str = (description: string, extra: Extra = {}): OpenApiSchema => ({ description, type: 'string', ...extra });
+export const int = (description: string, extra: Extra = {}): OpenApiSchema => ({ description, type: 'integer', ...extra });
 const strList = (description: string, maxItems = LIST_MAX, itemMax = NAME_MAX): OpenApiSchema => ({
   description,
   type: 'array',
   maxItems,
   items: { type: 'string', maxLength: itemMax },
 });
-const obj = (
+export const obj = (
   description: string,
   properties: Record<string, OpenApiSchema>,
   extra: Extra = {},
 ): OpenApiSchema => ({ description, type: 'object', ...extra, properties });
 /** An opaque Kubernetes sub-object (pod template, volume source) kept as-is; typed `object` so CEL can `has()` it. */
-const opaque = (description: string): OpenApiSchema => ({
+export const opaque = (description: string): OpenApiSchema => ({
   description,
   type: 'object',
   'x-kubernetes-preserve-unknown-fields': true,
 });
-const rules = (...list: CelRule[]): Pick<OpenApiSchema, 'x-kubernetes-validations'> => ({ 'x-kubernetes-validations': list });
-const immutable = (message: string = Msg.immutable): CelRule => ({ rule: 'self == oldSelf', message });
+export const rules = (...list: CelRule[]): Pick<OpenApiSchema, 'x-kubernetes-validations'> => ({ 'x-kubernetes-validations': list });
+export const immutable = (message: string = Msg.immutable): CelRule => ({ rule: 'self == oldSelf', message });
 
 const LABEL_RE = `^${DNS1123_LABEL_REGEX}$`;
 const SUBDOMAIN_RE = `^${DNS1123_SUBDOMAIN_REGEX}$`;
@@ -124,9 +124,9 @@ function dataSourceSchema(description: string): OpenApiSchema {
   );
 }
 
-function labelSelectorSchema(): OpenApiSchema {
+export function labelSelectorSchema(description = 'Labels of the GPU nodes to use. Immutable.', transitionRules = true): OpenApiSchema {
   return obj(
-    'Labels of the GPU nodes to use. Immutable.',
+    description,
     {
       matchLabels: {
         description: 'Label key/value pairs a node must carry.',
@@ -162,7 +162,7 @@ function labelSelectorSchema(): OpenApiSchema {
         ),
       },
     },
-    { 'x-kubernetes-map-type': 'atomic', ...rules(immutable()) },
+    { 'x-kubernetes-map-type': 'atomic', ...(transitionRules ? rules(immutable()) : {}) },
   );
 }
 
@@ -248,7 +248,7 @@ function podTemplateSchema(): OpenApiSchema {
   };
 }
 
-function inferenceSchema(version: string): OpenApiSchema {
+export function inferenceSchema(version: string): OpenApiSchema {
   const preset = presetSchema(version);
   preset['x-kubernetes-validations'] = [immutable()];
   return obj(
@@ -362,7 +362,7 @@ function tuningSchema(version: string): OpenApiSchema {
   );
 }
 
-function conditionSchema(): OpenApiSchema {
+export function conditionSchema(): OpenApiSchema {
   return obj(
     'metav1.Condition.',
     {
@@ -470,7 +470,7 @@ export interface CustomResourceDefinition {
       name: string;
       served: boolean;
       storage: boolean;
-      subresources: { status: Record<string, never> };
+      subresources: { status: Record<string, never>; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath: string } };
       additionalPrinterColumns: { name: string; type: string; jsonPath: string }[];
       schema: { openAPIV3Schema: OpenApiSchema };
     }[];

@@ -17,7 +17,8 @@ export const DEFAULT_FEATURE_GATES: FeatureGates = Object.freeze({
   ensureNodeClass: false,
   disableNodeAutoProvisioning: false,
   gatewayAPIInferenceExtension: false,
-  enableInferenceSetController: false,
+  // On by default since KAITO v0.11.
+  enableInferenceSetController: true,
 });
 
 /** The flag's documented default string. */

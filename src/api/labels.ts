@@ -126,3 +126,35 @@ export const ConditionMessage = {
   tuningPending: (active: number, ready: number) =>
     `workspace has not completed, tuning job has ${active} active pod, ${ready} ready pod`,
 } as const;
+
+// --- InferenceSet (KAITO v0.12.0) ---
+export const INFERENCESET_FINALIZER = 'inferenceset.finalizer.kaito.sh';
+/** ControllerRevision label carrying the InferenceSet name. */
+export const LABEL_REVISION_INFERENCESET_NAME = 'inferenceset.kaito.io/name';
+/** On the InferenceSet and its ControllerRevisions: sha256 of the spec's JSON. */
+export const ANNOTATION_INFERENCESET_HASH = 'inferenceset.kaito.io/hash';
+/** On the InferenceSet: the revision number of its current ControllerRevision. */
+export const ANNOTATION_INFERENCESET_REVISION = 'inferenceset.kaito.io/revision';
+/** Copied from the InferenceSet's own labels onto its children (prefill/decode roles). */
+export const LABEL_INFERENCE_ROLE = 'kaito.sh/inference-role';
+export const LABEL_MULTIROLE_INFERENCE_PARENT = 'multiroleinference.kaito.sh/created-by';
+/** `"true"` on a child when the InferenceSet turned its benchmark off. */
+export const ANNOTATION_DISABLE_BENCHMARK = 'kaito.sh/disable-benchmark';
+
+export const InferenceSetConditionType = {
+  Ready: 'InferenceSetReady',
+  Deleting: 'InferenceSetDeleting',
+} as const;
+
+export const InferenceSetConditionReason = {
+  Ready: 'inferencesetReady',
+  NotReady: 'inferencesetNotReady',
+  Failed: 'inferencesetFailed',
+  Deleted: 'inferencesetDeleted',
+} as const;
+
+export const InferenceSetConditionMessage = {
+  ready: 'inferenceset is ready',
+  deleting: 'inferenceset is being deleted',
+  notReady: (ready: number, desired: number) => `inferenceset is not ready, ${ready}/${desired} replicas are ready`,
+} as const;

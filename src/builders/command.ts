@@ -30,6 +30,8 @@ export interface CommandContext {
   adaptersEnabled: boolean;
   /** True when the pods run one vLLM server across several nodes (spec §5.1 item 3). */
   distributed: boolean;
+  /** `--served-model-name` instead of the preset's: an InferenceSet member serves under the set's name (KAITO #2004). */
+  servedModelName?: string;
 }
 
 export const KAITO_CONFIG_FILE = `${CONFIG_MOUNT_PATH}/${INFERENCE_CONFIG_KEY}`;
@@ -38,7 +40,8 @@ export const KAITO_CONFIG_FILE = `${CONFIG_MOUNT_PATH}/${INFERENCE_CONFIG_KEY}`;
 export function vllmServerFlags(ctx: CommandContext): Flags {
   const { preset } = ctx;
   const inserted: [string, string][] = [];
-  if (preset.vllm.servedModelName) inserted.push(['served-model-name', preset.vllm.servedModelName]);
+  const served = ctx.servedModelName ?? preset.vllm.servedModelName;
+  if (served) inserted.push(['served-model-name', served]);
   if (ctx.maxModelLen > 0) inserted.push(['max-model-len', String(ctx.maxModelLen)]);
   inserted.push(['gpu-memory-utilization', String(GPU_MEMORY_UTILIZATION)]);
   if (!preset.disableTensorParallelism) inserted.push(['tensor-parallel-size', String(ctx.gpusPerNode)]);

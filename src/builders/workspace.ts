@@ -2,7 +2,7 @@
 // the decisions that explain the result, or the problems that prevent it. The one entry point shared by
 // the controller and `kaito-ts render`. Pure: no client, no clock, no globals.
 import type { V1ConfigMap, V1ControllerRevision, V1Service, V1StatefulSet } from '@kubernetes/client-node';
-import { ANNOTATION_HASH, ANNOTATION_REVISION } from '../api/labels.js';
+import { ANNOTATION_HASH, ANNOTATION_REVISION, LABEL_INFERENCESET_CREATED_BY, LABEL_MULTIROLE_INFERENCE_PARENT } from '../api/labels.js';
 import type { PresetLookup, ResolvedWorkspace } from '../api/resolved-workspace.js';
 import type { Decision, Workspace } from '../api/types.js';
 import { validateShape } from '../api/validation.js';
@@ -203,6 +203,7 @@ function buildPreset(
     maxModelLen: maxModelLen.value,
     adaptersEnabled: adapters.length > 0,
     distributed,
+    ...memberServedModelName(ws),
   };
   const podSpec = presetPodSpec({
     ws,
@@ -231,4 +232,10 @@ function buildPreset(
     freshWeightsVolume: volume.fresh,
     objects: { statefulSet, controllerRevision, ...services, ...(config.copy ? { configMap: config.copy } : {}) },
   };
+}
+
+/** KAITO #2004: a member of an InferenceSet serves as the set's name; a MultiRoleInference member keeps the preset's. */
+function memberServedModelName(ws: Workspace): { servedModelName?: string } {
+  const set = ws.metadata.labels?.[LABEL_INFERENCESET_CREATED_BY];
+  return set && ws.metadata.labels?.[LABEL_MULTIROLE_INFERENCE_PARENT] === undefined ? { servedModelName: set } : {};
 }

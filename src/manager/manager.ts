@@ -8,6 +8,7 @@ import { KubeClient } from '../runtime/client.js';
 import { clientEventSink, EventRecorder } from '../runtime/events.js';
 import { loadClusterAccess } from '../runtime/cluster-access.js';
 import { KubeTransport } from '../runtime/transport.js';
+import { setupInferenceSetController, type InferenceSetController } from '../controllers/inferenceset/setup.js';
 import { setupWorkspaceController, type WorkspaceController } from '../controllers/workspace/setup.js';
 import { DEFAULT_LEADER_ELECTION_NAMESPACE, LeaderElector } from './leader-election.js';
 import { createLogger } from './logging.js';
@@ -19,6 +20,8 @@ export interface RunningManager {
   log: Pino;
   client: KubeClient;
   workspace: WorkspaceController;
+  /** With the enableInferenceSetController feature gate (on by default, as in KAITO v0.12). */
+  inferenceSet?: InferenceSetController;
   metrics: OperatorMetrics;
   healthUrl?: string;
   metricsUrl?: string;
@@ -53,6 +56,9 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
     config: { featureGates: o.featureGates, cloudProvider: o.cloudProvider, presetRegistry: o.presetRegistry, releaseNamespace: o.releaseNamespace, nodeProvisioningTimeoutMs: o.nodeProvisioningTimeoutMs },
   });
   const { controller } = workspace;
+  const inferenceSet = o.featureGates.enableInferenceSetController
+    ? setupInferenceSetController({ client, recorder, log, byo: o.featureGates.disableNodeAutoProvisioning, namespace: o.namespace })
+    : undefined;
   const leaseNamespace = o.leaderElectionNamespace ?? DEFAULT_LEADER_ELECTION_NAMESPACE;
   const elector = o.leaderElect ? new LeaderElector({ client, namespace: leaseNamespace, log, timings: o.leaderElectionTimings }) : undefined;
   const metrics = new OperatorMetrics({
@@ -78,7 +84,7 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
   });
 
   // The optional NodeClaim watch may never sync (CRD absent); it must not hold readiness back.
-  const ready = () => workspace.required.every((r) => r.hasSynced);
+  const ready = () => [...workspace.required, ...(inferenceSet?.required ?? [])].every((r) => r.hasSynced);
 
   // servers → caches → (the lease) → workers; stopped in reverse (runnables.ts).
   const groups = new RunnableGroups({ ...(elector ? { leader: elector } : {}), onFatal: fatal });
@@ -96,7 +102,9 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
   for (const server of [health, metricsServer]) if (server) groups.add('servers', server);
   // With --leader-elect every replica fills its caches; without, the controller would start them anyway.
   groups.add('caches', reflectorsRunnable('workspace caches', workspace.reflectors));
+  if (inferenceSet) groups.add('caches', reflectorsRunnable('inferenceset caches', inferenceSet.reflectors));
   groups.add('leaderGated', controllerRunnable(controller));
+  if (inferenceSet) groups.add('leaderGated', controllerRunnable(inferenceSet.controller));
   const { leading } = await groups.start();
   const healthUrl = health?.url;
   const metricsUrl = metricsServer?.url;
@@ -109,6 +117,7 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
     log,
     client,
     workspace,
+    ...(inferenceSet ? { inferenceSet } : {}),
     metrics,
     healthUrl,
     metricsUrl,

@@ -31,6 +31,7 @@ export const Resources = {
   events: { group: 'events.k8s.io', version: 'v1', plural: 'events', kind: 'Event', namespaced: true },
   leases: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true },
   workspaces: { group: 'kaito.sh', version: 'v1beta1', plural: 'workspaces', kind: 'Workspace', namespaced: true },
+  inferenceSets: { group: 'kaito.sh', version: 'v1beta1', plural: 'inferencesets', kind: 'InferenceSet', namespaced: true },
   nodeClaims: { group: 'karpenter.sh', version: 'v1', plural: 'nodeclaims', kind: 'NodeClaim', namespaced: false },
 } satisfies Record<string, ResourceType>;
 

@@ -19,7 +19,7 @@ import { buildWorkspace, objectList } from '../../builders/workspace.js';
 import { buildTuning, tuningObjectList } from '../../builders/tuning/build.js';
 import { tuningConfigLookup } from '../../builders/tuning/config.js';
 import { INFERENCE_CONFIG_KEY } from '../../api/labels.js';
-import { describeAction } from '../../controllers/workspace/actions.js';
+import { describeAction } from '../../controllers/shared/actions.js';
 import type { OperatorConfig } from '../../controllers/workspace/context.js';
 import { planWorkspace } from '../../controllers/workspace/plan.js';
 import { cachesFromObjects, readSnapshot } from '../../controllers/workspace/snapshot.js';

@@ -8,7 +8,7 @@ import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js'
 import type { NodeClaim } from '../../builders/nodeclaim.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import { Resources } from '../../runtime/resources.js';
-import type { Plan } from './actions.js';
+import type { Plan } from '../shared/actions.js';
 import type { WorkspaceObject } from './context.js';
 import { writtenBy } from './ownership.js';
 import { PlanBuilder } from './plan-builder.js';

@@ -8,24 +8,13 @@
 //   anything else (network, 5xx, throttling, a stale cache's 409)           → retried with the queue's backoff, never sooner than the server's Retry-After.
 import { TerminalError, type ErrorVerdict, type ReconcileContext } from '../../runtime/controller.js';
 import { isConflict, isRefused, toKubeError } from '../../runtime/errors.js';
-import { describeAction, type Action } from './actions.js';
+import { ActionFailed } from '../shared/actions.js';
 import { Reason } from './reasons.js';
 
 /** Consecutive 409s (≈5 s of the queue's backoff) after which a conflict is no stale-cache blip. */
 export const CONFLICTS_BEFORE_REPORT = 10;
 /** The server's words are kept to this length in a condition message. */
 const MESSAGE_LIMIT = 500;
-
-/** An action of a plan that failed; the executor throws it with the server's error as cause. */
-export class ActionFailed extends Error {
-  override readonly name = 'ActionFailed';
-  constructor(
-    readonly action: Action,
-    override readonly cause: unknown,
-  ) {
-    super(`${describeAction(action)}: ${(cause as Error)?.message ?? String(cause)}`);
-  }
-}
 
 export interface Failure {
   reason: string;

@@ -8,7 +8,7 @@ import { matchingNodes, readyMatchingNodes } from '../../builders/facts.js';
 import { buildNodeClaim, nodeClaimName } from '../../builders/nodeclaim.js';
 import { replicaShortfall } from '../../builders/replicas.js';
 import { Resources } from '../../runtime/resources.js';
-import type { Action, EventNote, Plan } from './actions.js';
+import type { Action, EventNote, Plan } from '../shared/actions.js';
 import type { WorkspaceObject } from './context.js';
 import { nodePressureWarning } from './node-pressure.js';
 import { NODECLAIMS_CREATED_ANNOTATION, planProvisioning, type ProvisioningPlan } from './provisioning-plan.js';

@@ -15,7 +15,7 @@ import { controllerOf } from '../../runtime/cache.js';
 import { needsApply } from '../../runtime/drift.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import { Resources } from '../../runtime/resources.js';
-import type { Plan } from './actions.js';
+import type { Plan } from '../shared/actions.js';
 import { MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
 import { factsOf, volumeKindOf } from './gather-facts.js';
 import { legacyPodsHoldGpus, planMigration, type MigrationPlan } from './migration.js';

@@ -11,7 +11,7 @@ import { tuningConfigLookup } from '../../builders/tuning/config.js';
 import { controllerOf } from '../../runtime/cache.js';
 import { needsApply } from '../../runtime/drift.js';
 import { Resources } from '../../runtime/resources.js';
-import type { Plan } from './actions.js';
+import type { Plan } from '../shared/actions.js';
 import { MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
 import { factsOf } from './gather-facts.js';
 import { PlanBuilder } from './plan-builder.js';

@@ -1,7 +1,7 @@
 // planWorkspace: one snapshot of the caches → the actions, the status and when to look again.
 // Pure: no client, no clock (the snapshot carries `now`); tested with tables
 // (test/unit/controllers/plan-*.test.ts). The executor (executor.ts) carries it out.
-import type { Plan } from './actions.js';
+import type { Plan } from '../shared/actions.js';
 import { planDeletion } from './deletion.js';
 import { PlanBuilder } from './plan-builder.js';
 import { planInference } from './plan-inference.js';

@@ -4,8 +4,9 @@
 // timeout no event marks).
 import { TerminalError, type Result } from '../../runtime/controller.js';
 import { mutableCopy } from '../../runtime/readonly.js';
+import { Resources } from '../../runtime/resources.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
-import { PlanExecutor, type ExecutionRecord } from './executor.js';
+import { PlanExecutor, type ExecutionRecord } from '../shared/executor.js';
 import { failureOf } from './failures.js';
 import { ModelSecrets } from './model-secret.js';
 import { planFailure, planWorkspace } from './plan.js';
@@ -13,13 +14,13 @@ import { takeSnapshot } from './snapshot.js';
 
 export class WorkspaceReconciler {
   private readonly secrets: ModelSecrets;
-  private readonly executor: PlanExecutor;
+  private readonly executor: PlanExecutor<WorkspaceObject>;
   /** Requests of the last pass per key (tests and the benchmark read it). */
   lastExecution?: ExecutionRecord;
 
   constructor(private readonly deps: WorkspaceDeps) {
     this.secrets = new ModelSecrets(deps.client, deps.caches.secrets);
-    this.executor = new PlanExecutor(deps);
+    this.executor = new PlanExecutor<WorkspaceObject>({ client: deps.client, caches: deps.caches, recorder: deps.recorder, owner: Resources.workspaces });
   }
 
   /** `signal` is the reconcile context's: shutdown or a stuck API server cannot hold the worker. */

@@ -6,7 +6,7 @@ import type { V1ControllerRevision } from '@kubernetes/client-node';
 import { ANNOTATION_HASH } from '../../api/labels.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import { Resources } from '../../runtime/resources.js';
-import type { Action } from './actions.js';
+import type { Action } from '../shared/actions.js';
 import type { WorkspaceObject } from './context.js';
 import { notOwnedMessage, ownedBy, ownedOnly } from './ownership.js';
 import { Reason } from './reasons.js';

@@ -23,12 +23,14 @@ import { addNodes, bed, freshNamespace, isAlreadyExists, isNotFound, kubectl, no
 
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 export const CRD_PATH = join(ROOT, 'config', 'crd', 'kaito.sh_workspaces.yaml');
+export const INFERENCESET_CRD_PATH = join(ROOT, 'config', 'crd', 'kaito.sh_inferencesets.yaml');
 export const CLI_PATH = join(ROOT, 'bin', 'kaito-ts.js');
 
-/** Installs (or updates) the Workspace CRD and waits until it is served. Idempotent. */
+/** Installs (or updates) the Workspace and InferenceSet CRDs and waits until it is served. Idempotent. */
 export async function installCrd(): Promise<void> {
   await kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager=kaito-ts-e2e', '-f', CRD_PATH]);
-  await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/workspaces.kaito.sh']);
+  await kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager=kaito-ts-e2e', '-f', INFERENCESET_CRD_PATH]);
+  await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/workspaces.kaito.sh', 'crd/inferencesets.kaito.sh']);
 }
 
 // --- node pools ---------------------------------------------------------------------------------

@@ -439,3 +439,14 @@ test('startup probe (KAITO v0.10): /health every 10 s for the preset readiness t
     assert.equal(c.livenessProbe?.initialDelaySeconds, 600, preset);
   }
 });
+
+test('an InferenceSet member: created-by on the selector and pod labels, served as the set\'s name (KAITO #2004); a MultiRoleInference member keeps the preset\'s', () => {
+  const member = presetWorkspace('phi-4-mini-instruct');
+  member.metadata.labels = { 'inferenceset.kaito.sh/created-by': 'chat' };
+  const s = ok(buildWorkspace(member, facts())).objects.statefulSet;
+  assert.equal(s.spec?.selector?.matchLabels?.['inferenceset.kaito.sh/created-by'], 'chat');
+  assert.equal(s.spec?.template.metadata?.labels?.['inferenceset.kaito.sh/created-by'], 'chat');
+  assert.match(command(s), / --served-model-name=chat /);
+  member.metadata.labels['multiroleinference.kaito.sh/created-by'] = 'pd';
+  assert.match(command(ok(buildWorkspace(member, facts())).objects.statefulSet), / --served-model-name=phi-4-mini-instruct /);
+});

@@ -8,8 +8,9 @@ import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
 import { WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
 import { defaultFacts } from '../../../src/builders/facts.js';
 import type { OperatorConfig, WorkspaceDeps, WorkspaceObject } from '../../../src/controllers/workspace/context.js';
-import { PlanExecutor } from '../../../src/controllers/workspace/executor.js';
-import { ActionFailed, workspaceErrorPolicy } from '../../../src/controllers/workspace/failures.js';
+import { PlanExecutor } from '../../../src/controllers/shared/executor.js';
+import { workspaceErrorPolicy } from '../../../src/controllers/workspace/failures.js';
+import { ActionFailed } from '../../../src/controllers/shared/actions.js';
 import { WorkspaceReconciler } from '../../../src/controllers/workspace/reconciler.js';
 import { Reason } from '../../../src/controllers/workspace/reasons.js';
 import { cachesFromObjects } from '../../../src/controllers/workspace/snapshot.js';
@@ -156,7 +157,7 @@ test('executor: already-exists on a create and gone on a delete are done, not fa
   server.seen = [];
   server.script = (r) => (r.method === 'POST' ? { status: 409, body: { kind: 'Status', code: 409, reason: 'AlreadyExists', message: 'exists' } } : r.method === 'DELETE' ? { status: 404, body: { kind: 'Status', code: 404, reason: 'NotFound', message: 'gone' } } : undefined);
   const d = deps([ws()]);
-  const record = await new PlanExecutor(d).execute(ws(), {
+  const record = await new PlanExecutor({ ...d, owner: Resources.workspaces }).execute(ws(), {
     actions: [
       { kind: 'create', type: Resources.configMaps, object: { metadata: { name: 'c', namespace: 'ns1' } }, why: 'test' },
       { kind: 'delete', type: Resources.statefulSets, ref: { namespace: 'ns1', name: 's' }, uid: 'u1', why: 'test' },
@@ -172,7 +173,7 @@ test('executor: a failed NodeClaim create says so in a Warning event and stops t
   server.script = () => ({ status: 500, body: { kind: 'Status', code: 500, reason: 'InternalError', message: 'etcd timeout' } });
   const d = deps([ws()]);
   const claim = { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'wsabc' } };
-  const run = new PlanExecutor(d).execute(ws(), {
+  const run = new PlanExecutor({ ...d, owner: Resources.workspaces }).execute(ws(), {
     actions: [
       { kind: 'create', type: Resources.nodeClaims, object: claim, why: 'test', failed: { type: 'Warning', reason: 'NodeClaimCreationFailed', message: 'NodeClaim wsabc' } },
       { kind: 'event', note: { type: 'Normal', reason: 'Never', message: 'not reached' } },

@@ -4,9 +4,10 @@ import assert from 'node:assert/strict';
 import { Resources } from '../../../src/runtime/resources.js';
 import { TerminalError } from '../../../src/runtime/controller.js';
 import { KubeApiError } from '../../../src/runtime/errors.js';
-import { ActionFailed, CONFLICTS_BEFORE_REPORT, failureOf, workspaceErrorPolicy } from '../../../src/controllers/workspace/failures.js';
+import { CONFLICTS_BEFORE_REPORT, failureOf, workspaceErrorPolicy } from '../../../src/controllers/workspace/failures.js';
+import { ActionFailed } from '../../../src/controllers/shared/actions.js';
 import { Reason } from '../../../src/controllers/workspace/reasons.js';
-import type { Action } from '../../../src/controllers/workspace/actions.js';
+import type { Action } from '../../../src/controllers/shared/actions.js';
 
 const applySts: Action = { kind: 'apply', type: Resources.statefulSets, object: { metadata: { name: 'ws', namespace: 'team' } }, why: 'the workload', refusedReason: Reason.ChildObjectRejected };
 const applyJob: Action = { kind: 'apply', type: Resources.jobs, object: { metadata: { name: 'ws', namespace: 'team' } }, why: 'training', refusedReason: Reason.InvalidJob };

@@ -8,7 +8,7 @@ import { ConditionType, WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
 import type { Workspace } from '../../../src/api/types.js';
 import { findCondition } from '../../../src/api/workspace-conditions.js';
 import { defaultFacts } from '../../../src/builders/facts.js';
-import { describeAction, type Action, type Plan } from '../../../src/controllers/workspace/actions.js';
+import { describeAction, type Action, type Plan } from '../../../src/controllers/shared/actions.js';
 import type { OperatorConfig } from '../../../src/controllers/workspace/context.js';
 import { planWorkspace } from '../../../src/controllers/workspace/plan.js';
 import { NODECLAIMS_CREATED_ANNOTATION } from '../../../src/controllers/workspace/provisioning-plan.js';
@@ -325,7 +325,7 @@ rows.push(
 for (const r of rows) {
   test(`planWorkspace: ${r.name}`, () => {
     const plan = planWorkspace(r.snap());
-    if (r.steps) assert.deepEqual(steps(plan), r.steps, plan.actions.map(describeAction).join('\n'));
+    if (r.steps) assert.deepEqual(steps(plan), r.steps, plan.actions.map((a) => describeAction(a)).join('\n'));
     assert.equal(plan.failure?.reason, r.failure, plan.failure?.message);
     if (r.inference) assert.equal(inferenceReason(plan), r.inference);
     if (r.requeue !== undefined) assert.equal(plan.requeueAfterMs !== undefined, r.requeue);

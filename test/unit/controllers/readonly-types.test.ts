@@ -108,6 +108,6 @@ describe('one write-through', () => {
 
   it('only the reflector (the cache\'s source) and the executor (write-through) upsert into a cache', () => {
     const upserting = sources.filter((f) => /\.upsert\(/.test(readFileSync(f, 'utf8'))).map((f) => relative(root, f)).sort();
-    assert.deepEqual(upserting, ['src/controllers/workspace/executor.ts', 'src/runtime/cache.ts', 'src/runtime/reflector.ts']);
+    assert.deepEqual(upserting, ['src/controllers/shared/executor.ts', 'src/runtime/cache.ts', 'src/runtime/reflector.ts']);
   });
 });

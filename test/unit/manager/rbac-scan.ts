@@ -35,12 +35,12 @@ const GENERIC_HELPERS: { file: string; fn: string; callee: string; typeArg: numb
   { file: 'src/runtime/status.ts', fn: 'writeStatusIfChanged', callee: 'writeStatusIfChanged', typeArg: 1, verbs: ['patch'], subresource: 'status' },
   { file: 'src/runtime/reflector.ts', fn: 'Reflector', callee: 'Reflector', typeArg: 'type-property', verbs: ['list', 'watch'] },
   // The plan executor runs actions; their resources are scanned where the plans write them (ACTION_VERBS).
-  { file: 'src/controllers/workspace/executor.ts', fn: 'PlanExecutor', callee: '#action', typeArg: 'type-property', verbs: [] },
+  { file: 'src/controllers/shared/executor.ts', fn: 'PlanExecutor', callee: '#action', typeArg: 'type-property', verbs: [] },
   // A row of a ControllerBuilder table names its kind as `resource(Resources.x)`: one reflector each.
   { file: 'src/runtime/builder.ts', fn: 'resource', callee: 'resource', typeArg: 0, verbs: ['list', 'watch'] },
 ];
 /** Plan actions (src/controllers/workspace/actions.ts): `{ kind: 'apply', type: Resources.x, ... }` → verbs. */
-const ACTION_VERBS: Record<string, string[]> = { apply: ['patch', 'create'], create: ['create'], delete: ['delete'] };
+const ACTION_VERBS: Record<string, string[]> = { apply: ['patch', 'create'], create: ['create'], delete: ['delete'], patchLabels: ['patch'] };
 /**
  * Files that forward a resource type into a generic helper, their callers naming it literally: the
  * builder makes a Reflector of each row's type (`resource(...)` calls are scanned instead).
@@ -118,7 +118,8 @@ export function scanPermissions(root: string, entry = 'src/manager/manager.ts'):
     const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
     // Children owned by a Workspace with blockOwnerDeletion: the API server may require `update` on
     // the owner's finalizers subresource (OwnerReferencesPermissionEnforcement).
-    if (/blockOwnerDeletion:\s*true/.test(text)) add(Resources.workspaces, ['update'], 'finalizers');
+    // An InferenceSet's children and revisions block their owner, an InferenceSet, the same way.
+    if (/blockOwnerDeletion:\s*true/.test(text)) add(rel.startsWith('src/controllers/inferenceset/') ? Resources.inferenceSets : Resources.workspaces, ['update'], 'finalizers');
 
     const visit = (n: ts.Node): void => {
       if (ts.isCallExpression(n) || ts.isNewExpression(n)) {
@@ -145,7 +146,18 @@ export function scanPermissions(root: string, entry = 'src/manager/manager.ts'):
           const expr = arg && ts.isPropertyAssignment(arg) ? arg.initializer : arg && ts.isShorthandPropertyAssignment(arg) ? arg.name : (arg as ts.Expression | undefined);
           const t = resourceOf(expr);
           if (t) add(t, g.verbs, g.subresource);
-          else if (!FORWARDERS.some((f) => f.file === rel) && !(g.file === rel)) unclassified.push(`${where}: ${g.callee} with a non-literal resource`);
+          else if (!FORWARDERS.some((f) => f.file === rel) && !(g.file === rel) && !GENERIC_HELPERS.some((h) => h.file === rel && enclosingNames(n).includes(h.fn))) {
+            unclassified.push(`${where}: ${g.callee} with a non-literal resource`);
+          }
+        }
+        // The executor writes metadata, status and finalizers of its owner: `new PlanExecutor({ owner: Resources.x })`.
+        if (ts.isNewExpression(n) && calleeName === 'PlanExecutor') {
+          const arg = args[0] && ts.isObjectLiteralExpression(args[0]) ? args[0].properties.find((p) => p.name?.getText() === 'owner') : undefined;
+          const t = resourceOf(arg && ts.isPropertyAssignment(arg) ? arg.initializer : undefined);
+          if (t) {
+            add(t, ['patch']);
+            add(t, ['patch'], 'status');
+          } else unclassified.push(`${where}: PlanExecutor without a literal owner`);
         }
         for (const f of FORWARDERS) {
           if (f.file !== rel || calleeName !== f.callee) continue;

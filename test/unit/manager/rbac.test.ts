@@ -58,5 +58,7 @@ test('the Lease Role limits get/patch to kaito-ts-leader', () => {
 });
 
 test('the chart ships the CRD byte for byte', () => {
-  assert.equal(readFileSync(join(root, 'charts/kaito-ts/crds/kaito.sh_workspaces.yaml'), 'utf8'), readFileSync(join(root, 'config/crd/kaito.sh_workspaces.yaml'), 'utf8'));
+  for (const f of ['kaito.sh_workspaces.yaml', 'kaito.sh_inferencesets.yaml']) {
+    assert.equal(readFileSync(join(root, 'charts/kaito-ts/crds', f), 'utf8'), readFileSync(join(root, 'config/crd', f), 'utf8'));
+  }
 });

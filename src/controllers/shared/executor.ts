@@ -9,15 +9,19 @@ import { ignoreGone, isAlreadyExists, isNotFound } from '../../runtime/errors.js
 import type { EventRecorder } from '../../runtime/events.js';
 import { Resources, type ResourceType } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
-import type { Action, Plan } from './actions.js';
-import type { WorkspaceObject, WorkspaceStores } from './context.js';
-import { ActionFailed } from './failures.js';
+import { ActionFailed, type Action, type Plan } from './actions.js';
 
+/**
+ * What an executor needs. It is generic over the owner (the controller's primary kind): metadata
+ * patches, status writes and finalizer removal go to `owner`, whose cache is `caches[ownerCache]`.
+ */
 export interface ExecutorDeps {
   client: KubeClient;
-  /** Writable: what the server returns is written through (the only writer besides the reflectors). */
-  caches: WorkspaceStores;
+  /** The controller's caches, keyed by the field names of `Resources` (statefulSets, workspaces, ...). */
+  caches: object;
   recorder: EventRecorder;
+  /** The primary kind (a literal `Resources.x`: the RBAC scan reads it). */
+  owner: ResourceType;
 }
 
 /** What one execution sent: requests that reached the server, by action kind. */
@@ -26,17 +30,19 @@ export interface ExecutionRecord {
   events: number;
 }
 
-export class PlanExecutor {
+export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
   private readonly cacheOf: Partial<Record<string, ObjectCache<KubernetesObject>>>;
+  private readonly owner: ResourceType;
 
   constructor(private readonly deps: ExecutorDeps) {
-    // Resources and WorkspaceStores share their keys (statefulSets, nodeClaims, ...).
-    const c = deps.caches as unknown as Record<string, ObjectCache<KubernetesObject> | undefined>;
+    // Resources and the caches share their keys (statefulSets, nodeClaims, ...).
+    const c = deps.caches as Record<string, ObjectCache<KubernetesObject> | undefined>;
     this.cacheOf = Object.fromEntries(Object.entries(Resources).map(([field, t]) => [t.plural, c[field]]));
+    this.owner = deps.owner;
   }
 
   /** Runs the actions in order; `signal` (the reconcile context's) aborts any call in flight on shutdown. */
-  async execute(ws: WorkspaceObject, plan: Plan, signal?: AbortSignal): Promise<ExecutionRecord> {
+  async execute(ws: O, plan: Plan<object>, signal?: AbortSignal): Promise<ExecutionRecord> {
     const record: ExecutionRecord = { writes: 0, events: 0 };
     const io = signal ? { client: this.deps.client.withSignal(signal), recorder: this.deps.recorder.withSignal(signal) } : this.deps;
     let current = ws;
@@ -50,10 +56,10 @@ export class PlanExecutor {
     return record;
   }
 
-  private async run(io: Pick<ExecutorDeps, 'client' | 'recorder'>, ws: WorkspaceObject, a: Action, record: ExecutionRecord): Promise<WorkspaceObject> {
+  private async run(io: Pick<ExecutorDeps, 'client' | 'recorder'>, ws: O, a: Action<object>, record: ExecutionRecord): Promise<O> {
     const { client, recorder } = io;
-    const { caches } = this.deps;
-    const ref = { namespace: ws.metadata.namespace, name: ws.metadata.name ?? '' };
+    const owner = this.owner;
+    const ref = { namespace: ws.metadata?.namespace, name: ws.metadata?.name ?? '' };
     switch (a.kind) {
       case 'event':
         record.events++;
@@ -63,7 +69,7 @@ export class PlanExecutor {
         // resourceVersion makes the merge patch conditional: a concurrent edit yields 409 and a retry.
         const metadata = { resourceVersion: a.resourceVersion, ...(a.finalizers ? { finalizers: a.finalizers } : {}), ...(a.annotations ? { annotations: a.annotations } : {}) };
         record.writes++;
-        return this.written(Resources.workspaces, await client.patch<WorkspaceObject>(Resources.workspaces, ref, { metadata }, MERGE_PATCH));
+        return this.written(owner, await client.patch<O>(owner, ref, { metadata }, MERGE_PATCH));
       }
       case 'apply':
         record.writes++;
@@ -85,6 +91,12 @@ export class PlanExecutor {
         record.writes++;
         await client.delete(a.type, a.ref, { uid: a.uid, ...(a.propagationPolicy ? { propagationPolicy: a.propagationPolicy } : {}) }).catch(ignoreGone);
         return ws;
+      case 'patchLabels': {
+        record.writes++;
+        const patched = await client.patch(a.type, a.ref, { metadata: { resourceVersion: a.resourceVersion, labels: a.labels } }, MERGE_PATCH).catch(ignoreGone);
+        if (patched) this.written(a.type, patched);
+        return ws;
+      }
       case 'labelNode': {
         record.writes++;
         const patched = await client.patch(Resources.nodes, { name: a.name }, { metadata: { resourceVersion: a.resourceVersion, labels: a.labels } }, MERGE_PATCH).catch(ignoreGone);
@@ -93,10 +105,10 @@ export class PlanExecutor {
       }
       case 'status': {
         // Compared with the freshest cached copy: a write-through of this pass, or a newer event.
-        const fresh = caches.workspaces.get(ws.metadata.namespace, ws.metadata.name ?? '') ?? ws;
-        const wrote = await writeStatusIfChanged(client, Resources.workspaces, fresh, a.status as Record<string, unknown>, {
+        const fresh = (this.cacheOf[owner.plural]?.get(ws.metadata?.namespace, ws.metadata?.name ?? '') ?? ws) as O;
+        const wrote = await writeStatusIfChanged(client, owner, fresh, a.status as Record<string, unknown>, {
           mode: 'merge',
-          onWritten: (obj) => this.written(Resources.workspaces, obj),
+          onWritten: (obj) => this.written(owner, obj),
         }).catch(ignoreGone);
         if (wrote) record.writes++;
         return { ...ws, status: a.status };
@@ -104,7 +116,7 @@ export class PlanExecutor {
       case 'removeFinalizer':
         record.writes++;
         await client
-          .patch(Resources.workspaces, ref, [
+          .patch(owner, ref, [
             { op: 'test', path: `/metadata/finalizers/${a.index}`, value: a.finalizer },
             { op: 'remove', path: `/metadata/finalizers/${a.index}` },
           ], JSON_PATCH)

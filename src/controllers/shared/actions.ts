@@ -1,5 +1,6 @@
-// What a plan asks the executor to do, in order. Every write the workspace controller makes is one
-// of these; `kaito-ts diff` and `render --explain` print the same list.
+// What a plan asks the executor to do, in order. Every write the Workspace and InferenceSet
+// controllers make is one of these; `kaito-ts diff` and `render --explain` print the same list.
+// "The owner" is the controller's primary object (a Workspace, an InferenceSet).
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { WorkspaceStatus } from '../../api/types.js';
 import type { ResourceType } from '../../runtime/resources.js';
@@ -15,7 +16,8 @@ export interface ObjectRef {
   name: string;
 }
 
-export type Action =
+/** `S`: the owner's status type. */
+export type Action<S extends object = WorkspaceStatus> =
   /** Our finalizer and annotation keys in one merge patch, conditional on the resourceVersion seen. */
   | { kind: 'patchMetadata'; resourceVersion?: string; finalizers?: string[]; annotations?: Record<string, string> }
   /** Server-side apply of a child we own. `refusedReason` names the failure when the server refuses it. */
@@ -24,16 +26,18 @@ export type Action =
   | { kind: 'create'; type: ResourceType; object: KubernetesObject; why: string; created?: EventNote; failed?: EventNote }
   /** Delete exactly the object seen (UID precondition); already gone is done. */
   | { kind: 'delete'; type: ResourceType; ref: ObjectRef; uid: string; why: string; propagationPolicy?: 'Foreground' }
+  /** Labels added to a child (a merge patch), conditional on its resourceVersion; already gone is done. */
+  | { kind: 'patchLabels'; type: ResourceType; ref: ObjectRef; resourceVersion?: string; labels: Record<string, string> }
   /** Labels on a node, conditional on its resourceVersion. */
   | { kind: 'labelNode'; name: string; resourceVersion?: string; labels: Record<string, string> }
   | { kind: 'event'; note: EventNote }
-  /** The workspace status, written only if it differs from the cached one. */
-  | { kind: 'status'; status: WorkspaceStatus }
+  /** The owner's status, written only if it differs from the cached one. */
+  | { kind: 'status'; status: S }
   /** Our finalizer's entry, removed with a JSON-patch test so a concurrent finalizer edit is never lost. */
   | { kind: 'removeFinalizer'; index: number; finalizer: string };
 
-export interface Plan {
-  actions: Action[];
+export interface Plan<S extends object = WorkspaceStatus> {
+  actions: Action<S>[];
   /** The children the plan wants to exist, whether or not it writes them this pass (diff, render). */
   desired?: KubernetesObject[];
   /** Look again after this long (a timeout that no event marks). */
@@ -42,26 +46,39 @@ export interface Plan {
   failure?: { reason: string; message: string };
 }
 
-/** One line per action, for `render --explain`, `diff` and logs. */
-export function describeAction(a: Action): string {
+/** One line per action, for `render --explain`, `diff` and logs (`owner`: what the metadata and status belong to). */
+export function describeAction(a: Action<object>, owner = 'workspace'): string {
   const ref = (type: ResourceType, o: ObjectRef) => `${type.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
   const meta = (o: KubernetesObject) => ({ namespace: o.metadata?.namespace, name: o.metadata?.name ?? '' });
   switch (a.kind) {
     case 'patchMetadata':
-      return `patch workspace metadata:${a.finalizers ? ' finalizer' : ''}${a.annotations ? ` annotations ${Object.keys(a.annotations).join(', ')}` : ''}`;
+      return `patch ${owner} metadata:${a.finalizers ? ' finalizer' : ''}${a.annotations ? ` annotations ${Object.keys(a.annotations).join(', ')}` : ''}`;
     case 'apply':
       return `apply ${ref(a.type, meta(a.object))}: ${a.why}`;
     case 'create':
       return `create ${ref(a.type, meta(a.object))}: ${a.why}`;
     case 'delete':
       return `delete ${ref(a.type, a.ref)}: ${a.why}`;
+    case 'patchLabels':
+      return `label ${ref(a.type, a.ref)}: ${Object.entries(a.labels).map(([k, v]) => `${k}=${v}`).join(', ')}`;
     case 'labelNode':
       return `label Node ${a.name}: ${Object.entries(a.labels).map(([k, v]) => `${k}=${v}`).join(', ')}`;
     case 'event':
       return `event ${a.note.type} ${a.note.reason}: ${a.note.message}`;
     case 'status':
-      return 'write workspace status';
+      return `write ${owner} status`;
     case 'removeFinalizer':
       return `remove finalizer ${a.finalizer}`;
+  }
+}
+
+/** An action of a plan that failed; the executor throws it with the server's error as cause. */
+export class ActionFailed extends Error {
+  override readonly name = 'ActionFailed';
+  constructor(
+    readonly action: Action<object>,
+    override readonly cause: unknown,
+  ) {
+    super(`${describeAction(action)}: ${(cause as Error)?.message ?? String(cause)}`);
   }
 }
