@@ -21,7 +21,20 @@ const built = buildWorkspace({ ...ws, metadata: { ...ws.metadata, namespace: 'ns
 if (!built.ok) throw new Error(JSON.stringify(built.problems));
 const sts = built.objects.statefulSet;
 const N = 20_000;
-for (const [name, obj] of [['Workspace', ws], ['StatefulSet', sts]] as const) {
-  perCall(`${name} structuredClone (the reconciler's copy)`, N, () => structuredClone(obj), (o) => structuredClone(o));
-  perCall(`${name} deepFreeze (on cache store)`, N, () => structuredClone(obj), (o) => deepFreeze(o));
+for (const [name, obj] of [
+  ['Workspace', ws],
+  ['StatefulSet', sts],
+] as const) {
+  perCall(
+    `${name} structuredClone (the reconciler's copy)`,
+    N,
+    () => structuredClone(obj),
+    (o) => structuredClone(o),
+  );
+  perCall(
+    `${name} deepFreeze (on cache store)`,
+    N,
+    () => structuredClone(obj),
+    (o) => deepFreeze(o),
+  );
 }

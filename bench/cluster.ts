@@ -6,7 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  ApiextensionsV1Api, AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, StorageV1Api, loadAllYaml, setHeaderOptions,
+  ApiextensionsV1Api,
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  PatchStrategy,
+  StorageV1Api,
+  loadAllYaml,
+  setHeaderOptions,
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
 import { parseAllDocuments, stringify } from 'yaml';
@@ -93,15 +101,19 @@ async function runComponentWith(l: Layout, name: string, args: string[], log: (l
   if (!c) throw new Error(`the simcluster has no component ${name}`);
   const pidFile = join(l.runDir, `${c.name}.pid`);
   // Under the up/down lock: the supervisor must not restart the old command line in between.
-  const started = await withLock(l.lockPath, () => undefined, async () => {
-    const pid = readPid(pidFile);
-    if (pid !== undefined && isOurProcess(pid, c.binary)) {
-      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1, -1);
-      if (argv.length === args.length && argv.every((a, i) => a === args[i])) return undefined;
-      await stopProcess(pid, c.binary);
-    }
-    return startDetached(c.binary, args, join(l.logDir, `${c.name}.log`), pidFile);
-  });
+  const started = await withLock(
+    l.lockPath,
+    () => undefined,
+    async () => {
+      const pid = readPid(pidFile);
+      if (pid !== undefined && isOurProcess(pid, c.binary)) {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1, -1);
+        if (argv.length === args.length && argv.every((a, i) => a === args[i])) return undefined;
+        await stopProcess(pid, c.binary);
+      }
+      return startDetached(c.binary, args, join(l.logDir, `${c.name}.log`), pidFile);
+    },
+  );
   if (started === undefined) return false;
   for (let i = 0; !(await probe(c.healthUrl)); i++) {
     if (i > 300 || !isOurProcess(started, c.binary)) throw new Error(`${name} did not come back with ${args.join(' ')}; see ${l.logDir}`);
@@ -162,7 +174,11 @@ export function selectBenchCluster(env: NodeJS.ProcessEnv, shared: boolean, cach
 }
 
 /** Starts (or reuses) the cluster with exactly `pools` of benchmark nodes (extra nodes of those pools go) and the provisioner's delays. */
-export async function prepareCluster(pools: NodePool[], log: (line: string) => void, provisioner?: Partial<Delays>): Promise<{ kc: KubeConfig; layout: Layout }> {
+export async function prepareCluster(
+  pools: NodePool[],
+  log: (line: string) => void,
+  provisioner?: Partial<Delays>,
+): Promise<{ kc: KubeConfig; layout: Layout }> {
   const nodesFile = join(tmpdir(), `kaito-ts-bench-nodes-${process.pid}.yaml`);
   writeFileSync(nodesFile, stringify({ pools }));
   await up({ nodesFile, log, ...(provisioner ? { provisioner } : {}) });
@@ -310,7 +326,9 @@ export async function volumeKinds(kc: KubeConfig, namespace: string): Promise<Ma
 }
 
 async function listWorkspaces(kc: KubeConfig, namespace: string): Promise<Workspace[]> {
-  const list = (await kc.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL })) as { items: Workspace[] };
+  const list = (await kc.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL })) as {
+    items: Workspace[];
+  };
   return list.items;
 }
 
@@ -337,7 +355,10 @@ export async function removeRunNamespace(kc: KubeConfig, namespace: string, time
   for (const ws of await listWorkspaces(kc, namespace)) {
     if ((ws.metadata.finalizers ?? []).length === 0) continue;
     await ignoreNotFound(() =>
-      api.patchNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL, name: ws.metadata.name ?? '', body: { metadata: { finalizers: null } } }, merge),
+      api.patchNamespacedCustomObject(
+        { group: GROUP, version: VERSION, namespace, plural: PLURAL, name: ws.metadata.name ?? '', body: { metadata: { finalizers: null } } },
+        merge,
+      ),
     );
   }
   await ignoreNotFound(() => core.deleteNamespace({ name: namespace, propagationPolicy: 'Background' }));
@@ -354,4 +375,3 @@ export async function removeRunNamespace(kc: KubeConfig, namespace: string, time
   }
   await recycleReleasedPvs(kc);
 }
-

@@ -32,5 +32,9 @@ export async function waitForLeaseTakeover(kc: KubeConfig, oldHolders: ReadonlyS
     left = heldByOld(await nodeLeases(kc), oldHolders);
   }
   const took = ((Date.now() - start) / 1000).toFixed(1);
-  log(left.length === 0 ? `kwok holds every node Lease after ${took}s` : `${left.length} node Lease(s) still held by the previous kwok after ${took}s, e.g. ${left.slice(0, 3).join(', ')}`);
+  log(
+    left.length === 0
+      ? `kwok holds every node Lease after ${took}s`
+      : `${left.length} node Lease(s) still held by the previous kwok after ${took}s, e.g. ${left.slice(0, 3).join(', ')}`,
+  );
 }

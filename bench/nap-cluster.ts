@@ -24,7 +24,10 @@ export interface Leftovers {
 /** NodeClaims and nodes labelled for workspaces of namespaces accepted by `which`. */
 export async function leftovers(kc: KubeConfig, which: (namespace: string) => boolean): Promise<Leftovers> {
   const list = (await kc.makeApiClient(CustomObjectsApi).listClusterCustomObject({
-    group: NC.group, version: NC.version, plural: NC.plural, labelSelector: LABEL_WORKSPACE_NAMESPACE,
+    group: NC.group,
+    version: NC.version,
+    plural: NC.plural,
+    labelSelector: LABEL_WORKSPACE_NAMESPACE,
   })) as { items: { metadata: { name: string; labels?: Record<string, string> } }[] };
   const nodes = await kc.makeApiClient(CoreV1Api).listNode({ labelSelector: LABEL_WORKSPACE_NAMESPACE });
   const ours = (labels: Record<string, string> | undefined): boolean => which(labels?.[LABEL_WORKSPACE_NAMESPACE] ?? '');
@@ -64,7 +67,9 @@ export async function removeNodeClaims(kc: KubeConfig, which: (namespace: string
   const deadline = Date.now() + timeoutMs;
   while (left.nodeClaims.length > 0 || left.nodes.length > 0) {
     if (Date.now() > deadline) {
-      throw new Error(`after ${timeoutMs / 1000}s ${left.nodeClaims.length} NodeClaim(s) and ${left.nodes.length} node(s) remain (e.g. ${[...left.nodeClaims, ...left.nodes].slice(0, 3).join(', ')}); is the gpu-provisioner running?`);
+      throw new Error(
+        `after ${timeoutMs / 1000}s ${left.nodeClaims.length} NodeClaim(s) and ${left.nodes.length} node(s) remain (e.g. ${[...left.nodeClaims, ...left.nodes].slice(0, 3).join(', ')}); is the gpu-provisioner running?`,
+      );
     }
     await sleep(1000);
     left = await leftovers(kc, which);

@@ -36,7 +36,11 @@ export interface NapFigures {
 /** NodeClaim creates by status code, from the proxy's `verb group/resource status` counts. */
 export function nodeClaimCreates(byVerbAndResource: Record<string, number>): Record<string, number> {
   const prefix = 'create karpenter.sh/nodeclaims ';
-  return Object.fromEntries(Object.entries(byVerbAndResource).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
+  return Object.fromEntries(
+    Object.entries(byVerbAndResource)
+      .filter(([k]) => k.startsWith(prefix))
+      .map(([k, v]) => [k.slice(prefix.length), v]),
+  );
 }
 
 const workspaceOf = (labels: Record<string, string> | undefined): string | undefined => labels?.[LABEL_WORKSPACE_NAME];

@@ -23,7 +23,10 @@ export function parseProcStat(text: string): { cpuTicks: number } {
   const close = text.lastIndexOf(')');
   if (close < 0) throw new Error('/proc stat has no command field');
   // After ')' comes field 3 (state); utime is field 14, so index 11 of the rest.
-  const rest = text.slice(close + 1).trim().split(/\s+/);
+  const rest = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
   const utime = Number(rest[11]);
   const stime = Number(rest[12]);
   if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error('/proc stat is too short');

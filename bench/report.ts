@@ -9,7 +9,12 @@ import { timelineChartSvg } from './timeline-chart.js';
 import { timelineMarkdown } from './timeline-format.js';
 
 function main(argv: string[]): number {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { svg: { type: 'string' }, title: { type: 'string' }, 'timeline-svg': { type: 'string' } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: { svg: { type: 'string' }, title: { type: 'string' }, 'timeline-svg': { type: 'string' } },
+  });
   if (positionals.length === 0) {
     process.stderr.write('usage: node dist/bench/report.js [--svg OUT.svg [--title TEXT]] [--timeline-svg OUT.svg] [LABEL=]RESULT.json...\n');
     return 2;

@@ -133,7 +133,10 @@ export function formatTable(doc: BenchDocument): string {
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]): string =>
-    cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   const title = doc.nap
     ? `N = ${doc.n}, node auto-provisioning (provision ${doc.nap.provisionDelaySeconds}s, device plugin ${doc.nap.devicePluginDelaySeconds}s, pod ready ${doc.nap.podReadyDelaySeconds}s)`
     : `N = ${doc.n}`;
@@ -146,7 +149,13 @@ export function formatTable(doc: BenchDocument): string {
 export function napSummary(f: NapFigures): string {
   const per = f.claimsPerWorkspace;
   const left = f.leftAfterCleanup ? `left ${f.leftAfterCleanup.nodeClaims} claims, ${f.leftAfterCleanup.nodes} nodes` : 'left: not measured';
-  const sent = f.createRequests ? ` (create requests by status: ${Object.entries(f.createRequests).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'})` : '';
+  const sent = f.createRequests
+    ? ` (create requests by status: ${
+        Object.entries(f.createRequests)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ') || 'none'
+      })`
+    : '';
   return `${f.nodeClaimsCreated} NodeClaims (${per.min === per.max ? per.min : `${per.min}–${per.max}`} per workspace)${sent}, ${f.nodesCreated} nodes; ${left}`;
 }
 
@@ -167,8 +176,12 @@ export function markdownTable(docs: (BenchDocument & { label?: string })[]): str
   ];
   for (const d of sortedDocs(docs)) {
     for (const r of d.results) {
-      const napCells = nap ? ` ${r.nap ? perWorkspace(r.nap) : ''} | ${r.nap?.leftAfterCleanup ? `${r.nap.leftAfterCleanup.nodeClaims}, ${r.nap.leftAfterCleanup.nodes}` : ''} |` : '';
-      out.push(`|${labelled ? ` ${d.label ?? ''} |` : ''} ${d.n} | ${r.controller} | ${fmt(r.allStatefulSetsSeconds)} | ${fmt(r.allReadySeconds)} | ${r.peakRssMiB.toFixed(0)} | ${r.cpuSeconds.toFixed(1)} | ${r.writesPerIdleMinute} | ${r.correct ? 'yes' : 'no'} |${napCells} ${verbs(r.requestsByVerb)} |`);
+      const napCells = nap
+        ? ` ${r.nap ? perWorkspace(r.nap) : ''} | ${r.nap?.leftAfterCleanup ? `${r.nap.leftAfterCleanup.nodeClaims}, ${r.nap.leftAfterCleanup.nodes}` : ''} |`
+        : '';
+      out.push(
+        `|${labelled ? ` ${d.label ?? ''} |` : ''} ${d.n} | ${r.controller} | ${fmt(r.allStatefulSetsSeconds)} | ${fmt(r.allReadySeconds)} | ${r.peakRssMiB.toFixed(0)} | ${r.cpuSeconds.toFixed(1)} | ${r.writesPerIdleMinute} | ${r.correct ? 'yes' : 'no'} |${napCells} ${verbs(r.requestsByVerb)} |`,
+      );
     }
   }
   return out.join('\n') + '\n';
@@ -189,12 +202,17 @@ export function napStageTable(docs: (BenchDocument & { label?: string })[]): str
   const rows = sortedDocs(docs).flatMap((d) => d.results.filter((r) => r.nap).map((r) => ({ d, r, f: r.nap as NapFigures })));
   if (rows.length === 0) return '';
   const labelled = docs.some((d) => d.label);
-  const out = [`|${labelled ? ' run |' : ''} N | controller | ${NAP_STAGES.join(' | ')} |`, `|${labelled ? '---|' : ''}---|---|${NAP_STAGES.map(() => '---|').join('')}`];
+  const out = [
+    `|${labelled ? ' run |' : ''} N | controller | ${NAP_STAGES.join(' | ')} |`,
+    `|${labelled ? '---|' : ''}---|---|${NAP_STAGES.map(() => '---|').join('')}`,
+  ];
   for (const { d, r, f } of rows) {
-    out.push(`|${labelled ? ` ${d.label ?? ''} |` : ''} ${d.n} | ${r.controller} | ${NAP_STAGES.map((s) => {
-      const v = f.stages[s];
-      return v ? `${v.p50} / ${v.p90} / ${v.max}` : '-';
-    }).join(' | ')} |`);
+    out.push(
+      `|${labelled ? ` ${d.label ?? ''} |` : ''} ${d.n} | ${r.controller} | ${NAP_STAGES.map((s) => {
+        const v = f.stages[s];
+        return v ? `${v.p50} / ${v.p90} / ${v.max}` : '-';
+      }).join(' | ')} |`,
+    );
   }
   return out.join('\n') + '\n';
 }

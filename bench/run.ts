@@ -17,8 +17,22 @@ import { loadNodePools, removeNodes } from '../src/simcluster/nodes.js';
 import { BENCH_USAGE, BenchArgsError, parseBenchArgs, type BenchOptions } from './args.js';
 import { freePort, startController, type RunningController } from './child.js';
 import {
-  controllerManagerArgs, controllerManagerThrottleSeconds, controlPlaneCpuTicks, createRunNamespace, createWorkspaces, deleteWorkspaces, ensureReleaseNamespace, installCrds, prepareCluster,
-  removeRunNamespace, removeStaleRunNamespaces, selectBenchCluster, storageClassExists, tuneControllerManager, tuneKwok, volumeKinds,
+  controllerManagerArgs,
+  controllerManagerThrottleSeconds,
+  controlPlaneCpuTicks,
+  createRunNamespace,
+  createWorkspaces,
+  deleteWorkspaces,
+  ensureReleaseNamespace,
+  installCrds,
+  prepareCluster,
+  removeRunNamespace,
+  removeStaleRunNamespaces,
+  selectBenchCluster,
+  storageClassExists,
+  tuneControllerManager,
+  tuneKwok,
+  volumeKinds,
 } from './cluster.js';
 import { CONTROLLERS, missingPrerequisite, type ControllerId, type VolumeKind } from './controllers.js';
 import { ConvergenceTracker } from './convergence.js';
@@ -83,14 +97,21 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
   const ns = namespaceFor(id, ctx.runId);
   const tag = (line: string): void => log(`${id}: ${line}`);
 
-  tag(`installing its CRDs (load average ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+  tag(
+    `installing its CRDs (load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')})`,
+  );
   await installCrds(kc, spec.crds());
   await createRunNamespace(kc, ns);
 
   const pki = (f: string): string => join(layout.pkiDir, f);
   const proxy: CountingProxy = await startCountingProxy(`https://127.0.0.1:${layout.ports.apiserver}`, {
-    certFile: pki('apiserver.crt'), keyFile: pki('apiserver.key'),
-    clientCertFile: pki('admin.crt'), clientKeyFile: pki('admin.key'), caFile: pki('ca.crt'),
+    certFile: pki('apiserver.crt'),
+    keyFile: pki('apiserver.key'),
+    clientCertFile: pki('admin.crt'),
+    clientKeyFile: pki('admin.key'),
+    caFile: pki('ca.crt'),
   });
   const kubeconfig = join(ctx.logDir, `${id}.kubeconfig`);
   writeFileSync(kubeconfig, adminKubeconfig({ server: proxy.url, caFile: pki('ca.crt'), certFile: pki('admin.crt'), keyFile: pki('admin.key') }));
@@ -98,8 +119,14 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
   const metricsPort = await freePort();
   const nap = opts.mode === 'nap';
   const launch = spec.launch({
-    kubeconfig, qps: opts.qps, burst: opts.burst, releaseNamespace: RELEASE_NAMESPACE, projectRoot: PROJECT_ROOT, nap,
-    metricsAddress: `127.0.0.1:${metricsPort}`, probeAddress: `127.0.0.1:${probePort}`,
+    kubeconfig,
+    qps: opts.qps,
+    burst: opts.burst,
+    releaseNamespace: RELEASE_NAMESPACE,
+    projectRoot: PROJECT_ROOT,
+    nap,
+    metricsAddress: `127.0.0.1:${metricsPort}`,
+    probeAddress: `127.0.0.1:${probePort}`,
   });
   const words = (text: string | undefined): string[] => (text ?? '').split(/\s+/).filter((w) => w !== '');
   if (id === 'kaito-ts') {
@@ -147,12 +174,22 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     // Creates are counted by distinct claim name: a watch that restarts replays every claim as ADDED.
     const query = { labelSelector: runSelector(ns) };
     watches.push(
-      watchForever(kc, NODECLAIMS_PATH, (type, obj) => {
-        if (type === 'ADDED' || type === 'MODIFIED') napTracker.onClaim(obj as never, now());
-      }, query),
-      watchForever(kc, NODES_PATH, (type, obj) => {
-        if (type === 'ADDED' || type === 'MODIFIED') napTracker.onNode(obj as never, now());
-      }, query),
+      watchForever(
+        kc,
+        NODECLAIMS_PATH,
+        (type, obj) => {
+          if (type === 'ADDED' || type === 'MODIFIED') napTracker.onClaim(obj as never, now());
+        },
+        query,
+      ),
+      watchForever(
+        kc,
+        NODES_PATH,
+        (type, obj) => {
+          if (type === 'ADDED' || type === 'MODIFIED') napTracker.onNode(obj as never, now());
+        },
+        query,
+      ),
     );
   }
   const progress = setInterval(() => {
@@ -182,10 +219,14 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     const ctlCpu = await ctl.sample();
     const selfCpu = process.cpuUsage(selfBefore);
     const share = (ticks: number): string => `${((ticks / clockTicksPerSecond() / window) * 100).toFixed(0)}%`;
-    tag(`CPU over those ${window.toFixed(1)}s (100% = one core): ` +
-      Object.entries(cpuAfter).map(([k, v]) => `${k} ${share(v - (cpuBefore[k] ?? 0))}`).join(', ') +
-      `, benchmark ${(((selfCpu.user + selfCpu.system) / 1e6 / window) * 100).toFixed(0)}%` +
-      (ctlCpu ? `; controller ${(ctlCpu.cpuTicks / clockTicksPerSecond()).toFixed(1)} CPU s since its start` : ''));
+    tag(
+      `CPU over those ${window.toFixed(1)}s (100% = one core): ` +
+        Object.entries(cpuAfter)
+          .map(([k, v]) => `${k} ${share(v - (cpuBefore[k] ?? 0))}`)
+          .join(', ') +
+        `, benchmark ${(((selfCpu.user + selfCpu.system) / 1e6 / window) * 100).toFixed(0)}%` +
+        (ctlCpu ? `; controller ${(ctlCpu.cpuTicks / clockTicksPerSecond()).toFixed(1)} CPU s since its start` : ''),
+    );
     if (ctl.exited()) tag(`the controller exited during the run; see ${logFile}`);
     else if (readyAt === undefined) tag(`not all ready after ${opts.timeoutSeconds}s`);
     else tag(`all ${plan.length} ready after ${readyAt.toFixed(1)}s (all StatefulSets after ${stsAt?.toFixed(1)}s); idle window ${opts.idleSeconds}s`);
@@ -200,8 +241,14 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     const idle = diffCounts(atIdle, proxy.byVerb());
     const throttleAfter = await controllerManagerThrottleSeconds(layout);
     const throttle = throttleBefore !== undefined && throttleAfter !== undefined ? `${(throttleAfter - throttleBefore).toFixed(0)}s` : 'unknown';
-    tag(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; kube-controller-manager waited ${throttle} on its client rate limiter`);
-    tag(`settled ${settled.toFixed(1)}s after all-ready (${countWrites(firstMinute)} writes meanwhile); ${countWrites(idle)} writes in the ${opts.idleSeconds}s idle window`);
+    tag(
+      `load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}; kube-controller-manager waited ${throttle} on its client rate limiter`,
+    );
+    tag(
+      `settled ${settled.toFixed(1)}s after all-ready (${countWrites(firstMinute)} writes meanwhile); ${countWrites(idle)} writes in the ${opts.idleSeconds}s idle window`,
+    );
     const sample = await ctl.sample();
     const requestsByVerb = proxy.byVerb();
     writeFileSync(join(ctx.logDir, `${id}-requests.json`), JSON.stringify({ total: proxy.byVerbAndResource(), settling: firstMinute, idle }, null, 2));
@@ -218,11 +265,20 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
       requestsByVerb,
       writesPerIdleMinute: opts.idleSeconds > 0 ? Math.round((countWrites(idle) * 60) / opts.idleSeconds) : 0,
       correct: check.ok && readyAt !== undefined && !ctl.exited(),
-      timeline: timeline.figures((w) => tracker.statefulSetAt(w), (w) => tracker.readyAt(w)),
+      timeline: timeline.figures(
+        (w) => tracker.statefulSetAt(w),
+        (w) => tracker.readyAt(w),
+      ),
       ...(codeCommit ? { codeCommit } : {}),
     };
     if (nap) {
-      result.nap = { ...napTracker.figures((w) => tracker.statefulSetAt(w), (w) => tracker.readyAt(w)), createRequests: nodeClaimCreates(proxy.byVerbAndResource()) };
+      result.nap = {
+        ...napTracker.figures(
+          (w) => tracker.statefulSetAt(w),
+          (w) => tracker.readyAt(w),
+        ),
+        createRequests: nodeClaimCreates(proxy.byVerbAndResource()),
+      };
       // Every workspace must have had a claim of its own; more than one is reported, not refused.
       result.correct &&= result.nap.claimsPerWorkspace.min >= 1;
     }
@@ -308,11 +364,17 @@ async function main(argv: string[]): Promise<number> {
   // nap: no nodes up front, the simulated gpu-provisioner makes one per NodeClaim.
   const pools = nap ? napPools(base) : poolsForPlan(base, plan);
   const napSettings: NapSettings | undefined = nap
-    ? { provisionDelaySeconds: opts.provisionDelaySeconds, devicePluginDelaySeconds: opts.devicePluginDelaySeconds, podReadyDelaySeconds: opts.podReadyDelaySeconds }
+    ? {
+        provisionDelaySeconds: opts.provisionDelaySeconds,
+        devicePluginDelaySeconds: opts.devicePluginDelaySeconds,
+        podReadyDelaySeconds: opts.podReadyDelaySeconds,
+      }
     : undefined;
-  log(nap
-    ? `N = ${opts.workspaces}; node auto-provisioning: ${planMix(plan)}; provision delay ${opts.provisionDelaySeconds}s, device-plugin delay ${opts.devicePluginDelaySeconds}s`
-    : `N = ${opts.workspaces}; nodes: ${pools.map((p) => `${p.count} × ${p.instanceType}${p.nvme ? ' (NVMe)' : ''}`).join(', ')}`);
+  log(
+    nap
+      ? `N = ${opts.workspaces}; node auto-provisioning: ${planMix(plan)}; provision delay ${opts.provisionDelaySeconds}s, device-plugin delay ${opts.devicePluginDelaySeconds}s`
+      : `N = ${opts.workspaces}; nodes: ${pools.map((p) => `${p.count} × ${p.instanceType}${p.nvme ? ' (NVMe)' : ''}`).join(', ')}`,
+  );
   const delays = nap ? { launchDelayMs: opts.provisionDelaySeconds * 1000, devicePluginDelayMs: opts.devicePluginDelaySeconds * 1000 } : undefined;
   // The benchmark's own cluster is stopped at the end when this run started it (ports shifted by
   // BENCH_PORT_OFFSET would otherwise stay taken by seven processes), unless --keep-cluster.

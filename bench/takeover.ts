@@ -29,17 +29,39 @@ const POOL = 'kaito.sh/sim-pool';
 const NODES = {
   pools: [
     { name: 'a10', count: 2, instanceType: 'Standard_NV36ads_A10_v5', gpu: { product: 'NVIDIA-A10', count: 1, memoryMiB: 24576 }, cpu: '36', memory: '440Gi' },
-    { name: 'a100', count: 1, instanceType: 'Standard_NC24ads_A100_v4', gpu: { product: 'NVIDIA-A100-80GB-PCIe', count: 1, memoryMiB: 81920 }, cpu: '24', memory: '220Gi', nvme: { volumes: 2, size: '1000Gi' } },
+    {
+      name: 'a100',
+      count: 1,
+      instanceType: 'Standard_NC24ads_A100_v4',
+      gpu: { product: 'NVIDIA-A100-80GB-PCIe', count: 1, memoryMiB: 81920 },
+      cpu: '24',
+      memory: '220Gi',
+      nvme: { volumes: 2, size: '1000Gi' },
+    },
   ],
 };
 
 /** KAITO v0.8.0 YAML, bring-your-own nodes (no instanceType with disableNodeAutoProvisioning=true). */
 const WORKSPACES = [
-  { metadata: { name: 'preset-a10' }, resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a10' } } }, inference: { preset: { name: 'phi-3-mini-4k-instruct' } } },
-  { metadata: { name: 'preset-a100' }, resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a100' } } }, inference: { preset: { name: 'phi-4-mini-instruct' } } },
   {
-    metadata: { name: 'template-nginx' }, resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a10' } } },
-    inference: { template: { metadata: { labels: { app: 'template-nginx' } }, spec: { containers: [{ name: 'server', image: 'nginx:1.27', ports: [{ containerPort: 80 }], resources: { limits: { 'nvidia.com/gpu': 1 } } }] } } },
+    metadata: { name: 'preset-a10' },
+    resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a10' } } },
+    inference: { preset: { name: 'phi-3-mini-4k-instruct' } },
+  },
+  {
+    metadata: { name: 'preset-a100' },
+    resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a100' } } },
+    inference: { preset: { name: 'phi-4-mini-instruct' } },
+  },
+  {
+    metadata: { name: 'template-nginx' },
+    resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a10' } } },
+    inference: {
+      template: {
+        metadata: { labels: { app: 'template-nginx' } },
+        spec: { containers: [{ name: 'server', image: 'nginx:1.27', ports: [{ containerPort: 80 }], resources: { limits: { 'nvidia.com/gpu': 1 } } }] },
+      },
+    },
   },
 ].map((w) => ({ apiVersion: `${GROUP}/${VERSION}`, kind: 'Workspace', ...w, metadata: { ...w.metadata, namespace: NS } }));
 
@@ -63,16 +85,28 @@ interface Snapshot {
 }
 
 async function snapshot(kubectl: (args: string[]) => Promise<string>): Promise<Snapshot> {
-  const items = async (kind: string): Promise<(KubernetesObject & Record<string, unknown>)[]> => (JSON.parse(await kubectl(['get', kind, '-n', NS, '-o', 'json', '--show-managed-fields'])) as { items: (KubernetesObject & Record<string, unknown>)[] }).items;
+  const items = async (kind: string): Promise<(KubernetesObject & Record<string, unknown>)[]> =>
+    (JSON.parse(await kubectl(['get', kind, '-n', NS, '-o', 'json', '--show-managed-fields'])) as { items: (KubernetesObject & Record<string, unknown>)[] })
+      .items;
   const pods = new Map<string, { uid: string; restarts: number; started: string }>();
   for (const p of await items('pods')) {
-    const statuses = ((p.status as { containerStatuses?: { restartCount: number; state?: { running?: { startedAt?: string } } }[] } | undefined)?.containerStatuses ?? []);
-    pods.set(p.metadata?.name ?? '', { uid: p.metadata?.uid ?? '', restarts: statuses.reduce((a, c) => a + c.restartCount, 0), started: statuses.map((c) => c.state?.running?.startedAt ?? '-').join(',') });
+    const statuses =
+      (p.status as { containerStatuses?: { restartCount: number; state?: { running?: { startedAt?: string } } }[] } | undefined)?.containerStatuses ?? [];
+    pods.set(p.metadata?.name ?? '', {
+      uid: p.metadata?.uid ?? '',
+      restarts: statuses.reduce((a, c) => a + c.restartCount, 0),
+      started: statuses.map((c) => c.state?.running?.startedAt ?? '-').join(','),
+    });
   }
   const children = new Map<string, { uid: string; rv: string; body: unknown; managers: string[] }>();
   for (const kind of ['statefulsets', 'services', 'controllerrevisions']) {
     for (const o of await items(kind)) {
-      children.set(`${kind}/${o.metadata?.name}`, { uid: o.metadata?.uid ?? '', rv: o.metadata?.resourceVersion ?? '', body: comparable(o), managers: (o.metadata?.managedFields ?? []).map((m) => `${m.manager}:${m.operation}${m.subresource ? `/${m.subresource}` : ''}`).sort() });
+      children.set(`${kind}/${o.metadata?.name}`, {
+        uid: o.metadata?.uid ?? '',
+        rv: o.metadata?.resourceVersion ?? '',
+        body: comparable(o),
+        managers: (o.metadata?.managedFields ?? []).map((m) => `${m.manager}:${m.operation}${m.subresource ? `/${m.subresource}` : ''}`).sort(),
+      });
     }
   }
   return { pods, children };
@@ -85,13 +119,20 @@ function compare(before: Snapshot, after: Snapshot): { problems: string[]; notes
     const a = after.pods.get(name);
     if (!a) problems.push(`pod ${name} is gone`);
     else if (a.uid !== p.uid) problems.push(`pod ${name} was re-created`);
-    else if (a.restarts !== p.restarts || a.started !== p.started) problems.push(`pod ${name} restarted (restarts ${p.restarts} → ${a.restarts}, started ${p.started} → ${a.started})`);
+    else if (a.restarts !== p.restarts || a.started !== p.started)
+      problems.push(`pod ${name} restarted (restarts ${p.restarts} → ${a.restarts}, started ${p.started} → ${a.started})`);
   }
   for (const name of after.pods.keys()) if (!before.pods.has(name)) problems.push(`pod ${name} is new`);
   for (const [name, c] of before.children) {
     const a = after.children.get(name);
-    if (!a) { problems.push(`${name} is gone`); continue; }
-    if (a.uid !== c.uid) { problems.push(`${name} was re-created`); continue; }
+    if (!a) {
+      problems.push(`${name} is gone`);
+      continue;
+    }
+    if (a.uid !== c.uid) {
+      problems.push(`${name} was re-created`);
+      continue;
+    }
     for (const change of fieldChanges(c.body, a.body)) problems.push(`${name} changed: ${formatChange(change)}`);
     if (a.rv !== c.rv) notes.push(`${name}: resourceVersion ${c.rv} → ${a.rv}; field managers ${c.managers.join(' ')} → ${a.managers.join(' ')}`);
   }
@@ -110,8 +151,14 @@ async function waitUntil(what: string, timeoutMs: number, probe: () => Promise<b
 async function start(id: ControllerId, kubeconfig: string, dir: string): Promise<{ ctl: RunningController; metrics: string }> {
   const [probe, metrics] = [await freePort(), await freePort()];
   const launch = CONTROLLERS[id].launch({
-    kubeconfig, qps: 30, burst: 50, releaseNamespace: RELEASE_NAMESPACE, projectRoot: ROOT, nap: false,
-    metricsAddress: `127.0.0.1:${metrics}`, probeAddress: `127.0.0.1:${probe}`,
+    kubeconfig,
+    qps: 30,
+    burst: 50,
+    releaseNamespace: RELEASE_NAMESPACE,
+    projectRoot: ROOT,
+    nap: false,
+    metricsAddress: `127.0.0.1:${metrics}`,
+    probeAddress: `127.0.0.1:${probe}`,
   });
   const logFile = join(dir, `${id}.log`);
   log(`starting ${id} (log ${logFile})`);
@@ -120,7 +167,13 @@ async function start(id: ControllerId, kubeconfig: string, dir: string): Promise
 
 async function writesOf(metricsUrl: string): Promise<string> {
   const text = await (await fetch(metricsUrl)).text();
-  return text.split('\n').filter((l) => l.startsWith('rest_client_requests_total{') && !/verb="(get|list|watch)"/.test(l)).map((l) => l.replace('rest_client_requests_total', '')).join(' ') || 'none';
+  return (
+    text
+      .split('\n')
+      .filter((l) => l.startsWith('rest_client_requests_total{') && !/verb="(get|list|watch)"/.test(l))
+      .map((l) => l.replace('rest_client_requests_total', ''))
+      .join(' ') || 'none'
+  );
 }
 
 async function main(): Promise<number> {
@@ -144,8 +197,14 @@ async function main(): Promise<number> {
     await ensureReleaseNamespace(kc, RELEASE_NAMESPACE);
     await kubectl(['create', 'namespace', NS]).catch(() => '');
     const api = kc.makeApiClient(CustomObjectsApi);
-    for (const body of WORKSPACES) await api.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: NS, body }).catch(() => undefined);
-    const workspaces = async () => ((await api.listNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: NS })) as { items: { metadata: { name: string }; status?: { state?: string; conditions?: { type: string; status: string }[] } }[] }).items;
+    for (const body of WORKSPACES)
+      await api.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: NS, body }).catch(() => undefined);
+    const workspaces = async () =>
+      (
+        (await api.listNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: NS })) as {
+          items: { metadata: { name: string }; status?: { state?: string; conditions?: { type: string; status: string }[] } }[];
+        }
+      ).items;
     const allReady = async () => (await workspaces()).every((w) => w.status?.conditions?.some((c) => c.type === 'InferenceReady' && c.status === 'True'));
 
     const kaito = await start('kaito-v0.8.0', kubeconfig, dir);
@@ -161,7 +220,11 @@ async function main(): Promise<number> {
     await installCrds(kc, CONTROLLERS['kaito-ts'].crds());
     const ours = await start('kaito-ts', kubeconfig, dir);
     // kaito-ts writes status.state (KAITO v0.9's field), which KAITO v0.8.0 never sets: reconciled.
-    await waitUntil('kaito-ts: every workspace reconciled (status.state) and InferenceReady', 120_000, async () => (await workspaces()).every((w) => !!w.status?.state) && (await allReady()));
+    await waitUntil(
+      'kaito-ts: every workspace reconciled (status.state) and InferenceReady',
+      120_000,
+      async () => (await workspaces()).every((w) => !!w.status?.state) && (await allReady()),
+    );
     await sleep(15_000);
     const writes = await writesOf(ours.metrics);
     const after = await snapshot(kubectl);
@@ -173,7 +236,9 @@ async function main(): Promise<number> {
       `kaito-ts diff after KAITO stopped: exit ${diff.code}`,
       `kaito-ts API writes after takeover: ${writes}`,
       ...notes.map((n) => `note: ${n}`),
-      ...(problems.length ? problems.map((p) => `FAIL: ${p}`) : ['PASS: no pod restarted or re-created; no StatefulSet, Service or ControllerRevision re-created or changed apart from status']),
+      ...(problems.length
+        ? problems.map((p) => `FAIL: ${p}`)
+        : ['PASS: no pod restarted or re-created; no StatefulSet, Service or ControllerRevision re-created or changed apart from status']),
     ];
     process.stdout.write(`${out.join('\n')}\n`);
     return problems.length ? 1 : 0;
@@ -183,7 +248,10 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => process.exit(code), (err: unknown) => {
-  process.stderr.write(`takeover: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(2);
-});
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`takeover: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(2);
+  },
+);

@@ -5,13 +5,19 @@ import { TIMELINE_STAGES } from './timeline.js';
 
 /** The times (ascending) at which workspaces reached stage number `i`, over one result's workspaces. */
 export function stageTimes(workspaces: Record<string, (number | null)[]>, i: number): number[] {
-  return Object.values(workspaces).flatMap((w) => (typeof w[i] === 'number' ? [w[i]] : [])).sort((a, b) => a - b);
+  return Object.values(workspaces)
+    .flatMap((w) => (typeof w[i] === 'number' ? [w[i]] : []))
+    .sort((a, b) => a - b);
 }
 
 const STAGE_COLORS = [...COLORS, '#e69f00', '#56b4e9', '#000000'];
 
 export function timelineChartSvg(docs: LabelledDocument[]): string {
-  const panels = docs.flatMap((d) => d.results.filter((r) => r.timeline).map((r) => ({ title: `${r.controller}, N = ${d.n}${d.label ? ` (${d.label})` : ''}`, n: d.n, ws: r.timeline?.workspaces ?? {} })));
+  const panels = docs.flatMap((d) =>
+    d.results
+      .filter((r) => r.timeline)
+      .map((r) => ({ title: `${r.controller}, N = ${d.n}${d.label ? ` (${d.label})` : ''}`, n: d.n, ws: r.timeline?.workspaces ?? {} })),
+  );
   const W = 720;
   const PH = 300;
   const m = { left: 64, right: 150, top: 36, bottom: 44 };
@@ -28,7 +34,9 @@ export function timelineChartSvg(docs: LabelledDocument[]): string {
     const top = k * PH + m.top;
     const x = (s: number): number => m.left + (s / xMax) * pw;
     const y = (count: number): number => top + ph - (count / Math.max(1, p.n)) * ph;
-    out.push(`<text x="${m.left + pw / 2}" y="${top - 14}" text-anchor="middle" font-size="14">${esc(`Workspaces that reached each stage: ${p.title}`)}</text>`);
+    out.push(
+      `<text x="${m.left + pw / 2}" y="${top - 14}" text-anchor="middle" font-size="14">${esc(`Workspaces that reached each stage: ${p.title}`)}</text>`,
+    );
     for (let i = 0; i <= 5; i++) {
       const sv = (xMax * i) / 5;
       const cv = (p.n * i) / 5;
@@ -48,7 +56,9 @@ export function timelineChartSvg(docs: LabelledDocument[]): string {
       // A step up at each workspace's time: horizontal, then vertical.
       const pts = [`${f(x(0))},${f(y(0))}`];
       times.forEach((t, c) => pts.push(`${f(x(t))},${f(y(c))}`, `${f(x(t))},${f(y(c + 1))}`));
-      out.push(`<polyline fill="none" stroke="${color}" stroke-width="1.5" points="${pts.join(' ')}"><title>${stage}: last at ${times[times.length - 1]}s</title></polyline>`);
+      out.push(
+        `<polyline fill="none" stroke="${color}" stroke-width="1.5" points="${pts.join(' ')}"><title>${stage}: last at ${times[times.length - 1]}s</title></polyline>`,
+      );
     });
   });
   out.push('</svg>');

@@ -19,11 +19,14 @@ export function timelineText(controller: string, t: TimelineFigures): string {
 
 /** Every timeline of the documents as Markdown, one row per run, controller and stage; empty when none has one. */
 export function timelineMarkdown(docs: (BenchDocument & { label?: string })[]): string {
-  const runs = docs.flatMap((d) => d.results.filter((r): r is ControllerResult & { timeline: TimelineFigures } => r.timeline !== undefined).map((r) => ({ d, r })));
+  const runs = docs.flatMap((d) =>
+    d.results.filter((r): r is ControllerResult & { timeline: TimelineFigures } => r.timeline !== undefined).map((r) => ({ d, r })),
+  );
   if (runs.length === 0) return '';
   const out = ['| run | controller | stage | at (s) p50 / p90 / p99 / max | step (s) p50 / p90 / p99 / max |', '|---|---|---|---|---|'];
   for (const { d, r } of runs) {
-    for (const s of TIMELINE_STAGES) out.push(`| ${d.label ?? `N = ${d.n}`} | ${r.controller} | ${s} | ${cell(r.timeline.stages[s], s)} | ${cell(r.timeline.steps[s], s)} |`);
+    for (const s of TIMELINE_STAGES)
+      out.push(`| ${d.label ?? `N = ${d.n}`} | ${r.controller} | ${s} | ${cell(r.timeline.stages[s], s)} | ${cell(r.timeline.steps[s], s)} |`);
   }
   return out.join('\n') + '\n';
 }

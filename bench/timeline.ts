@@ -54,7 +54,12 @@ export class TimelineTracker {
   private readonly boundClaims = new Set<string>();
   /** claim name → workspace, to re-check a workspace when its claim binds after its pod was seen. */
   private readonly claimOwner = new Map<string, string>();
-  private readonly reached: Record<PodStage, Map<string, number>> = { podsCreated: new Map(), scheduled: new Map(), claimBound: new Map(), podReady: new Map() };
+  private readonly reached: Record<PodStage, Map<string, number>> = {
+    podsCreated: new Map(),
+    scheduled: new Map(),
+    claimBound: new Map(),
+    podReady: new Map(),
+  };
 
   /** `expected`: the run's workspace names; the caller watches only the run's namespace. */
   constructor(private readonly expected: ReadonlySet<string>) {}
@@ -101,20 +106,51 @@ export class TimelineTracker {
       if (done && !this.reached[stage].has(ws)) this.reached[stage].set(ws, at);
     };
     mark('podsCreated', true);
-    mark('scheduled', pods.every((p) => p.scheduled));
-    if (this.nvme.get(ws)) mark('claimBound', pods.every((p) => p.claim !== undefined && this.boundClaims.has(p.claim)));
-    mark('podReady', pods.every((p) => p.ready));
+    mark(
+      'scheduled',
+      pods.every((p) => p.scheduled),
+    );
+    if (this.nvme.get(ws))
+      mark(
+        'claimBound',
+        pods.every((p) => p.claim !== undefined && this.boundClaims.has(p.claim)),
+      );
+    mark(
+      'podReady',
+      pods.every((p) => p.ready),
+    );
   }
 
   /** `statefulSetAt` / `readyAt`: the convergence tracker's first sightings per workspace. */
   figures(statefulSetAt: (ws: string) => number | undefined, readyAt: (ws: string) => number | undefined): TimelineFigures {
-    const at: Record<TimelineStage, number[]> = { created: [], statefulSet: [], podsCreated: [], scheduled: [], claimBound: [], podReady: [], inferenceReady: [] };
-    const steps: Record<TimelineStage, number[]> = { created: [], statefulSet: [], podsCreated: [], scheduled: [], claimBound: [], podReady: [], inferenceReady: [] };
+    const at: Record<TimelineStage, number[]> = {
+      created: [],
+      statefulSet: [],
+      podsCreated: [],
+      scheduled: [],
+      claimBound: [],
+      podReady: [],
+      inferenceReady: [],
+    };
+    const steps: Record<TimelineStage, number[]> = {
+      created: [],
+      statefulSet: [],
+      podsCreated: [],
+      scheduled: [],
+      claimBound: [],
+      podReady: [],
+      inferenceReady: [],
+    };
     const workspaces: Record<string, (number | null)[]> = {};
     for (const ws of [...this.expected].sort()) {
       const ends: Record<TimelineStage, number | undefined> = {
-        created: this.createdAt.get(ws), statefulSet: statefulSetAt(ws), podsCreated: this.reached.podsCreated.get(ws),
-        scheduled: this.reached.scheduled.get(ws), claimBound: this.reached.claimBound.get(ws), podReady: this.reached.podReady.get(ws), inferenceReady: readyAt(ws),
+        created: this.createdAt.get(ws),
+        statefulSet: statefulSetAt(ws),
+        podsCreated: this.reached.podsCreated.get(ws),
+        scheduled: this.reached.scheduled.get(ws),
+        claimBound: this.reached.claimBound.get(ws),
+        podReady: this.reached.podReady.get(ws),
+        inferenceReady: readyAt(ws),
       };
       const applies = (s: TimelineStage): boolean => s !== 'claimBound' || this.nvme.get(ws) === true;
       let from: number | undefined = 0;

@@ -20,7 +20,10 @@ interface ParsedPath {
 }
 
 function parsePath(path: string): ParsedPath | undefined {
-  const segs = path.split('/').filter((s) => s !== '').map(decodeURIComponent);
+  const segs = path
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decodeURIComponent);
   let group: string;
   let rest: string[];
   if (segs[0] === 'api' && segs.length >= 2) {

@@ -14,9 +14,14 @@ export function watchForever(kc: KubeConfig, path: string, onObject: (type: stri
   let current: AbortController | undefined;
   const start = (): void => {
     if (stopped) return;
-    w.watch(path, { ...query, allowWatchBookmarks: true }, (type, obj) => onObject(type, obj), () => {
-      if (!stopped) setTimeout(start, 200);
-    })
+    w.watch(
+      path,
+      { ...query, allowWatchBookmarks: true },
+      (type, obj) => onObject(type, obj),
+      () => {
+        if (!stopped) setTimeout(start, 200);
+      },
+    )
       .then((ac) => {
         current = ac;
         if (stopped) ac.abort();

@@ -8,13 +8,7 @@
 import { getPreset, presetNames } from '../catalog/presets.js';
 import { IMAGE_REF_REGEX } from './image-ref.js';
 import { ConditionType, WORKSPACE_STATES } from './labels.js';
-import {
-  DNS1123_LABEL_REGEX,
-  DNS1123_SUBDOMAIN_MAX,
-  DNS1123_SUBDOMAIN_REGEX,
-  MAX_ADAPTERS,
-  Msg,
-} from './messages.js';
+import { DNS1123_LABEL_REGEX, DNS1123_SUBDOMAIN_MAX, DNS1123_SUBDOMAIN_REGEX, MAX_ADAPTERS, Msg } from './messages.js';
 import type { CelRule, OpenApiSchema } from './openapi-schema.js';
 import { ALPHA_VERSION, GROUP, KIND, PLURAL, VERSION } from './types.js';
 
@@ -60,11 +54,12 @@ const strList = (description: string, maxItems = LIST_MAX, itemMax = NAME_MAX): 
   maxItems,
   items: { type: 'string', maxLength: itemMax },
 });
-export const obj = (
-  description: string,
-  properties: Record<string, OpenApiSchema>,
-  extra: Extra = {},
-): OpenApiSchema => ({ description, type: 'object', ...extra, properties });
+export const obj = (description: string, properties: Record<string, OpenApiSchema>, extra: Extra = {}): OpenApiSchema => ({
+  description,
+  type: 'object',
+  ...extra,
+  properties,
+});
 /** An opaque Kubernetes sub-object (pod template, volume source) kept as-is; typed `object` so CEL can `has()` it. */
 export const opaque = (description: string): OpenApiSchema => ({
   description,
@@ -87,10 +82,9 @@ function presetSchema(version: string): OpenApiSchema {
     imagePullSecrets: strList(beta ? 'Deprecated and ignored in v1beta1.' : 'Secrets for pulling the model image.'),
   };
   if (beta) {
-    options.modelAccessSecret = str(
-      'Secret in the workspace namespace whose key HF_TOKEN authorises downloading the model from Hugging Face.',
-      { maxLength: NAME_MAX },
-    );
+    options.modelAccessSecret = str('Secret in the workspace namespace whose key HF_TOKEN authorises downloading the model from Hugging Face.', {
+      maxLength: NAME_MAX,
+    });
   }
   return obj(
     'The preset model to run.',
@@ -117,8 +111,7 @@ function dataSourceSchema(description: string): OpenApiSchema {
       imagePullSecrets: strList('Secrets in the workspace namespace for pulling the image.'),
     },
     rules({
-      rule:
-        "(has(self.urls) && size(self.urls) > 0 ? 1 : 0) + (has(self.volumeSource) ? 1 : 0) + (has(self.image) && size(self.image) > 0 ? 1 : 0) == 1",
+      rule: '(has(self.urls) && size(self.urls) > 0 ? 1 : 0) + (has(self.volumeSource) ? 1 : 0) + (has(self.image) && size(self.image) > 0 ? 1 : 0) == 1',
       message: Msg.exactlyOneSource,
     }),
   );
@@ -449,9 +442,11 @@ function rootSchema(version: string): OpenApiSchema {
 
 const PRINTER_COLUMNS = [
   { name: 'Instance', type: 'string', jsonPath: '.resource.instanceType' },
-  ...[ConditionType.ResourceReady, ConditionType.InferenceReady, ConditionType.JobStarted, ConditionType.WorkspaceSucceeded].map(
-    (t) => ({ name: t, type: 'string', jsonPath: `.status.conditions[?(@.type=="${t}")].status` }),
-  ),
+  ...[ConditionType.ResourceReady, ConditionType.InferenceReady, ConditionType.JobStarted, ConditionType.WorkspaceSucceeded].map((t) => ({
+    name: t,
+    type: 'string',
+    jsonPath: `.status.conditions[?(@.type=="${t}")].status`,
+  })),
   // KAITO v0.9's columns.
   { name: 'TargetNodeCount', type: 'integer', jsonPath: '.status.targetNodeCount' },
   { name: 'State', type: 'string', jsonPath: '.status.state' },

@@ -6,7 +6,18 @@
 // `template.inference` and `labelSelector` (KAITO #2274 runs the Workspace webhook on that child).
 // The rules that depend on the operator's flags (instanceType per provisioner) are controller
 // conditions (src/controllers/inferenceset/plan.ts).
-import { conditionSchema, inferenceSchema, int, labelSelectorSchema, obj, opaque, rules, str, WORKSPACE_NAME_MAX, type CustomResourceDefinition } from './crd.js';
+import {
+  conditionSchema,
+  inferenceSchema,
+  int,
+  labelSelectorSchema,
+  obj,
+  opaque,
+  rules,
+  str,
+  WORKSPACE_NAME_MAX,
+  type CustomResourceDefinition,
+} from './crd.js';
 import { INFERENCESET_KIND, INFERENCESET_PLURAL } from './inferenceset-types.js';
 import { InferenceSetConditionType } from './labels.js';
 import { DNS1123_LABEL_REGEX, Msg } from './messages.js';
@@ -61,11 +72,21 @@ function specSchema(version: string): OpenApiSchema {
       template: obj(
         'Template is the template used to create the InferenceSet.',
         {
-          metadata: opaque("Labels and annotations copied onto every child Workspace (schemaless, as in KAITO)."),
-          resource: obj('GPU nodes of each replica.', resource, beta ? rules(
-            // KAITO: "field is immutable" on template.resource.partition.
-            { rule: 'has(self.partition) == has(oldSelf.partition) && (!has(self.partition) || self.partition == oldSelf.partition)', message: Msg.immutable, fieldPath: '.partition' },
-          ) : {}),
+          metadata: opaque('Labels and annotations copied onto every child Workspace (schemaless, as in KAITO).'),
+          resource: obj(
+            'GPU nodes of each replica.',
+            resource,
+            beta
+              ? rules(
+                  // KAITO: "field is immutable" on template.resource.partition.
+                  {
+                    rule: 'has(self.partition) == has(oldSelf.partition) && (!has(self.partition) || self.partition == oldSelf.partition)',
+                    message: Msg.immutable,
+                    fieldPath: '.partition',
+                  },
+                )
+              : {},
+          ),
           // KAITO's v1alpha1 InferenceSet embeds the v1beta1 InferenceSpec: both versions take the v1beta1 shape.
           inference: withoutTransitionRules(inferenceSchema(VERSION)),
         },
@@ -78,28 +99,28 @@ function specSchema(version: string): OpenApiSchema {
         ...opaque('UpdateStrategy indicates the strategy to use to replace existing workspaces with new ones (schemaless, as in KAITO).'),
         default: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
       },
-      autoUpgrade: obj(
-        'AutoUpgrade configures automatic base image upgrade behavior (accepted; kaito-ts does not upgrade base images).',
-        {
-          enabled: { description: 'Whether replicas are upgraded automatically.', type: 'boolean', default: false },
-          strategy: str('InPlace or Surge.', { enum: ['InPlace', 'Surge'], default: 'InPlace' }),
-          maintenanceWindow: obj(
-            'When upgrades may start.',
-            {
-              schedule: str('A 5-field cron expression (UTC).', {
-                maxLength: 256,
-                ...rules({ rule: `self.matches(r'${CRON_RE}')`, message: 'invalid cron expression: expected 5 fields (minute hour day-of-month month day-of-week) or a descriptor' }),
+      autoUpgrade: obj('AutoUpgrade configures automatic base image upgrade behavior (accepted; kaito-ts does not upgrade base images).', {
+        enabled: { description: 'Whether replicas are upgraded automatically.', type: 'boolean', default: false },
+        strategy: str('InPlace or Surge.', { enum: ['InPlace', 'Surge'], default: 'InPlace' }),
+        maintenanceWindow: obj(
+          'When upgrades may start.',
+          {
+            schedule: str('A 5-field cron expression (UTC).', {
+              maxLength: 256,
+              ...rules({
+                rule: `self.matches(r'${CRON_RE}')`,
+                message: 'invalid cron expression: expected 5 fields (minute hour day-of-month month day-of-week) or a descriptor',
               }),
-              duration: str('How long the window stays open after each tick.', {
-                default: '4h',
-                maxLength: 64,
-                ...rules({ rule: "duration(self) > duration('0s')", message: 'must be a positive duration' }),
-              }),
-            },
-            { required: ['schedule'] },
-          ),
-        },
-      ),
+            }),
+            duration: str('How long the window stays open after each tick.', {
+              default: '4h',
+              maxLength: 64,
+              ...rules({ rule: "duration(self) > duration('0s')", message: 'must be a positive duration' }),
+            }),
+          },
+          { required: ['schedule'] },
+        ),
+      }),
     },
     { required: ['labelSelector', 'template'] },
   );
@@ -124,7 +145,11 @@ function statusSchema(version: string): OpenApiSchema {
       'x-kubernetes-list-map-keys': ['type'],
     },
     performance: obj('Aggregated performance across replicas.', {
-      metrics: { description: 'Metric name to Metric.', type: 'object', additionalProperties: obj('One metric.', metric, { required: ['description', 'value'] }) },
+      metrics: {
+        description: 'Metric name to Metric.',
+        type: 'object',
+        additionalProperties: obj('One metric.', metric, { required: ['description', 'value'] }),
+      },
     }),
     autoUpgrade: obj('Observed state of automatic base image upgrades.', {
       numDriftedWorkspaces: int('Workspaces on another base image.'),

@@ -112,10 +112,8 @@ export const ConditionMessage = {
   workspaceDeleting: 'workspace is being deleted',
   nodePluginsWaiting: 'waiting all node plugins to be ready',
   creatingNodeClaims: (n: number) => `Creating up ${n} additional NodeClaims`,
-  nodeClaimsReady: (target: number, ready: number) =>
-    `Enough NodeClaims are ready (TargetNodeClaims: ${target}, CurrentReadyNodeClaims: ${ready})`,
-  nodeClaimsNotReady: (target: number, ready: number) =>
-    `Ready NodeClaims are not enough (TargetNodeClaims: ${target}, CurrentReadyNodeClaims: ${ready})`,
+  nodeClaimsReady: (target: number, ready: number) => `Enough NodeClaims are ready (TargetNodeClaims: ${target}, CurrentReadyNodeClaims: ${ready})`,
+  nodeClaimsNotReady: (target: number, ready: number) => `Ready NodeClaims are not enough (TargetNodeClaims: ${target}, CurrentReadyNodeClaims: ${ready})`,
   nodesReady: (target: number, ready: number, selected: number) =>
     `Enough Nodes are ready (TargetNodes: ${target}, CurrentReadyNodes: ${ready}, SelectedNodes: ${selected})`,
   nodesNotReady: (target: number, ready: number, selected: number) =>
@@ -123,8 +121,7 @@ export const ConditionMessage = {
   nodeMissingInstanceType: (node: string) => `Node ${node} is missing required instance type label`,
   nodeInstanceTypeMismatch: (node: string, label: string, want: string) =>
     `Node ${node} instance type label ${label} does not match workspace instance type ${want}`,
-  tuningPending: (active: number, ready: number) =>
-    `workspace has not completed, tuning job has ${active} active pod, ${ready} ready pod`,
+  tuningPending: (active: number, ready: number) => `workspace has not completed, tuning job has ${active} active pod, ${ready} ready pod`,
 } as const;
 
 // --- InferenceSet (KAITO v0.12.0) ---

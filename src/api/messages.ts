@@ -36,10 +36,8 @@ export const Msg = {
   instanceTypeRequired: 'instanceType is required when node auto-provisioning is enabled',
   immutable: 'field is immutable',
   labelSelectorFlat: "Only allow matchLabels or 'IN' matchExpression",
-  tuningMultiNode:
-    'Tuning does not currently support multinode configurations. Please set the node count to 1. Future support with DeepSpeed will allow this.',
-  unsupportedInstanceType: (t: string, supported: readonly string[]) =>
-    `Unsupported instance type ${t}. Supported SKUs: ${supported.join(', ')}`,
+  tuningMultiNode: 'Tuning does not currently support multinode configurations. Please set the node count to 1. Future support with DeepSpeed will allow this.',
+  unsupportedInstanceType: (t: string, supported: readonly string[]) => `Unsupported instance type ${t}. Supported SKUs: ${supported.join(', ')}`,
   insufficientGpuCount: (t: string, provided: string, preset: string, required: number) =>
     `Insufficient number of GPUs: Instance type ${t} provides ${provided}, but preset ${preset} requires at least ${required}`,
   insufficientGpuMemory: (t: string, total: string, preset: string, required: string) =>
@@ -50,8 +48,7 @@ export const Msg = {
   nodeGpuLabels: (node: string, err: string) => `Failed to get GPU config from nvidia labels on node ${node}: ${err}`,
   nonUniformProduct: (node: string, got: string, prev: string) =>
     `Non-uniform GPU product: node ${node} has ${got} GPUs, but previous node has ${prev} GPUs, all nodes must have the same GPU product for homogeneous placement`,
-  nonUniformCount: (node: string, got: number, prev: number) =>
-    `Non-uniform GPU count: node ${node} has ${got} GPUs, but previous node has ${prev} GPUs`,
+  nonUniformCount: (node: string, got: number, prev: number) => `Non-uniform GPU count: node ${node} has ${got} GPUs, but previous node has ${prev} GPUs`,
   nonUniformMemory: (node: string, got: number, prev: number) =>
     `Non-uniform GPU memory: node ${node} has ${got} GB memory, but previous node has ${prev} GB memory`,
 
@@ -64,8 +61,7 @@ export const Msg = {
   vllmNoLoRA: (model: string) => `vLLM does not support LoRA adapters for this model: ${model}`,
   vllmNoStrength: 'vLLM does not support adapter strength',
   runtimeValidation: (msgs: readonly string[]) => `Runtime validation: ${msgs.join('; ')}`,
-  secretRequired:
-    'This preset requires authentication and needs a modelAccessSecret with HF_TOKEN key under presetOptions to download the model',
+  secretRequired: 'This preset requires authentication and needs a modelAccessSecret with HF_TOKEN key under presetOptions to download the model',
   secretNotAllowed: 'This preset does not require a modelAccessSecret with HF_TOKEN key under presetOptions',
   tooManyAdapters: `Number of Adapters exceeds the maximum limit, maximum of ${MAX_ADAPTERS} allowed`,
   duplicateAdapter: (name: string) => `Duplicate adapter source name found: ${name}`,
@@ -82,8 +78,7 @@ export const Msg = {
   configKeyMissing: 'missing field(s): inference_config.yaml in ConfigMap',
   configParse: (err: string) => `Failed to parse inference_config.yaml: ${err}`,
   maxModelLenNotInt: (err: string) => `max-model-len must be an integer: ${err}`,
-  maxModelLenTooBig: (value: number, limit: number) =>
-    `max-model-len ${value} exceeds model's maximum supported context window ${limit} (ModelTokenLimit)`,
+  maxModelLenTooBig: (value: number, limit: number) => `max-model-len ${value} exceeds model's maximum supported context window ${limit} (ModelTokenLimit)`,
 
   // tuning
   tuningMethod: (method: string) => `invalid value: ${method}: Method`,

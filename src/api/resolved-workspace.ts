@@ -13,10 +13,7 @@ import type { Workspace } from './types.js';
 
 /** A preset named by the workspace: none named, found in the catalog, deprecated (inference only), or unknown. */
 export type PresetLookup =
-  | { kind: 'none' }
-  | { kind: 'found'; name: string; preset: Preset }
-  | { kind: 'deprecated'; name: string }
-  | { kind: 'unknown'; name: string };
+  { kind: 'none' } | { kind: 'found'; name: string; preset: Preset } | { kind: 'deprecated'; name: string } | { kind: 'unknown'; name: string };
 
 /** One node matching resource.labelSelector, with the GPU facts its labels give. */
 export interface NodeGpu {

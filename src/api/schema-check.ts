@@ -158,7 +158,7 @@ function fill(value: Json, schema: OpenApiSchema): Json {
   const out: { [key: string]: Json } = {};
   for (const [k, v] of Object.entries(value)) {
     const child = schema.properties?.[k] ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
-    out[k] = child ? fill(v, child) : (v);
+    out[k] = child ? fill(v, child) : v;
   }
   for (const [k, child] of Object.entries(schema.properties ?? {})) {
     if (out[k] === undefined && child.default !== undefined) out[k] = structuredClone(child.default) as Json;

@@ -79,8 +79,10 @@ export function checkTrainingConfig(text: string | undefined, method: TuningMeth
   if (!in4.ok) errors.push(in4.message);
   else if (!in8.ok) errors.push(in8.message);
   else if (in4.value && in8.value) errors.push(`Cannot set both 'load_in_4bit' and 'load_in_8bit' to true in ConfigMap '${cmName}'`);
-  else if (method === 'lora' && (in4.value || in8.value)) errors.push(`For method 'lora', 'load_in_4bit' or 'load_in_8bit' in ConfigMap '${cmName}' must not be true`);
-  else if (method === 'qlora' && !in4.value && !in8.value) errors.push(`For method 'qlora', either 'load_in_4bit' or 'load_in_8bit' must be true in ConfigMap '${cmName}'`);
+  else if (method === 'lora' && (in4.value || in8.value))
+    errors.push(`For method 'lora', 'load_in_4bit' or 'load_in_8bit' in ConfigMap '${cmName}' must not be true`);
+  else if (method === 'qlora' && !in4.value && !in8.value)
+    errors.push(`For method 'qlora', either 'load_in_4bit' or 'load_in_8bit' must be true in ConfigMap '${cmName}'`);
 
   const args = isRecord(config.TrainingArguments) ? config.TrainingArguments : undefined;
   const raw = args?.output_dir;

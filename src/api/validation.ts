@@ -91,7 +91,12 @@ function opaqueParts(ws: Workspace): { field: string; value: unknown; goType: st
   if (template !== undefined) parts.push({ field: 'inference.template', value: template, goType: 'PodTemplateSpec', what: 'a core/v1 PodTemplateSpec' });
   const adapters = ws.inference?.adapters;
   (Array.isArray(adapters) ? adapters : []).forEach((a, i) => {
-    parts.push({ field: `inference.adapters[${i}].source.volumeSource`, value: a?.source?.volumeSource, goType: 'VolumeSource', what: 'a core/v1 VolumeSource' });
+    parts.push({
+      field: `inference.adapters[${i}].source.volumeSource`,
+      value: a?.source?.volumeSource,
+      goType: 'VolumeSource',
+      what: 'a core/v1 VolumeSource',
+    });
   });
   parts.push(
     { field: 'tuning.input.volumeSource', value: ws.tuning?.input?.volumeSource, goType: 'VolumeSource', what: 'a core/v1 VolumeSource' },
@@ -184,12 +189,7 @@ function byoGpuConfig(ctx: ValidationContext): { gpu?: GpuConfig; machines: numb
   return { gpu: first, machines: nodes.length, issues: [] };
 }
 
-function validateResourcesForInference(
-  ws: Workspace,
-  preset: Preset | undefined,
-  runtime: string,
-  ctx: ValidationContext,
-): ValidationIssue[] {
+function validateResourcesForInference(ws: Workspace, preset: Preset | undefined, runtime: string, ctx: ValidationContext): ValidationIssue[] {
   const byo = ctx.resolved.byo;
   const instanceType = ws.resource.instanceType ?? '';
   let gpu: GpuConfig | undefined;
@@ -267,7 +267,7 @@ function validateInferenceConfig(cm: InferenceConfigLookup, preset: Preset | und
   try {
     doc = parseYaml(text);
   } catch (err) {
-    return [error(field, Msg.configParse(err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err)))];
+    return [error(field, Msg.configParse(err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)))];
   }
   const vllm = isRecord(doc) ? doc.vllm : undefined;
   const raw = isRecord(vllm) ? vllm['max-model-len'] : undefined;
@@ -336,9 +336,7 @@ export function parseWorkspace(value: unknown): Workspace {
     throw new WorkspaceParseError(`workspace ${metadata.name}: resource.labelSelector is required`);
   }
   if ('spec' in value) {
-    throw new WorkspaceParseError(
-      `workspace ${metadata.name}: unexpected field spec (KAITO Workspaces have resource/inference/tuning at the top level)`,
-    );
+    throw new WorkspaceParseError(`workspace ${metadata.name}: unexpected field spec (KAITO Workspaces have resource/inference/tuning at the top level)`);
   }
   const schema = workspaceSchema(apiVersion.slice(GROUP.length + 1));
   const [first] = checkSchema(value, schema);

@@ -25,11 +25,7 @@ export interface SetConditionResult {
   changed: boolean;
 }
 
-export function setCondition(
-  conditions: readonly WorkspaceCondition[] | undefined,
-  next: ConditionUpdate,
-  now: Date,
-): SetConditionResult {
+export function setCondition(conditions: readonly WorkspaceCondition[] | undefined, next: ConditionUpdate, now: Date): SetConditionResult {
   const list = conditions ?? [];
   const index = list.findIndex((c) => c.type === next.type);
   const existing = index >= 0 ? list[index] : undefined;
@@ -38,8 +34,7 @@ export function setCondition(
     status: next.status,
     reason: next.reason,
     message: next.message,
-    lastTransitionTime:
-      existing && existing.status === next.status ? existing.lastTransitionTime : formatConditionTime(now),
+    lastTransitionTime: existing && existing.status === next.status ? existing.lastTransitionTime : formatConditionTime(now),
     // Like meta.SetStatusCondition, observedGeneration is always overwritten.
     ...(next.observedGeneration !== undefined ? { observedGeneration: next.observedGeneration } : {}),
   };
@@ -55,10 +50,6 @@ export function setCondition(
   return { conditions: copy, changed: true };
 }
 
-export function findCondition(
-  conditions: readonly WorkspaceCondition[] | undefined,
-  type: string,
-): WorkspaceCondition | undefined {
+export function findCondition(conditions: readonly WorkspaceCondition[] | undefined, type: string): WorkspaceCondition | undefined {
   return conditions?.find((c) => c.type === type);
 }
-

@@ -21,7 +21,9 @@ export function usableAdapters(adapters: readonly AdapterSpec[] | undefined): Us
 const PATH_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*';
 const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
 const DOMAIN = `(?:${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*|\\[(?:[a-fA-F0-9:]+)\\])(?::[0-9]+)?`;
-const REFERENCE = new RegExp(`^((?:${DOMAIN}/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*)(?::([\\w][\\w.-]{0,127}))?(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}))?$`);
+const REFERENCE = new RegExp(
+  `^((?:${DOMAIN}/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*)(?::([\\w][\\w.-]{0,127}))?(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}))?$`,
+);
 const NAME = new RegExp(`^(?:(${DOMAIN})/)?(${PATH_COMPONENT}(?:/${PATH_COMPONENT})*)$`);
 const DIGEST_HEX_LENGTH: Record<string, number> = { sha256: 64, sha384: 96, sha512: 128 };
 
@@ -31,7 +33,8 @@ function splitDomain(image: string): [domain: string, remote: string] {
   if (slash < 0) return ['docker.io', `library/${image}`];
   const first = image.slice(0, slash);
   const rest = image.slice(slash + 1);
-  let [domain, remote] = first === 'localhost' || first.includes('.') || first.includes(':') || first.toLowerCase() !== first ? [first, rest] : ['docker.io', image];
+  let [domain, remote] =
+    first === 'localhost' || first.includes('.') || first.includes(':') || first.toLowerCase() !== first ? [first, rest] : ['docker.io', image];
   if (domain === 'index.docker.io') domain = 'docker.io';
   if (domain === 'docker.io' && !remote.includes('/')) remote = `library/${remote}`;
   return [domain, remote];

@@ -6,10 +6,7 @@ import { GPU_MEMORY_UTILIZATION, STATIC_OVERHEAD_GIB, WEIGHT_OVERHEAD_FACTOR } f
 
 export type NodeEstimate = { ok: true; nodes: number; reason: string } | { ok: false; message: string };
 
-export type EstimatorPreset = Pick<
-  Preset,
-  'name' | 'totalSafeTensorFileSize' | 'bytesPerToken' | 'disableTensorParallelism' | 'supportDistributedInference'
->;
+export type EstimatorPreset = Pick<Preset, 'name' | 'totalSafeTensorFileSize' | 'bytesPerToken' | 'disableTensorParallelism' | 'supportDistributedInference'>;
 
 export interface EstimatorInput {
   /** The workspace's preset; undefined for template/no-preset workspaces. */
@@ -119,7 +116,11 @@ export function targetNodeCount(input: TargetNodeCountInput): NodeEstimate {
     const fresh = targetNodeCount({ ...input, current: undefined });
     if (fresh.ok && fresh.nodes === input.current) return fresh;
     const now = fresh.ok ? `a fresh estimate gives ${fresh.nodes}` : `a fresh estimate fails: ${fresh.message}`;
-    return { ok: true, nodes: input.current, reason: `status.targetNodeCount was set to ${input.current} when the workspace was first reconciled and is kept (set once); ${now}` };
+    return {
+      ok: true,
+      nodes: input.current,
+      reason: `status.targetNodeCount was set to ${input.current} when the workspace was first reconciled and is kept (set once); ${now}`,
+    };
   }
   if (input.hasTuning || !input.hasInference) {
     return { ok: true, nodes: 1, reason: input.hasTuning ? 'tuning runs on one node' : 'no inference: one node' };

@@ -60,7 +60,11 @@ export function resolveInferenceConfig(ws: Workspace, facts: ClusterFacts): Infe
       name,
       content: local.data?.[INFERENCE_CONFIG_KEY],
       // A copy we made says where it came from, so the reason stays the one given when it was created.
-      decision: { topic: 'inferenceConfig', choice: name, reason: local.metadata?.annotations?.[COPIED_FROM_ANNOTATION] ?? `default, already present in namespace ${ns}` },
+      decision: {
+        topic: 'inferenceConfig',
+        choice: name,
+        reason: local.metadata?.annotations?.[COPIED_FROM_ANNOTATION] ?? `default, already present in namespace ${ns}`,
+      },
     };
   }
   const { copy, reason } = copyOfDefault(name, ns, facts, { [INFERENCE_CONFIG_KEY]: BUILTIN_INFERENCE_CONFIG });

@@ -12,10 +12,7 @@ export const WEIGHT_OVERHEAD_FACTOR = 1.02;
 export const STATIC_OVERHEAD_GIB = 2.3;
 const TOKEN_ALIGNMENT = 256;
 
-export type MaxModelLenPreset = Pick<
-  Preset,
-  'totalSafeTensorFileSize' | 'bytesPerToken' | 'modelTokenLimit' | 'disableTensorParallelism'
->;
+export type MaxModelLenPreset = Pick<Preset, 'totalSafeTensorFileSize' | 'bytesPerToken' | 'modelTokenLimit' | 'disableTensorParallelism'>;
 export type MaxModelLenGpu = Pick<GpuConfig, 'gpuCount' | 'gpuMemGiB'>;
 
 function leadingIndent(line: string): string {
@@ -53,11 +50,7 @@ export function parseExplicitMaxModelLen(content: string): number | undefined {
  * The float operations follow KAITO's order so results match bit for bit (including W11: the KV-cache
  * term is multiplied by the node count while the weight term is divided by it).
  */
-export function computeMaxModelLen(
-  preset: MaxModelLenPreset | undefined,
-  gpu: MaxModelLenGpu | undefined,
-  nodes: number,
-): number {
+export function computeMaxModelLen(preset: MaxModelLenPreset | undefined, gpu: MaxModelLenGpu | undefined, nodes: number): number {
   if (!preset || !gpu || nodes <= 0) return 0;
   if (preset.modelTokenLimit <= 0 || preset.bytesPerToken <= 0 || gpu.gpuMemGiB <= 0 || gpu.gpuCount <= 0) return 0;
   const weightBytes = tryParseQuantity(preset.totalSafeTensorFileSize);
@@ -65,13 +58,9 @@ export function computeMaxModelLen(
   const weightGiB = bytesToGiB(weightBytes);
 
   const usablePerGpuGiB = (gpu.gpuMemGiB * GPU_MEMORY_UTILIZATION) / gpu.gpuCount;
-  const weightPerGpuGiB = preset.disableTensorParallelism
-    ? weightGiB * WEIGHT_OVERHEAD_FACTOR
-    : (weightGiB * WEIGHT_OVERHEAD_FACTOR) / (nodes * gpu.gpuCount);
+  const weightPerGpuGiB = preset.disableTensorParallelism ? weightGiB * WEIGHT_OVERHEAD_FACTOR : (weightGiB * WEIGHT_OVERHEAD_FACTOR) / (nodes * gpu.gpuCount);
   const availableBytes = (usablePerGpuGiB - weightPerGpuGiB - STATIC_OVERHEAD_GIB) * 2 ** 30;
-  const bytesPerToken = preset.disableTensorParallelism
-    ? preset.bytesPerToken
-    : (preset.bytesPerToken / gpu.gpuCount) * nodes;
+  const bytesPerToken = preset.disableTensorParallelism ? preset.bytesPerToken : (preset.bytesPerToken / gpu.gpuCount) * nodes;
   if (availableBytes <= 0 || bytesPerToken <= 0) return 0;
 
   const candidate = Math.trunc(availableBytes / bytesPerToken);

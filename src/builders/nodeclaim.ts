@@ -74,7 +74,9 @@ export function goTimestamp(now: Date, extraNanos = 0): string {
  * same millisecond (KAITO relies on nanosecond clocks for that).
  */
 export function nodeClaimName(ws: Workspace, now: Date, salt = 0): string {
-  const digest = createHash('sha256').update(workspaceNamespace(ws) + workspaceName(ws) + goTimestamp(now, salt)).digest('hex');
+  const digest = createHash('sha256')
+    .update(workspaceNamespace(ws) + workspaceName(ws) + goTimestamp(now, salt))
+    .digest('hex');
   return `ws${digest.slice(0, 9)}`;
 }
 

@@ -15,13 +15,7 @@ import {
   type UsableAdapter,
 } from './adapters.js';
 import { inferenceCommand, type CommandContext } from './command.js';
-import {
-  distributedLivenessProbe,
-  distributedReadinessProbe,
-  multiNodeCommand,
-  podIndexEnv,
-  VLLM_PORT,
-} from './distributed.js';
+import { distributedLivenessProbe, distributedReadinessProbe, multiNodeCommand, podIndexEnv, VLLM_PORT } from './distributed.js';
 import type { WeightsVolumeKind } from './facts.js';
 import { leaderAddress, workspaceName } from './meta.js';
 import { livenessProbe, readinessProbe, startupFailureThreshold, startupProbe } from './probes.js';

@@ -45,15 +45,19 @@ export function chooseWeightsVolume(gpu: GpuConfig, diskSize: string, facts: Clu
   }
   const where = isBringYourOwnNodes(facts) ? `node instance type ${gpu.sku}` : `instance type ${gpu.sku}`;
   if (!gpu.nvmeDiskEnabled) {
-    const why = isBringYourOwnNodes(facts) && gpu.sku === 'unknown'
-      ? 'the bring-your-own node has no instance-type label naming an NVMe SKU of the catalog'
-      : `${where} has no local NVMe disk`;
+    const why =
+      isBringYourOwnNodes(facts) && gpu.sku === 'unknown'
+        ? 'the bring-your-own node has no instance-type label naming an NVMe SKU of the catalog'
+        : `${where} has no local NVMe disk`;
     return choose('emptyDir', `${why}: emptyDir limited to ${diskSize}`);
   }
   if (!facts.storageClassNames.includes(LOCAL_NVME_STORAGE_CLASS)) {
     return choose('emptyDir', `${where} has local NVMe but StorageClass ${LOCAL_NVME_STORAGE_CLASS} does not exist: emptyDir limited to ${diskSize}`);
   }
-  return choose('nvme', `${where} has local NVMe and StorageClass ${LOCAL_NVME_STORAGE_CLASS} exists: a ${diskSize} claim per replica, kept across pod restarts`);
+  return choose(
+    'nvme',
+    `${where} has local NVMe and StorageClass ${LOCAL_NVME_STORAGE_CLASS} exists: a ${diskSize} claim per replica, kept across pod restarts`,
+  );
 }
 
 /** The NVMe claim template (one PVC per replica, deleted with the StatefulSet). */
@@ -85,9 +89,5 @@ export const modelWeightsMount: V1VolumeMount = { name: MODEL_WEIGHTS_VOLUME, mo
 
 /** Main-container mounts in KAITO's order: config, weights, shm. */
 export function baseVolumeMounts(): V1VolumeMount[] {
-  return [
-    { name: CONFIG_VOLUME, mountPath: CONFIG_MOUNT_PATH },
-    { ...modelWeightsMount },
-    { name: DSHM_VOLUME, mountPath: DSHM_MOUNT_PATH },
-  ];
+  return [{ name: CONFIG_VOLUME, mountPath: CONFIG_MOUNT_PATH }, { ...modelWeightsMount }, { name: DSHM_VOLUME, mountPath: DSHM_MOUNT_PATH }];
 }

@@ -76,18 +76,15 @@ export function chooseRevision(ws: Workspace, hash: string, facts: ClusterFacts)
 function boundedReplicas(ws: Workspace, facts: ClusterFacts, target: number, decisions: Decision[]): { replicas: number; replicaBound?: number } {
   const bound = replicaBound(facts.featureGates.disableNodeAutoProvisioning, matchingNodes(ws, facts.nodes).length);
   const replicas = replicasFor(target, bound, undefined);
-  if (replicas < target) decisions.push({ topic: 'replicas', choice: String(replicas), reason: `targetNodeCount ${target}, but only ${bound} node(s) can hold a replica` });
+  if (replicas < target)
+    decisions.push({ topic: 'replicas', choice: String(replicas), reason: `targetNodeCount ${target}, but only ${bound} node(s) can hold a replica` });
   return { replicas, ...(bound !== undefined ? { replicaBound: bound } : {}) };
 }
 
 function unknownPreset(lookup: Exclude<PresetLookup, { kind: 'found' }>): Problem {
   const name = lookup.kind === 'none' ? '' : lookup.name;
   if (lookup.kind === 'deprecated') return problem('inference.preset.name', 'DeprecatedPreset', Msg.deprecatedPreset(name.toLowerCase()));
-  return problem(
-    'inference.preset.name',
-    'UnknownPreset',
-    `${Msg.unsupportedInferencePreset(name)}; closest names: ${closestPresetNames(name).join(', ')}`,
-  );
+  return problem('inference.preset.name', 'UnknownPreset', `${Msg.unsupportedInferencePreset(name)}; closest names: ${closestPresetNames(name).join(', ')}`);
 }
 
 function nodeCountFor(ws: Workspace, facts: ClusterFacts, runtime: Runtime, estimate: Parameters<typeof targetNodeCount>[0]['estimate']) {

@@ -120,10 +120,7 @@ export const CLOUD_PROVIDER_ENV = 'CLOUD_PROVIDER';
 
 function toCatalog(rows: readonly SkuRow[]): ReadonlyMap<string, Readonly<GpuConfig>> {
   return new Map(
-    rows.map(([sku, gpuCount, gpuModel, gpuMemGiB, nvmeDiskEnabled]) => [
-      sku,
-      Object.freeze({ sku, gpuCount, gpuModel, gpuMemGiB, nvmeDiskEnabled }),
-    ]),
+    rows.map(([sku, gpuCount, gpuModel, gpuMemGiB, nvmeDiskEnabled]) => [sku, Object.freeze({ sku, gpuCount, gpuModel, gpuMemGiB, nvmeDiskEnabled })]),
   );
 }
 

@@ -105,9 +105,7 @@ function parse(str: string): Parsed | undefined {
       if (product <= MAX_INT64) {
         const unscaled = positive ? product : -product;
         const canonical =
-          format === 'BinarySI'
-            ? exponent % 10 === 0 && (BigInt(shifted) & 7n) !== 0n
-            : scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0';
+          format === 'BinarySI' ? exponent % 10 === 0 && (BigInt(shifted) & 7n) !== 0n : scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0';
         return { unscaled, scale: -scale, format, ...(canonical ? { cached: str } : {}) };
       }
     }

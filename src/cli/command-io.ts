@@ -1,6 +1,9 @@
 /** An error the CLI reports as one line on stderr with the given exit code (2 = bad input). */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 2) {
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
     super(message);
     this.name = 'CliError';
   }

@@ -11,7 +11,11 @@ const commands: Record<string, { summary: string; load: () => Promise<Command>; 
   diff: { summary: 'show what the operator would change in the live cluster, without writing', load: async () => (await import('./commands/diff.js')).diff },
   crd: { summary: 'print the Workspace CustomResourceDefinition', load: async () => (await import('./commands/crd.js')).crd },
   run: { summary: 'run the Workspace operator', load: async () => (await import('./commands/run.js')).run },
-  simcluster: { summary: 'manage the local simulated GPU cluster (up|down|status|env)', load: async () => (await import('./commands/simcluster.js')).simcluster, local: true },
+  simcluster: {
+    summary: 'manage the local simulated GPU cluster (up|down|status|env)',
+    load: async () => (await import('./commands/simcluster.js')).simcluster,
+    local: true,
+  },
   demo: { summary: 'run the operator on the local cluster with sample workspaces', load: async () => (await import('./commands/demo.js')).demo, local: true },
 };
 
@@ -51,7 +55,8 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
   try {
     if (!entry) throw new CliError(`unknown command "${name}"; run "kaito-ts --help" for the list`);
     const command = await entry.load().catch((err: unknown) => {
-      if (absentLocalCommand(name, err)) throw new CliError(`"${name}" is not in this installation (the operator image has no local cluster); run it from a checkout or the npm package`);
+      if (absentLocalCommand(name, err))
+        throw new CliError(`"${name}" is not in this installation (the operator image has no local cluster); run it from a checkout or the npm package`);
       throw err;
     });
     return await command(rest, io);

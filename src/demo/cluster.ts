@@ -21,7 +21,13 @@ import { waitUntil } from './wait.js';
 export const DEMO_FIELD_MANAGER = 'kaito-ts-demo';
 
 const SERVICE_ACCOUNTS: ResourceType = { group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
-const CRDS: ResourceType = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false };
+const CRDS: ResourceType = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  plural: 'customresourcedefinitions',
+  kind: 'CustomResourceDefinition',
+  namespaced: false,
+};
 
 type Log = (line: string) => void;
 
@@ -48,18 +54,33 @@ export function demoApi(): DemoApi {
   return { kc, client: new KubeClient(transport, { fieldManager: DEMO_FIELD_MANAGER }), close: () => transport.close() };
 }
 
-
 /** Server-side apply of the Workspace CRD, then wait until it is Established and served. */
 export async function installCrd(client: KubeClient, namespace: string, signal: AbortSignal): Promise<void> {
   const crd = workspaceCrd();
   await client.apply(CRDS, crd);
   const deadline = Date.now() + 60_000;
-  await waitUntil(`CRD ${crd.metadata.name} Established`, deadline, async () => {
-    const live = await client.get<KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } }>(CRDS, undefined, crd.metadata.name);
-    return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
-  }, signal, 200);
+  await waitUntil(
+    `CRD ${crd.metadata.name} Established`,
+    deadline,
+    async () => {
+      const live = await client.get<KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } }>(CRDS, undefined, crd.metadata.name);
+      return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+    },
+    signal,
+    200,
+  );
   // Established can precede the REST handler by a moment: list until it answers.
-  await waitUntil('the workspaces API to be served', deadline, async () => (await client.list(Resources.workspaces, { namespace }).then(() => true, () => undefined)), signal, 200);
+  await waitUntil(
+    'the workspaces API to be served',
+    deadline,
+    async () =>
+      await client.list(Resources.workspaces, { namespace }).then(
+        () => true,
+        () => undefined,
+      ),
+    signal,
+    200,
+  );
 }
 
 /**
@@ -70,15 +91,22 @@ export async function installCrd(client: KubeClient, namespace: string, signal: 
 export async function resetNamespace(api: DemoApi, namespace: string, signal: AbortSignal, log: Log): Promise<void> {
   const { client } = api;
   const deadline = Date.now() + 120_000;
-  await waitUntil(`namespace ${namespace} to be usable`, deadline, async () => {
-    const ns = await client.get<V1Namespace>(Resources.namespaces, undefined, namespace).catch((err: unknown) => (ignoreNotFound(err), undefined));
-    if (ns?.status?.phase === 'Terminating') return undefined;
-    if (ns) return true;
-    await client.create(Resources.namespaces, { metadata: { name: namespace, labels: { 'app.kubernetes.io/part-of': 'kaito-ts-demo' } } }).catch((err: unknown) => {
-      if (!isAlreadyExists(err)) throw err;
-    });
-    return undefined; // look again: it may still be terminating
-  }, signal);
+  await waitUntil(
+    `namespace ${namespace} to be usable`,
+    deadline,
+    async () => {
+      const ns = await client.get<V1Namespace>(Resources.namespaces, undefined, namespace).catch((err: unknown) => (ignoreNotFound(err), undefined));
+      if (ns?.status?.phase === 'Terminating') return undefined;
+      if (ns) return true;
+      await client
+        .create(Resources.namespaces, { metadata: { name: namespace, labels: { 'app.kubernetes.io/part-of': 'kaito-ts-demo' } } })
+        .catch((err: unknown) => {
+          if (!isAlreadyExists(err)) throw err;
+        });
+      return undefined; // look again: it may still be terminating
+    },
+    signal,
+  );
 
   const left = await listIn<Workspace & KubernetesObject>(client, Resources.workspaces, namespace);
   if (left.length > 0) log(`removing what an earlier demo run left in ${namespace}: ${left.map((w) => workspaceName(w)).join(', ')}`);
@@ -86,7 +114,12 @@ export async function resetNamespace(api: DemoApi, namespace: string, signal: Ab
     const finalizers = ws.metadata.finalizers ?? [];
     if (finalizers.includes(WORKSPACE_FINALIZER)) {
       await client
-        .patch(Resources.workspaces, { namespace, name: workspaceName(ws) }, { metadata: { finalizers: finalizers.filter((f) => f !== WORKSPACE_FINALIZER), resourceVersion: ws.metadata.resourceVersion } }, MERGE_PATCH)
+        .patch(
+          Resources.workspaces,
+          { namespace, name: workspaceName(ws) },
+          { metadata: { finalizers: finalizers.filter((f) => f !== WORKSPACE_FINALIZER), resourceVersion: ws.metadata.resourceVersion } },
+          MERGE_PATCH,
+        )
         .catch(ignoreNotFound);
     }
     await client.delete(Resources.workspaces, { namespace, name: workspaceName(ws) }).catch(ignoreNotFound);
@@ -105,14 +138,29 @@ export async function resetNamespace(api: DemoApi, namespace: string, signal: Ab
   for (const nc of await namespaceClaims(client, namespace)) {
     await client.delete(Resources.nodeClaims, { name: nc.metadata.name }).catch(ignoreNotFound);
   }
-  await waitUntil(`the earlier demo objects in ${namespace} to be gone`, deadline, async () => {
-    const counts = await Promise.all([Resources.workspaces, Resources.pods, ...kinds].map(async (t) => (await listIn(client, t, namespace)).length));
-    const claims = (await namespaceClaims(client, namespace)).length;
-    return counts.every((n) => n === 0) && claims === 0 ? true : undefined;
-  }, signal);
+  await waitUntil(
+    `the earlier demo objects in ${namespace} to be gone`,
+    deadline,
+    async () => {
+      const counts = await Promise.all([Resources.workspaces, Resources.pods, ...kinds].map(async (t) => (await listIn(client, t, namespace)).length));
+      const claims = (await namespaceClaims(client, namespace)).length;
+      return counts.every((n) => n === 0) && claims === 0 ? true : undefined;
+    },
+    signal,
+  );
   // Retain volumes of the deleted claims: make them Available for this run's claims.
   await recycleReleasedPvs(api.kc);
-  await waitUntil(`ServiceAccount default in ${namespace}`, deadline, async () => (await client.get(SERVICE_ACCOUNTS, namespace, 'default').then(() => true, () => undefined)), signal, 200);
+  await waitUntil(
+    `ServiceAccount default in ${namespace}`,
+    deadline,
+    async () =>
+      await client.get(SERVICE_ACCOUNTS, namespace, 'default').then(
+        () => true,
+        () => undefined,
+      ),
+    signal,
+    200,
+  );
 }
 
 async function listIn<T extends KubernetesObject>(client: KubeClient, type: ResourceType, namespace?: string): Promise<T[]> {
@@ -131,7 +179,13 @@ export async function applyWorkspaces(client: KubeClient, samples: Samples): Pro
  * as an older KAITO release would have left it. Resolves with `name → node of its pod`, or
  * `undefined` when the Deployment vanished first (another operator already migrated it).
  */
-export async function installLegacy(client: KubeClient, samples: Samples, namespace: string, deadline: number, signal: AbortSignal): Promise<Map<string, string | undefined>> {
+export async function installLegacy(
+  client: KubeClient,
+  samples: Samples,
+  namespace: string,
+  deadline: number,
+  signal: AbortSignal,
+): Promise<Map<string, string | undefined>> {
   const nodes = new Map<string, string | undefined>();
   for (const template of samples.legacy) {
     const name = template.metadata?.name ?? '';
@@ -141,18 +195,23 @@ export async function installLegacy(client: KubeClient, samples: Samples, namesp
   for (const template of samples.legacy) {
     const name = template.metadata?.name ?? '';
     const want = template.spec?.replicas ?? 1;
-    await waitUntil(`legacy Deployment ${namespace}/${name} to have ${want} pod(s) ready`, deadline, async () => {
-      const d = await client.get<V1Deployment>(Resources.deployments, namespace, name).catch((err: unknown) => (ignoreNotFound(err), undefined));
-      if (!d) {
-        nodes.set(name, undefined);
+    await waitUntil(
+      `legacy Deployment ${namespace}/${name} to have ${want} pod(s) ready`,
+      deadline,
+      async () => {
+        const d = await client.get<V1Deployment>(Resources.deployments, namespace, name).catch((err: unknown) => (ignoreNotFound(err), undefined));
+        if (!d) {
+          nodes.set(name, undefined);
+          return true;
+        }
+        if ((d.status?.readyReplicas ?? 0) < want) return undefined;
+        const pods = await listIn<V1Pod>(client, Resources.pods, namespace);
+        const pod = pods.find((p) => p.metadata?.ownerReferences?.some((o) => o.kind === 'ReplicaSet') && p.metadata?.name?.startsWith(`${name}-`));
+        nodes.set(name, pod?.spec?.nodeName ?? '?');
         return true;
-      }
-      if ((d.status?.readyReplicas ?? 0) < want) return undefined;
-      const pods = await listIn<V1Pod>(client, Resources.pods, namespace);
-      const pod = pods.find((p) => p.metadata?.ownerReferences?.some((o) => o.kind === 'ReplicaSet') && p.metadata?.name?.startsWith(`${name}-`));
-      nodes.set(name, pod?.spec?.nodeName ?? '?');
-      return true;
-    }, signal);
+      },
+      signal,
+    );
   }
   return nodes;
 }
@@ -183,7 +242,9 @@ export async function snapshot(client: KubeClient, namespace: string): Promise<S
 
 /** NodeClaims are cluster-scoped: the namespace's are those labelled with it. None without the CRD. */
 async function namespaceClaims(client: KubeClient, namespace: string): Promise<NodeClaim[]> {
-  const list = await client.list<NodeClaim>(Resources.nodeClaims, { labelSelector: `${LABEL_WORKSPACE_NAMESPACE}=${namespace}` }).catch((err: unknown) => (ignoreNotFound(err), undefined));
+  const list = await client
+    .list<NodeClaim>(Resources.nodeClaims, { labelSelector: `${LABEL_WORKSPACE_NAMESPACE}=${namespace}` })
+    .catch((err: unknown) => (ignoreNotFound(err), undefined));
   return list?.items ?? [];
 }
 
@@ -192,11 +253,19 @@ async function namespaceClaims(client: KubeClient, namespace: string): Promise<N
  * (its UID: the namespace is reused, so earlier runs' events may still be there). Normal = no downtime.
  */
 export async function migrationEvents(client: KubeClient, namespace: string, workspaces: Workspace[]): Promise<Map<string, { type: string; note: string }[]>> {
-  const events = await listIn<KubernetesObject & { type?: string; reason?: string; note?: string; regarding?: { uid?: string } }>(client, Resources.events, namespace);
+  const events = await listIn<KubernetesObject & { type?: string; reason?: string; note?: string; regarding?: { uid?: string } }>(
+    client,
+    Resources.events,
+    namespace,
+  );
   const out = new Map<string, { type: string; note: string }[]>();
   for (const ws of workspaces) {
     const mine = events.filter((e) => e.reason === Reason.WorkloadMigration && e.regarding?.uid === ws.metadata.uid);
-    if (mine.length > 0) out.set(workspaceName(ws), mine.map((e) => ({ type: e.type ?? '', note: e.note ?? '' })));
+    if (mine.length > 0)
+      out.set(
+        workspaceName(ws),
+        mine.map((e) => ({ type: e.type ?? '', note: e.note ?? '' })),
+      );
   }
   return out;
 }

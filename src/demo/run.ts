@@ -8,7 +8,18 @@ import { parseManagerOptions, type ManagerOptions } from '../manager/options.js'
 import { down } from '../simcluster/cluster.js';
 import { layoutFor } from '../simcluster/layout.js';
 import { POOL_LABEL } from '../simcluster/nodes.js';
-import { applyWorkspaces, demoApi, installCrd, installLegacy, migrationEvents, resetNamespace, snapshot, startOrReuseCluster, takenByAnotherOperator, type DemoApi } from './cluster.js';
+import {
+  applyWorkspaces,
+  demoApi,
+  installCrd,
+  installLegacy,
+  migrationEvents,
+  resetNamespace,
+  snapshot,
+  startOrReuseCluster,
+  takenByAnotherOperator,
+  type DemoApi,
+} from './cluster.js';
 import { DEMO_NAMESPACE, loadSamples, samplesDir, type Samples } from './samples.js';
 import { LiveBlock } from './screen.js';
 import { formatRows, notReadySummary, rowsOf, type Row } from './table.js';
@@ -34,12 +45,18 @@ const sec = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
  */
 export function demoManagerOptions(kubeconfig: string, namespace: string): ManagerOptions {
   const opts = parseManagerOptions([
-    '--kubeconfig', kubeconfig,
-    '--feature-gates', 'disableNodeAutoProvisioning=false',
-    '--cloud-provider', 'azure',
-    '--namespace', namespace,
-    '--health-probe-bind-address', '127.0.0.1:0',
-    '--metrics-bind-address', '127.0.0.1:0',
+    '--kubeconfig',
+    kubeconfig,
+    '--feature-gates',
+    'disableNodeAutoProvisioning=false',
+    '--cloud-provider',
+    'azure',
+    '--namespace',
+    namespace,
+    '--health-probe-bind-address',
+    '127.0.0.1:0',
+    '--metrics-bind-address',
+    '127.0.0.1:0',
   ]);
   if (opts === 'help') throw new Error('unreachable');
   return opts;
@@ -48,7 +65,7 @@ export function demoManagerOptions(kubeconfig: string, namespace: string): Manag
 export function kubectlHints(namespace: string, samples: Samples): string[] {
   const first = samples.legacy[0]?.metadata?.name ?? samples.workspaces[0]?.metadata.name ?? '<name>';
   return [
-    'Look around with kubectl (the cluster\'s own build):',
+    "Look around with kubectl (the cluster's own build):",
     '  eval "$(node bin/kaito-ts.js simcluster env)"',
     `  kubectl -n ${namespace} get workspaces,sts,svc,pvc,pods -o wide`,
     `  kubectl -n ${namespace} describe workspace ${first}`,
@@ -86,17 +103,23 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       // Samples on the simcluster's pools select `kaito.sh/sim-pool`; the others get nodes provisioned for them.
       const pool = ws.resource.labelSelector?.matchLabels?.[POOL_LABEL];
       const where = pool ? `${ws.resource.instanceType} nodes of pool ${pool}` : `a ${ws.resource.instanceType} node provisioned on the fly (NodeClaim)`;
-      say(`  workspace ${ws.metadata.name}: ${ws.inference?.preset?.name ?? 'template'} on ${where}${legacyNames.has(ws.metadata.name ?? '') ? ' (legacy, to migrate)' : ''}`);
+      say(
+        `  workspace ${ws.metadata.name}: ${ws.inference?.preset?.name ?? 'template'} on ${where}${legacyNames.has(ws.metadata.name ?? '') ? ' (legacy, to migrate)' : ''}`,
+      );
     }
     const legacyNodes = await installLegacy(client, samples, DEMO_NAMESPACE, deadline, o.signal);
     for (const [name, node] of legacyNodes) {
-      say(node
-        ? `  legacy Deployment ${name} controlled by workspace ${name}: pod running on ${node}, as an older KAITO release left it`
-        : `  legacy Deployment ${name} was deleted before its pod ran: another operator migrated it`);
+      say(
+        node
+          ? `  legacy Deployment ${name} controlled by workspace ${name}: pod running on ${node}, as an older KAITO release left it`
+          : `  legacy Deployment ${name} was deleted before its pod ran: another operator migrated it`,
+      );
     }
     const taken = await takenByAnotherOperator(client, DEMO_NAMESPACE);
     if (taken.length > 0) {
-      say(`  warning: another operator is already reconciling ${taken.join(', ')} in ${DEMO_NAMESPACE} (a "kaito-ts run" without --namespace?); the demo still waits for readiness, but the migration is not its own to show`);
+      say(
+        `  warning: another operator is already reconciling ${taken.join(', ')} in ${DEMO_NAMESPACE} (a "kaito-ts run" without --namespace?); the demo still waits for readiness, but the migration is not its own to show`,
+      );
     }
 
     const logFile = join(layoutFor().logDir, 'demo-operator.log');
@@ -109,12 +132,18 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     const screen = new LiveBlock({ write: o.out, tty: o.tty, ...(o.columns !== undefined ? { columns: o.columns } : {}) });
     const tStart = Date.now();
     let rows: Row[] = [];
-    const done = await waitUntil('every workspace to be InferenceReady', deadline, async () => {
-      rows = rowsOf(await snapshot(client, DEMO_NAMESPACE), legacyNames);
-      const n = rows.filter((r) => r.ready).length;
-      screen.show(`${DEMO_NAMESPACE}: ${n}/${rows.length} InferenceReady, ${sec(Date.now() - tStart)} since the operator started`, formatRows(rows));
-      return rows.length === samples.workspaces.length && n === rows.length ? rows : undefined;
-    }, o.signal, 1000).catch((err: unknown) => {
+    const done = await waitUntil(
+      'every workspace to be InferenceReady',
+      deadline,
+      async () => {
+        rows = rowsOf(await snapshot(client, DEMO_NAMESPACE), legacyNames);
+        const n = rows.filter((r) => r.ready).length;
+        screen.show(`${DEMO_NAMESPACE}: ${n}/${rows.length} InferenceReady, ${sec(Date.now() - tStart)} since the operator started`, formatRows(rows));
+        return rows.length === samples.workspaces.length && n === rows.length ? rows : undefined;
+      },
+      o.signal,
+      1000,
+    ).catch((err: unknown) => {
       if (err instanceof TimedOut) throw new TimedOut(`timed out after ${o.timeoutSeconds}s: ${notReadySummary(rows)}`);
       throw err;
     });
@@ -124,7 +153,9 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     const live = (await snapshot(client, DEMO_NAMESPACE)).workspaces;
     for (const [name, events] of await migrationEvents(client, DEMO_NAMESPACE, live)) {
       const warned = events.some((e) => e.type === 'Warning');
-      say(`Migration of ${name}: ${warned ? 'delete-then-create (the old pod held the GPUs the new pod needed)' : 'no downtime (StatefulSet pod 0 was Ready before the Deployment was deleted)'}`);
+      say(
+        `Migration of ${name}: ${warned ? 'delete-then-create (the old pod held the GPUs the new pod needed)' : 'no downtime (StatefulSet pod 0 was Ready before the Deployment was deleted)'}`,
+      );
       const counts = new Map<string, number>();
       for (const e of events) counts.set(`${e.type}: ${e.note}`, (counts.get(`${e.type}: ${e.note}`) ?? 0) + 1);
       for (const [line, n] of counts) say(`  ${line}${n > 1 ? ` (×${n})` : ''}`);
@@ -134,7 +165,9 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     say('');
     if (o.exit) return { code: 0 };
 
-    say(`The operator keeps running. Ctrl-C stops it${clusterStarted ? ' and the local cluster, which this demo started' : '; the local cluster was already running and stays up'}.`);
+    say(
+      `The operator keeps running. Ctrl-C stops it${clusterStarted ? ' and the local cluster, which this demo started' : '; the local cluster was already running and stays up'}.`,
+    );
     await new Promise<void>((resolve) => (o.signal.aborted ? resolve() : o.signal.addEventListener('abort', () => resolve(), { once: true })));
     return { code: 0 };
   } catch (err) {

@@ -63,7 +63,11 @@ function nodeClaimState(ws: Workspace, claims: NodeClaim[]): string {
   return mine
     .map((c) => {
       const conds = c.status?.conditions ?? [];
-      const state = c.metadata.deletionTimestamp ? 'Deleting' : claimIsReady(c) ? 'Ready' : ['Initialized', 'Registered', 'Launched'].find((t) => conds.some((x) => x.type === t && x.status === 'True')) ?? 'Pending';
+      const state = c.metadata.deletionTimestamp
+        ? 'Deleting'
+        : claimIsReady(c)
+          ? 'Ready'
+          : (['Initialized', 'Registered', 'Launched'].find((t) => conds.some((x) => x.type === t && x.status === 'True')) ?? 'Pending');
       return `${c.metadata.name} ${state}${c.status?.nodeName ? ` → ${c.status.nodeName}` : ''}`;
     })
     .join(', ');
@@ -90,7 +94,7 @@ export function rowsOf(snap: Snapshot, legacyNames: ReadonlySet<string>): Row[] 
       workspace: name,
       sku: skuOf(ws, pod0, snap.nodes),
       replicas: sts ? `${sts.status?.readyReplicas ?? 0}/${sts.spec?.replicas ?? 1}` : '-',
-      volume: kind === 'nvme' ? 'nvme claim' : kind ?? '-',
+      volume: kind === 'nvme' ? 'nvme claim' : (kind ?? '-'),
       claim: sts && kind === 'nvme' ? claimStatus(sts, snap.claims) : '-',
       nodeClaim: nodeClaimState(ws, snap.nodeClaims),
       inference: cond ? `${cond.status} ${cond.reason}` : '-',
@@ -116,12 +120,20 @@ const COLUMNS: [keyof Row, string][] = [
 export function formatRows(rows: Row[]): string[] {
   const cells = [COLUMNS.map(([, h]) => h), ...rows.map((r) => COLUMNS.map(([k]) => String(r[k])))];
   const widths = COLUMNS.map((_, i) => Math.max(...cells.map((c) => c[i]?.length ?? 0)));
-  return cells.map((c) => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i] ?? 0))).join('  ').trimEnd());
+  return cells.map((c) =>
+    c
+      .map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 /** One line for a timeout: which workspaces are not ready, and why. */
 export function notReadySummary(rows: Row[]): string {
   const waiting = rows.filter((r) => !r.ready);
-  const parts = waiting.map((r) => `${r.workspace} (${r.inference === '-' ? 'no status yet' : r.inference}${r.migration.startsWith('Deployment present') ? `, ${r.migration}` : ''}: ${r.message})`);
+  const parts = waiting.map(
+    (r) =>
+      `${r.workspace} (${r.inference === '-' ? 'no status yet' : r.inference}${r.migration.startsWith('Deployment present') ? `, ${r.migration}` : ''}: ${r.message})`,
+  );
   return `${waiting.length} of ${rows.length} workspaces not InferenceReady: ${parts.join('; ')}`;
 }

@@ -12,13 +12,7 @@ export class Interrupted extends Error {
 export class TimedOut extends Error {}
 
 /** Calls `check` every `intervalMs` until it returns a value; throws TimedOut at `deadline` (epoch ms). */
-export async function waitUntil<T>(
-  what: string,
-  deadline: number,
-  check: () => Promise<T | undefined>,
-  signal: AbortSignal,
-  intervalMs = 500,
-): Promise<T> {
+export async function waitUntil<T>(what: string, deadline: number, check: () => Promise<T | undefined>, signal: AbortSignal, intervalMs = 500): Promise<T> {
   for (;;) {
     if (signal.aborted) throw new Interrupted();
     const v = await check();

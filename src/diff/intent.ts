@@ -8,7 +8,8 @@ import { FIELD_MANAGER } from '../runtime/client.js';
 import type { DeepReadonly } from '../runtime/readonly.js';
 import { Resources, type ResourceType } from '../runtime/resources.js';
 
-export type DiffCaches = Pick<WorkspaceCaches, 'storageClasses' | 'nodes' | 'configMaps' | 'controllerRevisions' | 'statefulSets' | 'services'> & Partial<WorkspaceCaches>;
+export type DiffCaches = Pick<WorkspaceCaches, 'storageClasses' | 'nodes' | 'configMaps' | 'controllerRevisions' | 'statefulSets' | 'services'> &
+  Partial<WorkspaceCaches>;
 
 export interface ChildIntent {
   type: ResourceType;
@@ -37,7 +38,11 @@ export function workspaceIntent(ws: WorkspaceObject, caches: DiffCaches, config:
   const all = { ...cachesFromObjects([]), ...caches };
   // The NodeClaim CRD is not looked at: claims are not children diff compares.
   const plan = planWorkspace(readSnapshot(ws, { caches: all, config, fieldManager: FIELD_MANAGER, now, nodeClaimCrdInstalled: () => undefined }));
-  if (plan.failure) return { ok: false, message: plan.failure.reason === 'InvalidSpec' ? `invalid spec, kaito-ts writes nothing: ${plan.failure.message}` : plan.failure.message };
+  if (plan.failure)
+    return {
+      ok: false,
+      message: plan.failure.reason === 'InvalidSpec' ? `invalid spec, kaito-ts writes nothing: ${plan.failure.message}` : plan.failure.message,
+    };
   const children: ChildIntent[] = [];
   for (const desired of plan.desired ?? []) {
     const compared = desired.kind ? COMPARED[desired.kind] : undefined;
@@ -49,7 +54,8 @@ export function workspaceIntent(ws: WorkspaceObject, caches: DiffCaches, config:
     const child: ChildIntent = { type, namespace, name, ...(live ? { live } : {}) };
     for (const a of plan.actions) {
       if (a.kind === 'apply' && a.type === type && a.object.metadata?.name === name) child.apply = a.object;
-      if (a.kind === 'delete' && a.type === type && a.ref.name === name) Object.assign(child, { recreate: true, note: `would be deleted and recreated: ${a.why}` });
+      if (a.kind === 'delete' && a.type === type && a.ref.name === name)
+        Object.assign(child, { recreate: true, note: `would be deleted and recreated: ${a.why}` });
     }
     children.push(child);
   }

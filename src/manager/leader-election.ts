@@ -1,7 +1,8 @@
 // Leader election on a coordination.k8s.io/v1 Lease, the client-go algorithm
 // (tools/leaderelection/leaderelection.go) with controller-runtime's ratios scaled to 0.6 so a
-// standby takes over within 15 s of a leader's death: lease 9 s, renew deadline 6 s, retry 1.2 s. Expiry of another holder is judged by OUR clock from the moment we
-// last saw its record change (not by its renewTime), so clock skew between replicas cannot matter.
+// standby takes over within 15 s of a leader's death: lease 9 s, renew deadline 6 s, retry 1.2 s.
+// Expiry of another holder is judged by OUR clock from the moment we last saw its record change
+// (not by its renewTime), so clock skew between replicas cannot matter.
 // Every write carries the resourceVersion we read: two candidates racing get one 409.
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -136,7 +137,8 @@ export class LeaderElector {
           lastRenew = this.now();
           continue;
         }
-        const reason = r === 'held' ? `lease taken by ${this.observed?.spec?.holderIdentity ?? 'another holder'}` : `no renewal within ${this.t.renewDeadlineMs} ms`;
+        const reason =
+          r === 'held' ? `lease taken by ${this.observed?.spec?.holderIdentity ?? 'another holder'}` : `no renewal within ${this.t.renewDeadlineMs} ms`;
         if (r === 'held' || this.now() - lastRenew >= this.t.renewDeadlineMs) {
           this.leading = false;
           onLost(reason);
@@ -160,7 +162,13 @@ export class LeaderElector {
     if (!lease || lease.spec?.holderIdentity !== this.identity) return false;
     const now = microTime(this.wall());
     try {
-      await this.write(lease, { holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now, leaseTransitions: lease.spec?.leaseTransitions ?? 0 } as unknown as V1LeaseSpec);
+      await this.write(lease, {
+        holderIdentity: '',
+        leaseDurationSeconds: 1,
+        renewTime: now,
+        acquireTime: now,
+        leaseTransitions: lease.spec?.leaseTransitions ?? 0,
+      } as unknown as V1LeaseSpec);
       this.log.info({ lease: `${this.o.namespace}/${this.name}` }, 'released leader lease');
       return true;
     } catch (err) {
@@ -186,9 +194,20 @@ export class LeaderElector {
       lease = await this.read();
     } catch (err) {
       if (!isNotFound(err)) throw err;
-      const spec: V1LeaseSpec = { holderIdentity: this.identity, leaseDurationSeconds: this.t.leaseDurationMs / 1000, acquireTime: wallNow as unknown as Date, renewTime: wallNow as unknown as Date, leaseTransitions: 0 };
+      const spec: V1LeaseSpec = {
+        holderIdentity: this.identity,
+        leaseDurationSeconds: this.t.leaseDurationMs / 1000,
+        acquireTime: wallNow as unknown as Date,
+        renewTime: wallNow as unknown as Date,
+        leaseTransitions: 0,
+      };
       try {
-        const created = await this.o.client.create<V1Lease>(Resources.leases, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.name, namespace: this.o.namespace }, spec });
+        const created = await this.o.client.create<V1Lease>(Resources.leases, {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { name: this.name, namespace: this.o.namespace },
+          spec,
+        });
         this.observe(created);
         return 'leader';
       } catch (e) {
@@ -224,7 +243,12 @@ export class LeaderElector {
 
   /** Merge patch guarded by the resourceVersion we read: a stale write is refused with 409. */
   private write(lease: V1Lease, spec: V1LeaseSpec): Promise<V1Lease> {
-    return this.o.client.patch<V1Lease>(Resources.leases, { namespace: this.o.namespace, name: this.name }, { metadata: { resourceVersion: lease.metadata?.resourceVersion }, spec }, MERGE_PATCH);
+    return this.o.client.patch<V1Lease>(
+      Resources.leases,
+      { namespace: this.o.namespace, name: this.name },
+      { metadata: { resourceVersion: lease.metadata?.resourceVersion }, spec },
+      MERGE_PATCH,
+    );
   }
 
   /** Restarts the expiry clock whenever the record changed (client-go's observedTime). */

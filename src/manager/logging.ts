@@ -10,7 +10,8 @@ import { reconcileScope } from '../runtime/log.js';
 export const REDACTED = '[REDACTED]';
 
 /** Keys whose value is secret wherever they appear (case-insensitive). */
-const SECRET_KEY = /^(hf_token|.*token|authorization|password|passwd|secret_?key|private_?key|api_?key|client_?secret|data|stringdata|binarydata|cert(ificate)?_?data|key_?data)$/i;
+const SECRET_KEY =
+  /^(hf_token|.*token|authorization|password|passwd|secret_?key|private_?key|api_?key|client_?secret|data|stringdata|binarydata|cert(ificate)?_?data|key_?data)$/i;
 /** Env-var-like names whose sibling `value` is secret ({name: 'HF_TOKEN', value: '…'}). */
 const SECRET_NAME = /(token|password|secret|api_?key|credential)/i;
 const BEARER = /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;

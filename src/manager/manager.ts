@@ -53,7 +53,13 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
     maxConcurrentReconciles: o.maxConcurrentReconciles,
     namespace: o.namespace,
     syncPeriodMs: o.syncPeriodMs,
-    config: { featureGates: o.featureGates, cloudProvider: o.cloudProvider, presetRegistry: o.presetRegistry, releaseNamespace: o.releaseNamespace, nodeProvisioningTimeoutMs: o.nodeProvisioningTimeoutMs },
+    config: {
+      featureGates: o.featureGates,
+      cloudProvider: o.cloudProvider,
+      presetRegistry: o.presetRegistry,
+      releaseNamespace: o.releaseNamespace,
+      nodeProvisioningTimeoutMs: o.nodeProvisioningTimeoutMs,
+    },
   });
   const { controller } = workspace;
   const inferenceSet = o.featureGates.enableInferenceSetController
@@ -77,28 +83,36 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
       log.child({ controller: name, key, reconcileID }).debug({ ...rest, seconds: Number(rest.seconds.toFixed(4)) }, 'reconciled');
     },
   };
-  const fatal = hooks.onFatal ?? ((reason: string) => {
-    log.fatal({ reason }, 'stopping at once');
-    log.flush?.();
-    process.exit(1);
-  });
+  const fatal =
+    hooks.onFatal ??
+    ((reason: string) => {
+      log.fatal({ reason }, 'stopping at once');
+      log.flush?.();
+      process.exit(1);
+    });
 
   // The optional NodeClaim watch may never sync (CRD absent); it must not hold readiness back.
   const ready = () => [...workspace.required, ...(inferenceSet?.required ?? [])].every((r) => r.hasSynced);
 
   // servers → caches → (the lease) → workers; stopped in reverse (runnables.ts).
   const groups = new RunnableGroups({ ...(elector ? { leader: elector } : {}), onFatal: fatal });
-  const health = o.healthProbeBindAddress === '0' ? undefined : httpServer('health', o.healthProbeBindAddress, {
-    '/healthz': (_q, res) => void res.writeHead(200).end('ok\n'),
-    // Not tied to the lease: a standby with synced caches is ready to take over (Kubebuilder's advice).
-    '/readyz': (_q, res) => void (ready() ? res.writeHead(200).end('ok\n') : res.writeHead(503).end('caches not synced\n')),
-  });
-  const metricsServer = o.metricsBindAddress === '0' ? undefined : httpServer('metrics', o.metricsBindAddress, {
-    '/metrics': async (_q, res) => {
-      const m = await metrics.render();
-      res.writeHead(200, { 'content-type': m.contentType }).end(m.body);
-    },
-  });
+  const health =
+    o.healthProbeBindAddress === '0'
+      ? undefined
+      : httpServer('health', o.healthProbeBindAddress, {
+          '/healthz': (_q, res) => void res.writeHead(200).end('ok\n'),
+          // Not tied to the lease: a standby with synced caches is ready to take over (Kubebuilder's advice).
+          '/readyz': (_q, res) => void (ready() ? res.writeHead(200).end('ok\n') : res.writeHead(503).end('caches not synced\n')),
+        });
+  const metricsServer =
+    o.metricsBindAddress === '0'
+      ? undefined
+      : httpServer('metrics', o.metricsBindAddress, {
+          '/metrics': async (_q, res) => {
+            const m = await metrics.render();
+            res.writeHead(200, { 'content-type': m.contentType }).end(m.body);
+          },
+        });
   for (const server of [health, metricsServer]) if (server) groups.add('servers', server);
   // With --leader-elect every replica fills its caches; without, the controller would start them anyway.
   groups.add('caches', reflectorsRunnable('workspace caches', workspace.reflectors));
@@ -108,10 +122,18 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
   const { leading } = await groups.start();
   const healthUrl = health?.url;
   const metricsUrl = metricsServer?.url;
-  log.info({
-    workers: o.maxConcurrentReconciles, featureGates: o.featureGates, cloudProvider: o.cloudProvider, namespace: o.namespace ?? '(all)',
-    healthUrl, metricsUrl, ...(elector ? { lease: `${leaseNamespace}/${elector.name}`, identity: elector.identity } : {}),
-  }, 'kaito-ts operator started');
+  log.info(
+    {
+      workers: o.maxConcurrentReconciles,
+      featureGates: o.featureGates,
+      cloudProvider: o.cloudProvider,
+      namespace: o.namespace ?? '(all)',
+      healthUrl,
+      metricsUrl,
+      ...(elector ? { lease: `${leaseNamespace}/${elector.name}`, identity: elector.identity } : {}),
+    },
+    'kaito-ts operator started',
+  );
 
   return {
     log,

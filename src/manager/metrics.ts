@@ -40,7 +40,10 @@ export function countPhases(workspaces: Iterable<Parameters<typeof workspacePhas
 const RESULT: Record<ReconcileOutcome, string> = { success: 'success', error: 'error', terminal_error: 'error', requeue_after: 'requeue_after' };
 
 /** Buckets of controller-runtime's reconcile_time_seconds and client-go's workqueue histograms. */
-const RECONCILE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60];
+const RECONCILE_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9, 10,
+  15, 20, 25, 30, 40, 50, 60,
+];
 const QUEUE_BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.1, 1, 10, 100, 1000];
 
 export interface MetricsSources {
@@ -59,10 +62,31 @@ export class OperatorMetrics {
     const name = s.controller.name;
     collectDefaultMetrics({ register: this.registry });
 
-    const total = new Counter({ name: 'controller_runtime_reconcile_total', help: 'Total number of reconciliations per controller', labelNames: ['controller', 'result'], registers: r });
-    const errors = new Counter({ name: 'controller_runtime_reconcile_errors_total', help: 'Total number of reconciliation errors per controller', labelNames: ['controller'], registers: r });
-    const terminal = new Counter({ name: 'controller_runtime_terminal_reconcile_errors_total', help: 'Total number of terminal reconciliation errors per controller', labelNames: ['controller'], registers: r });
-    const time = new Histogram({ name: 'controller_runtime_reconcile_time_seconds', help: 'Length of time per reconciliation per controller', labelNames: ['controller'], buckets: RECONCILE_BUCKETS, registers: r });
+    const total = new Counter({
+      name: 'controller_runtime_reconcile_total',
+      help: 'Total number of reconciliations per controller',
+      labelNames: ['controller', 'result'],
+      registers: r,
+    });
+    const errors = new Counter({
+      name: 'controller_runtime_reconcile_errors_total',
+      help: 'Total number of reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers: r,
+    });
+    const terminal = new Counter({
+      name: 'controller_runtime_terminal_reconcile_errors_total',
+      help: 'Total number of terminal reconciliation errors per controller',
+      labelNames: ['controller'],
+      registers: r,
+    });
+    const time = new Histogram({
+      name: 'controller_runtime_reconcile_time_seconds',
+      help: 'Length of time per reconciliation per controller',
+      labelNames: ['controller'],
+      buckets: RECONCILE_BUCKETS,
+      registers: r,
+    });
     for (const result of new Set(Object.values(RESULT))) total.inc({ controller: name, result }, 0);
     errors.inc({ controller: name }, 0);
     terminal.inc({ controller: name }, 0);
@@ -74,42 +98,108 @@ export class OperatorMetrics {
         time.observe({ controller: pass.controller }, pass.seconds);
       },
     };
-    new Gauge({ name: 'controller_runtime_active_workers', help: 'Number of currently used workers per controller', labelNames: ['controller'], registers: r,
-      collect() { this.set({ controller: name }, s.controller.metrics.activeWorkers); } });
-    new Gauge({ name: 'controller_runtime_max_concurrent_reconciles', help: 'Maximum number of concurrent reconciles per controller', labelNames: ['controller'], registers: r,
-      collect() { this.set({ controller: name }, s.controller.maxConcurrentReconciles); } });
+    new Gauge({
+      name: 'controller_runtime_active_workers',
+      help: 'Number of currently used workers per controller',
+      labelNames: ['controller'],
+      registers: r,
+      collect() {
+        this.set({ controller: name }, s.controller.metrics.activeWorkers);
+      },
+    });
+    new Gauge({
+      name: 'controller_runtime_max_concurrent_reconciles',
+      help: 'Maximum number of concurrent reconciles per controller',
+      labelNames: ['controller'],
+      registers: r,
+      collect() {
+        this.set({ controller: name }, s.controller.maxConcurrentReconciles);
+      },
+    });
 
     const q = s.controller.queue;
-    new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: ['name', 'controller'], registers: r,
-      collect() { this.set({ name, controller: name }, q.len); } });
-    new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: ['name', 'controller'], registers: r,
-      collect() { this.reset(); this.inc({ name, controller: name }, q.metrics.adds); } });
-    new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: ['name', 'controller'], registers: r,
-      collect() { this.reset(); this.inc({ name, controller: name }, q.metrics.retries); } });
-    const queued = new Histogram({ name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested', labelNames: ['name', 'controller'], buckets: QUEUE_BUCKETS, registers: r });
-    const worked = new Histogram({ name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes', labelNames: ['name', 'controller'], buckets: QUEUE_BUCKETS, registers: r });
+    new Gauge({
+      name: 'workqueue_depth',
+      help: 'Current depth of workqueue',
+      labelNames: ['name', 'controller'],
+      registers: r,
+      collect() {
+        this.set({ name, controller: name }, q.len);
+      },
+    });
+    new Counter({
+      name: 'workqueue_adds_total',
+      help: 'Total number of adds handled by workqueue',
+      labelNames: ['name', 'controller'],
+      registers: r,
+      collect() {
+        this.reset();
+        this.inc({ name, controller: name }, q.metrics.adds);
+      },
+    });
+    new Counter({
+      name: 'workqueue_retries_total',
+      help: 'Total number of retries handled by workqueue',
+      labelNames: ['name', 'controller'],
+      registers: r,
+      collect() {
+        this.reset();
+        this.inc({ name, controller: name }, q.metrics.retries);
+      },
+    });
+    const queued = new Histogram({
+      name: 'workqueue_queue_duration_seconds',
+      help: 'How long in seconds an item stays in workqueue before being requested',
+      labelNames: ['name', 'controller'],
+      buckets: QUEUE_BUCKETS,
+      registers: r,
+    });
+    const worked = new Histogram({
+      name: 'workqueue_work_duration_seconds',
+      help: 'How long in seconds processing an item from workqueue takes',
+      labelNames: ['name', 'controller'],
+      buckets: QUEUE_BUCKETS,
+      registers: r,
+    });
     q.observer = {
       queued: (sec) => queued.observe({ name, controller: name }, sec),
       worked: (sec) => worked.observe({ name, controller: name }, sec),
     };
 
     // client-go labels rest_client_requests_total by code/method/host; our transport counts by verb.
-    new Counter({ name: 'rest_client_requests_total', help: 'Number of HTTP requests to the API server, by verb', labelNames: ['verb'], registers: r,
+    new Counter({
+      name: 'rest_client_requests_total',
+      help: 'Number of HTTP requests to the API server, by verb',
+      labelNames: ['verb'],
+      registers: r,
       collect() {
         this.reset();
         for (const [verb, n] of Object.entries(s.requests.snapshot()) as [Verb, number][]) this.inc({ verb }, n);
-      } });
+      },
+    });
 
-    new Gauge({ name: 'kaito_workspace_count', help: 'Number of Workspaces in a certain phase (succeeded, error, pending, deleting)', labelNames: ['phase'], registers: r,
+    new Gauge({
+      name: 'kaito_workspace_count',
+      help: 'Number of Workspaces in a certain phase (succeeded, error, pending, deleting)',
+      labelNames: ['phase'],
+      registers: r,
       collect() {
         const counts = countPhases(s.workspaces.list());
         for (const phase of WORKSPACE_PHASES) this.set({ phase }, counts[phase]);
-      } });
+      },
+    });
 
     if (s.isLeader) {
       const isLeader = s.isLeader;
-      new Gauge({ name: 'leader_election_master_status', help: 'Whether this replica holds the leader lease (1) or not (0)', labelNames: ['name'], registers: r,
-        collect() { this.set({ name: 'kaito-ts-leader' }, isLeader() ? 1 : 0); } });
+      new Gauge({
+        name: 'leader_election_master_status',
+        help: 'Whether this replica holds the leader lease (1) or not (0)',
+        labelNames: ['name'],
+        registers: r,
+        collect() {
+          this.set({ name: 'kaito-ts-leader' }, isLeader() ? 1 : 0);
+        },
+      });
     }
   }
 

@@ -75,14 +75,16 @@ export const DEFAULT_WORKERS = 5;
 type Values = Record<string, string | boolean | undefined>;
 
 function leaderElectionTimings(values: Values): LeaderElectionTimings {
-  const flag = (name: string, fallback: number) => positiveDurationFlag(`leader-election-${name}`, values[`leader-election-${name}`] as string | undefined, fallback);
+  const flag = (name: string, fallback: number) =>
+    positiveDurationFlag(`leader-election-${name}`, values[`leader-election-${name}`] as string | undefined, fallback);
   const t = {
     leaseDurationMs: flag('lease-duration', DEFAULT_TIMINGS.leaseDurationMs),
     renewDeadlineMs: flag('renew-deadline', DEFAULT_TIMINGS.renewDeadlineMs),
     retryPeriodMs: flag('retry-period', DEFAULT_TIMINGS.retryPeriodMs),
   };
   // The Lease stores leaseDurationSeconds as an integer.
-  if (t.leaseDurationMs % 1000 !== 0) throw new Error(`--leader-election-lease-duration must be whole seconds, got "${String(values['leader-election-lease-duration'])}"`);
+  if (t.leaseDurationMs % 1000 !== 0)
+    throw new Error(`--leader-election-lease-duration must be whole seconds, got "${String(values['leader-election-lease-duration'])}"`);
   checkTimings(t);
   return t;
 }

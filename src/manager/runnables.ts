@@ -72,10 +72,11 @@ export class RunnableGroups {
     const now: RunnableGroup[] = leader ? ['servers', 'caches'] : ['servers', 'caches', 'leaderGated'];
     const started: Runnable[] = [];
     try {
-      for (const g of now) for (const r of this.groups[g]) {
-        started.push(r);
-        await r.start(this.stopper.signal);
-      }
+      for (const g of now)
+        for (const r of this.groups[g]) {
+          started.push(r);
+          await r.start(this.stopper.signal);
+        }
     } catch (err) {
       for (const r of started.reverse()) await r.stop(0);
       throw err;

@@ -122,7 +122,11 @@ export class ControllerBuilder<M extends KindMap = Record<never, never>> {
   }
 
   /** Any other kind (`Watches`), with its own mapper. */
-  watches<K extends string, T extends KubernetesObject>(key: K, kind: TypedResource<T>, opts: WatchesOptions<T, ReadersOf<M & Record<K, T>>>): ControllerBuilder<M & Record<K, T>> {
+  watches<K extends string, T extends KubernetesObject>(
+    key: K,
+    kind: TypedResource<T>,
+    opts: WatchesOptions<T, ReadersOf<M & Record<K, T>>>,
+  ): ControllerBuilder<M & Record<K, T>> {
     return this.add<K, T>(key, kind, opts, opts.map);
   }
 
@@ -146,7 +150,10 @@ export class ControllerBuilder<M extends KindMap = Record<never, never>> {
     const controller = new Controller(opts);
     for (const { row, reflector } of made) {
       const mapper = row.map(caches);
-      controller.watch(reflector, row.options.when ? onlyWhen(row.options.when, mapper) : mapper, { required: row.options.required ?? true, ...(row.options.lane ? { lane: row.options.lane } : {}) });
+      controller.watch(reflector, row.options.when ? onlyWhen(row.options.when, mapper) : mapper, {
+        required: row.options.required ?? true,
+        ...(row.options.lane ? { lane: row.options.lane } : {}),
+      });
     }
     // The rows were added under M's keys with M's object types: they come back typed.
     const typed = { caches, sources } as unknown as Pick<BuiltController<M>, 'caches' | 'sources'>;
@@ -160,7 +167,10 @@ export class ControllerBuilder<M extends KindMap = Record<never, never>> {
 
   private add<K extends string, T extends KubernetesObject>(
     // The For and Owns mappers are untyped (Mapper<KubernetesObject>): an event of T is one of KubernetesObject.
-    key: K, kind: TypedResource<T>, options: SourceOptions<T>, map: (caches: ReadersOf<M & Record<K, T>>) => Mapper<T> | Mapper,
+    key: K,
+    kind: TypedResource<T>,
+    options: SourceOptions<T>,
+    map: (caches: ReadersOf<M & Record<K, T>>) => Mapper<T> | Mapper,
   ): ControllerBuilder<M & Record<K, T>> {
     if (this.rows.some((r) => r.key === key)) throw new Error(`builder: two rows named ${key}`);
     // A row forgets its object type (a Mapper<T> is no Mapper<KubernetesObject>); build() gives it back.
@@ -181,7 +191,8 @@ export class ControllerBuilder<M extends KindMap = Record<never, never>> {
     const namespace = !type.namespaced ? undefined : s.namespace === null ? undefined : (s.namespace ?? this.o.namespace);
     const transform = s.transform ?? this.o.transform;
     return new Reflector<KubernetesObject>({
-      client: this.o.client, type,
+      client: this.o.client,
+      type,
       ...(namespace ? { namespace } : {}),
       ...(s.labelSelector !== undefined ? { labelSelector: s.labelSelector } : {}),
       ...(s.fieldSelector !== undefined ? { fieldSelector: s.fieldSelector } : {}),

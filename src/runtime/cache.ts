@@ -9,9 +9,7 @@ import { objectKey } from './resources.js';
 
 /** A change of the cache; its objects are read-only (the stored, frozen ones; a delete's may be the last state seen). */
 export type ObjectEvent<T> =
-  | { type: 'add'; obj: DeepReadonly<T> }
-  | { type: 'update'; obj: DeepReadonly<T>; old: DeepReadonly<T> }
-  | { type: 'delete'; obj: DeepReadonly<T> };
+  { type: 'add'; obj: DeepReadonly<T> } | { type: 'update'; obj: DeepReadonly<T>; old: DeepReadonly<T> } | { type: 'delete'; obj: DeepReadonly<T> };
 
 export const keyOf = (obj: DeepReadonly<KubernetesObject>): string => objectKey(obj.metadata?.namespace, obj.metadata?.name ?? '');
 
@@ -164,10 +162,11 @@ export class ObjectCache<T extends KubernetesObject> implements CacheReader<T> {
   replace(objs: T[]): ObjectEvent<T>[] {
     const events: ObjectEvent<T>[] = [];
     const fresh = new Set(objs.map(keyOf));
-    for (const [key, old] of this.objects) if (!fresh.has(key)) {
-      const e = this.remove(old);
-      if (e) events.push(e);
-    }
+    for (const [key, old] of this.objects)
+      if (!fresh.has(key)) {
+        const e = this.remove(old);
+        if (e) events.push(e);
+      }
     for (const obj of objs) {
       const e = this.upsert(obj);
       if (e) events.push(e);

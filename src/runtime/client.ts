@@ -55,7 +55,11 @@ export class KubeClient {
   readonly fieldManager: string;
   private readonly force: boolean;
 
-  constructor(readonly transport: KubeTransport, opts: ClientOptions = {}, private readonly call: CallOptions = {}) {
+  constructor(
+    readonly transport: KubeTransport,
+    opts: ClientOptions = {},
+    private readonly call: CallOptions = {},
+  ) {
     this.fieldManager = opts.fieldManager ?? FIELD_MANAGER;
     this.force = opts.force ?? true;
   }
@@ -72,10 +76,14 @@ export class KubeClient {
    * signal. `timeoutMs` overrides the per-request timeout for these calls.
    */
   withSignal(signal: AbortSignal, opts: { timeoutMs?: number } = {}): KubeClient {
-    return new KubeClient(this.transport, { fieldManager: this.fieldManager, force: this.force }, {
-      signal: anySignal(this.call.signal, signal),
-      timeoutMs: opts.timeoutMs ?? this.call.timeoutMs,
-    });
+    return new KubeClient(
+      this.transport,
+      { fieldManager: this.fieldManager, force: this.force },
+      {
+        signal: anySignal(this.call.signal, signal),
+        timeoutMs: opts.timeoutMs ?? this.call.timeoutMs,
+      },
+    );
   }
 
   get counter() {
@@ -93,8 +101,11 @@ export class KubeClient {
 
   create<T extends KubernetesObject>(type: ResourceType, obj: T): Promise<T> {
     return this.send<T>({
-      verb: 'create', method: 'POST', path: resourcePath(type, obj.metadata?.namespace),
-      query: { fieldManager: this.fieldManager }, body: withTypeMeta(type, obj),
+      verb: 'create',
+      method: 'POST',
+      path: resourcePath(type, obj.metadata?.namespace),
+      query: { fieldManager: this.fieldManager },
+      body: withTypeMeta(type, obj),
     });
   }
 
@@ -119,12 +130,19 @@ export class KubeClient {
 
   /** Merge or JSON patch (e.g. a `test`-guarded finalizer removal). Strategic merge is not offered: CRs reject it. */
   patch<T extends KubernetesObject>(
-    type: ResourceType, ref: ObjectRefLike, body: unknown,
-    contentType: typeof MERGE_PATCH | typeof JSON_PATCH = MERGE_PATCH, subresource?: string,
+    type: ResourceType,
+    ref: ObjectRefLike,
+    body: unknown,
+    contentType: typeof MERGE_PATCH | typeof JSON_PATCH = MERGE_PATCH,
+    subresource?: string,
   ): Promise<T> {
     return this.send<T>({
-      verb: 'patch', method: 'PATCH', path: resourcePath(type, ref.namespace, ref.name, subresource),
-      query: { fieldManager: this.fieldManager }, body, contentType,
+      verb: 'patch',
+      method: 'PATCH',
+      path: resourcePath(type, ref.namespace, ref.name, subresource),
+      query: { fieldManager: this.fieldManager },
+      body,
+      contentType,
     });
   }
 
@@ -132,25 +150,45 @@ export class KubeClient {
    * Delete; with `uid` the server refuses (409 Conflict) when the name now belongs to another
    * object — so we never delete something we did not look at.
    */
-  delete(type: ResourceType, ref: ObjectRefLike, opts: { uid?: string; resourceVersion?: string; propagationPolicy?: PropagationPolicy; gracePeriodSeconds?: number } = {}): Promise<unknown> {
+  delete(
+    type: ResourceType,
+    ref: ObjectRefLike,
+    opts: { uid?: string; resourceVersion?: string; propagationPolicy?: PropagationPolicy; gracePeriodSeconds?: number } = {},
+  ): Promise<unknown> {
     const preconditions = opts.uid || opts.resourceVersion ? { uid: opts.uid, resourceVersion: opts.resourceVersion } : undefined;
     return this.send({
-      verb: 'delete', method: 'DELETE', path: resourcePath(type, ref.namespace, ref.name),
+      verb: 'delete',
+      method: 'DELETE',
+      path: resourcePath(type, ref.namespace, ref.name),
       body: {
-        apiVersion: 'v1', kind: 'DeleteOptions', preconditions,
-        propagationPolicy: opts.propagationPolicy ?? 'Background', gracePeriodSeconds: opts.gracePeriodSeconds,
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        preconditions,
+        propagationPolicy: opts.propagationPolicy ?? 'Background',
+        gracePeriodSeconds: opts.gracePeriodSeconds,
       },
     });
   }
 
   /** One watch request; the Reflector owns restarts. */
   watch(
-    type: ResourceType, query: Query, onLine: (line: string) => void, idleTimeoutMs: number,
+    type: ResourceType,
+    query: Query,
+    onLine: (line: string) => void,
+    idleTimeoutMs: number,
     opts: { namespace?: string; accept?: string; signal?: AbortSignal } = {},
   ): Promise<StreamHandle> {
     return this.transport.stream(
-      { verb: 'watch', method: 'GET', path: resourcePath(type, opts.namespace), query: { ...query, watch: true }, accept: opts.accept, signal: anySignal(this.call.signal, opts.signal) },
-      onLine, idleTimeoutMs,
+      {
+        verb: 'watch',
+        method: 'GET',
+        path: resourcePath(type, opts.namespace),
+        query: { ...query, watch: true },
+        accept: opts.accept,
+        signal: anySignal(this.call.signal, opts.signal),
+      },
+      onLine,
+      idleTimeoutMs,
     );
   }
 
@@ -158,10 +196,13 @@ export class KubeClient {
     const name = obj.metadata?.name;
     if (!name) throw new Error(`apply ${type.kind}: metadata.name is required`);
     return this.send<T>({
-      verb: 'apply', method: 'PATCH', path: resourcePath(type, obj.metadata?.namespace, name, subresource),
+      verb: 'apply',
+      method: 'PATCH',
+      path: resourcePath(type, obj.metadata?.namespace, name, subresource),
       query: { fieldManager: this.fieldManager, force: opts.force ?? this.force, dryRun: opts.dryRun ? 'All' : undefined },
       // JSON is YAML, and the apiserver accepts it under the apply content type.
-      body: withTypeMeta(type, obj), contentType: APPLY_PATCH,
+      body: withTypeMeta(type, obj),
+      contentType: APPLY_PATCH,
     });
   }
 

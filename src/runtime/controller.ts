@@ -57,7 +57,9 @@ export type ErrorPolicy = (err: unknown, ctx: ReconcileContext) => ErrorVerdict;
 
 /** TerminalError is terminal; anything else backs off, honouring a throttling server's Retry-After. */
 export const defaultErrorPolicy: ErrorPolicy = (err) =>
-  err instanceof TerminalError ? { terminal: true, ...(err.recheckAfterMs ? { recheckAfterMs: err.recheckAfterMs } : {}) } : { terminal: false, notBeforeMs: toKubeError(err).retryAfterMs ?? 0 };
+  err instanceof TerminalError
+    ? { terminal: true, ...(err.recheckAfterMs ? { recheckAfterMs: err.recheckAfterMs } : {}) }
+    : { terminal: false, notBeforeMs: toKubeError(err).retryAfterMs ?? 0 };
 
 export interface ControllerOptions {
   name: string;
@@ -151,15 +153,18 @@ export class Controller {
   private scheduleResync(): void {
     const r = this.o.resync;
     if (!r || this.stopper.signal.aborted) return;
-    this.resyncTimer = setTimeout(() => {
-      let n = 0;
-      for (const key of r.keys()) {
-        this.queue.add(key);
-        n++;
-      }
-      this.log.info({ controller: this.o.name, keys: n }, 'periodic resync');
-      this.scheduleResync();
-    }, r.periodMs * (1 + Math.random() * 0.1));
+    this.resyncTimer = setTimeout(
+      () => {
+        let n = 0;
+        for (const key of r.keys()) {
+          this.queue.add(key);
+          n++;
+        }
+        this.log.info({ controller: this.o.name, keys: n }, 'periodic resync');
+        this.scheduleResync();
+      },
+      r.periodMs * (1 + Math.random() * 0.1),
+    );
     this.resyncTimer.unref();
   }
 
@@ -205,7 +210,14 @@ export class Controller {
       ),
     );
     this.metrics.reconciles[outcome]++;
-    this.observer?.reconciled({ controller: this.o.name, key, reconcileID: ctx.reconcileID, outcome, seconds: (performance.now() - started) / 1000, ...(error !== undefined ? { error } : {}) });
+    this.observer?.reconciled({
+      controller: this.o.name,
+      key,
+      reconcileID: ctx.reconcileID,
+      outcome,
+      seconds: (performance.now() - started) / 1000,
+      ...(error !== undefined ? { error } : {}),
+    });
   }
 
   private onSuccess(key: string, res: Result): ReconcileOutcome {
@@ -224,12 +236,21 @@ export class Controller {
     if (verdict.terminal) {
       this.queue.forget(key);
       if (verdict.recheckAfterMs !== undefined && verdict.recheckAfterMs > 0) this.queue.addAfter(key, verdict.recheckAfterMs);
-      this.log.error({ controller: this.o.name, key, reconcileID: ctx.reconcileID, ...reason, error: message, ...(verdict.recheckAfterMs ? { recheckInMs: verdict.recheckAfterMs } : {}) }, 'reconcile failed (terminal)');
+      this.log.error(
+        {
+          controller: this.o.name,
+          key,
+          reconcileID: ctx.reconcileID,
+          ...reason,
+          error: message,
+          ...(verdict.recheckAfterMs ? { recheckInMs: verdict.recheckAfterMs } : {}),
+        },
+        'reconcile failed (terminal)',
+      );
       return 'terminal_error';
     }
     const delayMs = this.queue.addRateLimited(key, verdict.notBeforeMs ?? 0);
     this.log.error({ controller: this.o.name, key, reconcileID: ctx.reconcileID, error: message, requeueInMs: delayMs }, 'reconcile failed');
     return 'error';
   }
-
 }

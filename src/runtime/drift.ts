@@ -22,7 +22,10 @@ export function containedIn(desired: Json, live: Json): boolean {
     if (keyedByName(desired)) {
       return desired.every((d) => {
         const name = (d as Record<string, Json>).name;
-        return containedIn(d, live.find((l) => isObject(l) && l.name === name));
+        return containedIn(
+          d,
+          live.find((l) => isObject(l) && l.name === name),
+        );
       });
     }
     return desired.length === live.length && desired.every((d, i) => containedIn(d, live[i]));

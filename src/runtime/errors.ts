@@ -31,8 +31,17 @@ const RETRYABLE: ReadonlySet<KubeErrorKind> = new Set(['TooManyRequests', 'Serve
 
 // Transport failures that a later attempt may not see: connection refused/reset, DNS hiccups, timeouts.
 const NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH',
-  'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'ERR_STREAM_PREMATURE_CLOSE',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'ERR_STREAM_PREMATURE_CLOSE',
 ]);
 
 export class KubeApiError extends Error {
@@ -55,18 +64,29 @@ export class KubeApiError extends Error {
 /** Maps an HTTP status code plus the Status `reason` to our error kind. */
 export function kindOf(status: number | undefined, reason?: string): KubeErrorKind {
   switch (status) {
-    case 400: return 'BadRequest';
-    case 401: return 'Unauthorized';
-    case 403: return 'Forbidden';
-    case 404: return 'NotFound';
-    case 408: return 'ServerTimeout';
+    case 400:
+      return 'BadRequest';
+    case 401:
+      return 'Unauthorized';
+    case 403:
+      return 'Forbidden';
+    case 404:
+      return 'NotFound';
+    case 408:
+      return 'ServerTimeout';
     // 409 carries two different stories: the object exists already, or someone wrote first.
-    case 409: return reason === 'AlreadyExists' ? 'AlreadyExists' : 'Conflict';
-    case 410: return 'Gone';
-    case 422: return 'Invalid';
-    case 429: return 'TooManyRequests';
-    case 500: return reason === 'ServerTimeout' ? 'ServerTimeout' : 'ServerError';
-    case 504: return 'ServerTimeout';
+    case 409:
+      return reason === 'AlreadyExists' ? 'AlreadyExists' : 'Conflict';
+    case 410:
+      return 'Gone';
+    case 422:
+      return 'Invalid';
+    case 429:
+      return 'TooManyRequests';
+    case 500:
+      return reason === 'ServerTimeout' ? 'ServerTimeout' : 'ServerError';
+    case 504:
+      return 'ServerTimeout';
     default:
       if (status !== undefined && status >= 500) return 'ServerError';
       if (status !== undefined && status >= 400) return 'BadRequest';
@@ -78,7 +98,7 @@ export function kindOf(status: number | undefined, reason?: string): KubeErrorKi
 export function parseStatus(body: unknown): KubeStatus | undefined {
   try {
     const value: unknown = typeof body === 'string' || Buffer.isBuffer(body) ? JSON.parse(body.toString()) : body;
-    return value && typeof value === 'object' ? (value) : undefined;
+    return value && typeof value === 'object' ? value : undefined;
   } catch {
     return undefined;
   }

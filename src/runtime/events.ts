@@ -89,8 +89,13 @@ export class EventRecorder {
 
   constructor(opts: EventRecorderOptions) {
     this.o = {
-      reportingController: 'kaito-ts', reportingInstance: process.env.HOSTNAME || hostname(),
-      windowMs: 6 * 60_000, patchIntervalMs: 30_000, now: Date.now, log: silentLogger, ...opts,
+      reportingController: 'kaito-ts',
+      reportingInstance: process.env.HOSTNAME || hostname(),
+      windowMs: 6 * 60_000,
+      patchIntervalMs: 30_000,
+      now: Date.now,
+      log: silentLogger,
+      ...opts,
     };
   }
 
@@ -111,7 +116,9 @@ export class EventRecorder {
    * reconcile. Resolves when the write (if any) is done.
    */
   event(regarding: KubernetesObject, type: EventType, reason: string, note: string, action = reason): Promise<void> {
-    const key = [regarding.metadata?.uid ?? '', regarding.kind, regarding.metadata?.namespace, regarding.metadata?.name, type, reason, action, note].join('\u0000');
+    const key = [regarding.metadata?.uid ?? '', regarding.kind, regarding.metadata?.namespace, regarding.metadata?.name, type, reason, action, note].join(
+      '\u0000',
+    );
     const now = this.o.now();
     let entry = this.entries.get(key);
     if (entry && now - entry.lastObservedAt > this.o.windowMs) entry = undefined;
@@ -165,14 +172,35 @@ export class EventRecorder {
   }
 
   private build(
-    regarding: KubernetesObject, namespace: string, name: string, type: EventType, reason: string, note: string, action: string, now: number,
+    regarding: KubernetesObject,
+    namespace: string,
+    name: string,
+    type: EventType,
+    reason: string,
+    note: string,
+    action: string,
+    now: number,
   ): EventBody {
     const m = regarding.metadata ?? {};
     return {
-      apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { name, namespace },
-      eventTime: microTime(now), reportingController: this.o.reportingController, reportingInstance: this.o.reportingInstance,
-      action, reason, note, type,
-      regarding: { apiVersion: regarding.apiVersion, kind: regarding.kind, name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion },
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name, namespace },
+      eventTime: microTime(now),
+      reportingController: this.o.reportingController,
+      reportingInstance: this.o.reportingInstance,
+      action,
+      reason,
+      note,
+      type,
+      regarding: {
+        apiVersion: regarding.apiVersion,
+        kind: regarding.kind,
+        name: m.name,
+        namespace: m.namespace,
+        uid: m.uid,
+        resourceVersion: m.resourceVersion,
+      },
     };
   }
 }

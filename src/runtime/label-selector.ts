@@ -14,11 +14,20 @@ export function matchesSelector(selector: V1LabelSelector | undefined, labels: L
     const value = l[e.key];
     const values = e.values ?? [];
     switch (e.operator) {
-      case 'In': if (!has || !values.includes(value as string)) return false; break;
-      case 'NotIn': if (has && values.includes(value as string)) return false; break;
-      case 'Exists': if (!has) return false; break;
-      case 'DoesNotExist': if (has) return false; break;
-      default: throw new Error(`unknown label selector operator ${e.operator}`);
+      case 'In':
+        if (!has || !values.includes(value as string)) return false;
+        break;
+      case 'NotIn':
+        if (has && values.includes(value as string)) return false;
+        break;
+      case 'Exists':
+        if (!has) return false;
+        break;
+      case 'DoesNotExist':
+        if (has) return false;
+        break;
+      default:
+        throw new Error(`unknown label selector operator ${e.operator}`);
     }
   }
   return true;

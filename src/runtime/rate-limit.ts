@@ -12,7 +12,11 @@ export const monotonicNow: Clock = () => performance.now();
 export class TokenBucket {
   private tokens: number;
   private last: number;
-  constructor(readonly qps: number, readonly burst: number, private readonly now: Clock = monotonicNow) {
+  constructor(
+    readonly qps: number,
+    readonly burst: number,
+    private readonly now: Clock = monotonicNow,
+  ) {
     if (!(qps > 0) || !(burst >= 1)) throw new Error(`token bucket needs qps > 0 and burst >= 1 (got ${qps}, ${burst})`);
     this.tokens = burst;
     this.last = now();
@@ -34,7 +38,10 @@ export class TokenBucket {
 /** Per-key exponential backoff: base·2^failures, capped (client-go ItemExponentialFailureRateLimiter). */
 export class ItemExponentialBackoff<K = string> {
   private readonly failures = new Map<K, number>();
-  constructor(readonly baseMs = 5, readonly maxMs = 1_000_000) {}
+  constructor(
+    readonly baseMs = 5,
+    readonly maxMs = 1_000_000,
+  ) {}
   when(key: K): number {
     const n = this.failures.get(key) ?? 0;
     this.failures.set(key, n + 1);
@@ -68,8 +75,14 @@ export class JitteredBackoff {
   private readonly o: Required<JitteredBackoffOptions>;
   constructor(opts: JitteredBackoffOptions = {}) {
     this.o = {
-      initialMs: 800, maxMs: 30_000, factor: 2, jitter: 1, resetAfterMs: 120_000,
-      random: Math.random, now: monotonicNow, ...opts,
+      initialMs: 800,
+      maxMs: 30_000,
+      factor: 2,
+      jitter: 1,
+      resetAfterMs: 120_000,
+      random: Math.random,
+      now: monotonicNow,
+      ...opts,
     };
   }
   next(): number {

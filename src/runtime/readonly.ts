@@ -5,15 +5,21 @@
  * `T` with every property readonly, all the way down; arrays become `readonly` arrays, Maps and
  * Sets their read-only views. Functions and Dates are left as they are.
  */
-export type DeepReadonly<T> =
-  0 extends 1 & T ? T // any stays any (client-node types a ControllerRevision's data so)
-  : T extends (...args: never[]) => unknown ? T
-  : T extends Date ? T
-  : T extends ReadonlyMap<infer K, infer V> ? ReadonlyMap<DeepReadonly<K>, DeepReadonly<V>>
-  : T extends ReadonlySet<infer U> ? ReadonlySet<DeepReadonly<U>>
-  : T extends readonly (infer U)[] ? readonly DeepReadonly<U>[]
-  : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
-  : T;
+export type DeepReadonly<T> = 0 extends 1 & T
+  ? T // any stays any (client-node types a ControllerRevision's data so)
+  : T extends (...args: never[]) => unknown
+    ? T
+    : T extends Date
+      ? T
+      : T extends ReadonlyMap<infer K, infer V>
+        ? ReadonlyMap<DeepReadonly<K>, DeepReadonly<V>>
+        : T extends ReadonlySet<infer U>
+          ? ReadonlySet<DeepReadonly<U>>
+          : T extends readonly (infer U)[]
+            ? readonly DeepReadonly<U>[]
+            : T extends object
+              ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+              : T;
 
 /**
  * `value` typed read-only, not copied. Always sound (anything may be read as read-only), but the

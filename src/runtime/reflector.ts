@@ -155,8 +155,12 @@ export class Reflector<T extends KubernetesObject> {
     let rv: string | undefined;
     do {
       const page = await this.o.client.list<T>(this.o.type, {
-        namespace: this.o.namespace, labelSelector: this.o.labelSelector, fieldSelector: this.o.fieldSelector,
-        limit: this.o.pageSize ?? 500, continue: token, signal: this.stopper.signal,
+        namespace: this.o.namespace,
+        labelSelector: this.o.labelSelector,
+        fieldSelector: this.o.fieldSelector,
+        limit: this.o.pageSize ?? 500,
+        continue: token,
+        signal: this.stopper.signal,
         accept: this.o.metadataOnly ? METADATA_LIST : undefined,
       });
       // List items carry no apiVersion/kind; restore them so handlers see whole objects. An empty
@@ -182,8 +186,11 @@ export class Reflector<T extends KubernetesObject> {
     const handle = await this.o.client.watch(
       this.o.type,
       {
-        resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds,
-        labelSelector: this.o.labelSelector, fieldSelector: this.o.fieldSelector,
+        resourceVersion: this.resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds,
+        labelSelector: this.o.labelSelector,
+        fieldSelector: this.o.fieldSelector,
       },
       (line) => {
         const ev = failure ? undefined : parseLine(line);

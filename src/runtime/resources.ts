@@ -52,4 +52,3 @@ export function resourcePath(t: ResourceType, namespace?: string, name?: string,
 export function objectKey(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }
-

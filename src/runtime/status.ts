@@ -72,7 +72,11 @@ export interface StatusWriteOptions {
  * cached status. Returns whether a write was made.
  */
 export async function writeStatusIfChanged(
-  client: KubeClient, type: ResourceType, obj: DeepReadonly<KubernetesObject> & { readonly status?: unknown }, desired: WithConditions, opts: StatusWriteOptions = {},
+  client: KubeClient,
+  type: ResourceType,
+  obj: DeepReadonly<KubernetesObject> & { readonly status?: unknown },
+  desired: WithConditions,
+  opts: StatusWriteOptions = {},
 ): Promise<boolean> {
   if (!statusChanged(desired, obj.status as WithConditions | undefined)) return false;
   const ref = { namespace: obj.metadata?.namespace, name: obj.metadata?.name ?? '' };

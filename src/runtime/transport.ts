@@ -68,14 +68,19 @@ export class KubeTransport {
   private readonly timeoutMs: number;
   private agent?: http.Agent;
 
-  constructor(readonly kubeConfig: ClusterAccess, opts: TransportOptions = {}) {
+  constructor(
+    readonly kubeConfig: ClusterAccess,
+    opts: TransportOptions = {},
+  ) {
     this.limiter = new TokenBucket(opts.qps ?? 30, opts.burst ?? 50);
     this.timeoutMs = opts.timeoutMs ?? 30_000;
   }
 
   async request<T = unknown>(req: HttpRequest): Promise<T> {
     const res = await this.open(req, req.timeoutMs ?? this.timeoutMs);
-    const text = await readAll(res, req.signal).catch((err: unknown) => { throw toKubeError(err); });
+    const text = await readAll(res, req.signal).catch((err: unknown) => {
+      throw toKubeError(err);
+    });
     if (!isOk(res.statusCode)) throw fromStatus(res.statusCode, text, header(res, 'retry-after'));
     return (text ? JSON.parse(text) : undefined) as T;
   }
@@ -146,15 +151,15 @@ export class KubeTransport {
       ? new https.Agent({
           // One TLS context for every connection (each watch holds one): without it, each connection
           // parses the CA and client certificate into a context of its own (~35 KiB RSS each).
-          keepAlive: true, secureContext: tls.createSecureContext({ ca: opts.ca, cert: opts.cert, key: opts.key }),
-          rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername,
+          keepAlive: true,
+          secureContext: tls.createSecureContext({ ca: opts.ca, cert: opts.cert, key: opts.key }),
+          rejectUnauthorized: opts.rejectUnauthorized,
+          servername: opts.servername,
         })
       : new http.Agent({ keepAlive: true }));
 
     return new Promise((resolve, reject) => {
-      const r = (isHttps ? https : http).request(
-        url, { method: req.method, headers, agent, signal: req.signal }, resolve,
-      );
+      const r = (isHttps ? https : http).request(url, { method: req.method, headers, agent, signal: req.signal }, resolve);
       r.setTimeout(timeoutMs, () => r.destroy(Object.assign(new Error(`no response within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
       r.on('error', (err) => reject(req.signal?.aborted ? abortedError(req.signal) : toKubeError(err)));
       r.end(payload);
@@ -192,7 +197,8 @@ function readAll(res: http.IncomingMessage, signal?: AbortSignal): Promise<strin
     res.on('error', (err) => reject(signal?.aborted ? abortedError(signal) : err));
     // An abort after the headers: the body will never end; say so instead of waiting.
     res.on('close', () => {
-      if (!res.complete) reject(signal?.aborted ? abortedError(signal) : toKubeError(Object.assign(new Error('response closed before its end'), { code: 'ECONNRESET' })));
+      if (!res.complete)
+        reject(signal?.aborted ? abortedError(signal) : toKubeError(Object.assign(new Error('response closed before its end'), { code: 'ECONNRESET' })));
     });
   });
 }

@@ -90,7 +90,8 @@ async function startComponent(l: Layout, c: Component, log: (line: string) => vo
   if (runningPid(l, c) === undefined) {
     const t0 = Date.now();
     for (const port of c.ports) {
-      if (!(await portFree(port))) throw new Error(`cannot start ${c.name}: 127.0.0.1:${port} is taken by a process that is not this cluster's (see: ss -ltnp)`);
+      if (!(await portFree(port)))
+        throw new Error(`cannot start ${c.name}: 127.0.0.1:${port} is taken by a process that is not this cluster's (see: ss -ltnp)`);
     }
     const pid = startDetached(c.binary, c.args, logFile, pidFile(l, c));
     await until(`${c.name} (pid ${pid}) to serve ${c.healthUrl}; see ${logFile}`, 120_000, async () => {
@@ -163,38 +164,42 @@ export async function up(opts: UpOptions = {}): Promise<ClusterInfo> {
   const l = layoutFor();
   const pools = selectedPools(l, opts);
   const limits = resolveMemoryLimits(process.env, opts.memoryLimits);
-  return withLock(l.lockPath, () => log('waiting for another simcluster up/down to finish'), async () => {
-    const t0 = Date.now();
-    if (missingBuildOutputs(l.binDir, l.versions.karpenter).length > 0) {
-      log(`building missing binaries into ${l.binDir} (the first build takes a while; progress follows)`);
-      await runBuild(l, log);
-      const still = missingBuildOutputs(l.binDir, l.versions.karpenter);
-      if (still.length > 0) throw new Error(`build finished but ${still.join(', ')} missing in ${l.binDir}`);
-      log(`build done (${elapsed(t0)})`);
-    }
-    await ensurePki(l.pkiDir);
-    writeConfigFiles(l);
-    const [etcd, apiserver, ...rest] = components(l, resolveDelays(process.env, opts.provisioner));
-    const provisioner = rest.find((c) => c.name === 'gpu-provisioner');
-    if (!etcd || !apiserver || !provisioner) throw new Error('component list is incomplete');
-    await startComponent(l, etcd, log);
-    await startComponent(l, apiserver, log);
-    await Promise.all(rest.filter((c) => c !== provisioner).map((c) => startComponent(l, c, log)));
+  return withLock(
+    l.lockPath,
+    () => log('waiting for another simcluster up/down to finish'),
+    async () => {
+      const t0 = Date.now();
+      if (missingBuildOutputs(l.binDir, l.versions.karpenter).length > 0) {
+        log(`building missing binaries into ${l.binDir} (the first build takes a while; progress follows)`);
+        await runBuild(l, log);
+        const still = missingBuildOutputs(l.binDir, l.versions.karpenter);
+        if (still.length > 0) throw new Error(`build finished but ${still.join(', ')} missing in ${l.binDir}`);
+        log(`build done (${elapsed(t0)})`);
+      }
+      await ensurePki(l.pkiDir);
+      writeConfigFiles(l);
+      const [etcd, apiserver, ...rest] = components(l, resolveDelays(process.env, opts.provisioner));
+      const provisioner = rest.find((c) => c.name === 'gpu-provisioner');
+      if (!etcd || !apiserver || !provisioner) throw new Error('component list is incomplete');
+      await startComponent(l, etcd, log);
+      await startComponent(l, apiserver, log);
+      await Promise.all(rest.filter((c) => c !== provisioner).map((c) => startComponent(l, c, log)));
 
-    const kc = adminKubeConfig(l);
-    await waitForDefaultServiceAccount(kc);
-    // The provisioner lists NodeClaims from its first second: the CRD comes first.
-    await installCrd(kc, nodeClaimCrdPath(l.binDir, l.versions.karpenter));
-    await startComponent(l, provisioner, log);
-    await ensureSupervisor(l, supervisorCommand(l, formatMemoryLimits(limits)), log);
-    const names = await addNodes(kc, pools, l.versions.k8s);
-    await ensureStorage(kc, pools);
-    await waitForNodesReady(kc, names, 120_000);
-    const recycled = await recycleReleasedPvs(kc);
-    if (recycled.length > 0) log(`recycled ${recycled.length} Released NVMe volume(s)`);
-    log(`cluster ready: ${names.length} GPU nodes (${elapsed(t0)})`);
-    return { kubeconfigPath: l.kubeconfigPath, binDir: l.binDir };
-  });
+      const kc = adminKubeConfig(l);
+      await waitForDefaultServiceAccount(kc);
+      // The provisioner lists NodeClaims from its first second: the CRD comes first.
+      await installCrd(kc, nodeClaimCrdPath(l.binDir, l.versions.karpenter));
+      await startComponent(l, provisioner, log);
+      await ensureSupervisor(l, supervisorCommand(l, formatMemoryLimits(limits)), log);
+      const names = await addNodes(kc, pools, l.versions.k8s);
+      await ensureStorage(kc, pools);
+      await waitForNodesReady(kc, names, 120_000);
+      const recycled = await recycleReleasedPvs(kc);
+      if (recycled.length > 0) log(`recycled ${recycled.length} Released NVMe volume(s)`);
+      log(`cluster ready: ${names.length} GPU nodes (${elapsed(t0)})`);
+      return { kubeconfigPath: l.kubeconfigPath, binDir: l.binDir };
+    },
+  );
 }
 
 /** Every component's pid alive and healthy, without touching the API objects. */
@@ -221,30 +226,34 @@ export async function down(log: (line: string) => void = silent): Promise<{ stop
   const l = layoutFor();
   if (!existsSync(l.stateDir)) return { stopped: [] };
   const stopped: string[] = [];
-  await withLock(l.lockPath, () => log('waiting for another simcluster up/down to finish'), async () => {
-    const stop = async (c: Component): Promise<void> => {
-      const pid = readPid(pidFile(l, c));
-      if (pid === undefined) return;
-      const result = await stopProcess(pid, c.binary, c.stopGraceMs, c.script);
-      if (result !== 'absent') {
-        stopped.push(c.name);
-        log(`${c.name} (pid ${pid}) ${result}`);
+  await withLock(
+    l.lockPath,
+    () => log('waiting for another simcluster up/down to finish'),
+    async () => {
+      const stop = async (c: Component): Promise<void> => {
+        const pid = readPid(pidFile(l, c));
+        if (pid === undefined) return;
+        const result = await stopProcess(pid, c.binary, c.stopGraceMs, c.script);
+        if (result !== 'absent') {
+          stopped.push(c.name);
+          log(`${c.name} (pid ${pid}) ${result}`);
+        }
+      };
+      // The supervisor first, so it restarts nothing; then clients (in parallel), the apiserver, etcd.
+      const supervisor = await stopSupervisor(l);
+      if (supervisor !== 'absent') {
+        stopped.push('supervisor');
+        log(`supervisor ${supervisor}`);
       }
-    };
-    // The supervisor first, so it restarts nothing; then clients (in parallel), the apiserver, etcd.
-    const supervisor = await stopSupervisor(l);
-    if (supervisor !== 'absent') {
-      stopped.push('supervisor');
-      log(`supervisor ${supervisor}`);
-    }
-    const [etcd, apiserver, ...clients] = components(l);
-    await Promise.all(clients.map(stop));
-    for (const c of [apiserver, etcd]) if (c) await stop(c);
-    // Keep the lock until the end; withLock removes it.
-    for (const entry of readdirSync(l.stateDir)) {
-      if (join(l.stateDir, entry) !== l.lockPath) rmSync(join(l.stateDir, entry), { recursive: true, force: true });
-    }
-  });
+      const [etcd, apiserver, ...clients] = components(l);
+      await Promise.all(clients.map(stop));
+      for (const c of [apiserver, etcd]) if (c) await stop(c);
+      // Keep the lock until the end; withLock removes it.
+      for (const entry of readdirSync(l.stateDir)) {
+        if (join(l.stateDir, entry) !== l.lockPath) rmSync(join(l.stateDir, entry), { recursive: true, force: true });
+      }
+    },
+  );
   rmSync(l.stateDir, { recursive: true, force: true });
   return { stopped };
 }
@@ -267,8 +276,12 @@ export async function status(): Promise<ClusterStatus> {
       const pid = runningPid(l, c);
       const r = restarts[c.name];
       return {
-        name: c.name, ...(pid !== undefined ? { pid } : {}), running: pid !== undefined, healthy: pid !== undefined && (await healthy(l, c)),
-        restarts: r?.restarts ?? 0, ...(r?.last ? { lastRestart: r.last } : {}),
+        name: c.name,
+        ...(pid !== undefined ? { pid } : {}),
+        running: pid !== undefined,
+        healthy: pid !== undefined && (await healthy(l, c)),
+        restarts: r?.restarts ?? 0,
+        ...(r?.last ? { lastRestart: r.last } : {}),
       };
     }),
   );
@@ -278,7 +291,13 @@ export async function status(): Promise<ClusterStatus> {
     const core = adminKubeConfig(l).makeApiClient(CoreV1Api);
     nodes = (await core.listNode()).items.map((n) => ({ name: n.metadata?.name ?? '', ready: isNodeReady(n) }));
   }
-  return { components: list, ...(supervising ? { supervisor: { pid: supervisorPid } } : {}), kubeconfigPath: l.kubeconfigPath, binDir: l.binDir, ...(nodes ? { nodes } : {}) };
+  return {
+    components: list,
+    ...(supervising ? { supervisor: { pid: supervisorPid } } : {}),
+    kubeconfigPath: l.kubeconfigPath,
+    binDir: l.binDir,
+    ...(nodes ? { nodes } : {}),
+  };
 }
 
 /** Shell lines for `eval "$(kaito-ts simcluster env)"`. */

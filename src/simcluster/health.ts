@@ -20,9 +20,7 @@ export function probe(url: string, cert?: ClientCert, timeoutMs = 2_000): Promis
   if (u.protocol === 'https:') {
     Object.assign(
       opts,
-      cert
-        ? { ca: readFileSync(cert.caFile), cert: readFileSync(cert.certFile), key: readFileSync(cert.keyFile) }
-        : { rejectUnauthorized: false },
+      cert ? { ca: readFileSync(cert.caFile), cert: readFileSync(cert.certFile), key: readFileSync(cert.keyFile) } : { rejectUnauthorized: false },
     );
   }
   const request = u.protocol === 'https:' ? httpsRequest : httpRequest;

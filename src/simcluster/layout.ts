@@ -73,7 +73,14 @@ export function parseVersions(text: string): Versions {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
     const eq = line.indexOf('=');
-    if (eq > 0) values.set(line.slice(0, eq).trim(), line.slice(eq + 1).trim().replace(/^["']|["']$/g, ''));
+    if (eq > 0)
+      values.set(
+        line.slice(0, eq).trim(),
+        line
+          .slice(eq + 1)
+          .trim()
+          .replace(/^["']|["']$/g, ''),
+      );
   }
   const need = (key: string): string => {
     const v = values.get(key);

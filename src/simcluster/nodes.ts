@@ -136,8 +136,16 @@ export function nodeManifests(pools: NodePool[], kubeletVersion: string): V1Node
             { type: 'Hostname', address: name },
           ],
           nodeInfo: {
-            architecture: 'amd64', operatingSystem: 'linux', kubeletVersion, containerRuntimeVersion: 'kwok',
-            kernelVersion: 'kwok', osImage: 'kwok', kubeProxyVersion: '', bootID: '', machineID: '', systemUUID: name,
+            architecture: 'amd64',
+            operatingSystem: 'linux',
+            kubeletVersion,
+            containerRuntimeVersion: 'kwok',
+            kernelVersion: 'kwok',
+            osImage: 'kwok',
+            kubeProxyVersion: '',
+            bootID: '',
+            machineID: '',
+            systemUUID: name,
           },
         },
       };

@@ -31,8 +31,25 @@ async function issue(dir: string, name: string, subject: string, ext: string): P
   await openssl(dir, 'genrsa', '-out', `${name}.key`, '2048');
   await openssl(dir, 'req', '-new', '-key', `${name}.key`, '-subj', subject, '-out', `${name}.csr`);
   writeFileSync(join(dir, `${name}.ext`), `${ext}\n`);
-  await openssl(dir, 'x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
-    '-sha256', '-days', DAYS, '-extfile', `${name}.ext`, '-out', `${name}.crt`);
+  await openssl(
+    dir,
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-sha256',
+    '-days',
+    DAYS,
+    '-extfile',
+    `${name}.ext`,
+    '-out',
+    `${name}.crt`,
+  );
   rmSync(join(dir, `${name}.csr`));
   rmSync(join(dir, `${name}.ext`));
 }

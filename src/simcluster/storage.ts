@@ -87,9 +87,7 @@ export async function recycleReleasedPvs(kc: KubeConfig): Promise<string[]> {
   const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
   await Promise.all(
     // Another test or the simulated provisioner may delete a volume meanwhile: nothing to recycle then.
-    released.map((pv) =>
-      core.patchPersistentVolume({ name: pv.metadata?.name ?? '', body: { spec: { claimRef: null } } }, mergePatch).catch(ignoreNotFound),
-    ),
+    released.map((pv) => core.patchPersistentVolume({ name: pv.metadata?.name ?? '', body: { spec: { claimRef: null } } }, mergePatch).catch(ignoreNotFound)),
   );
   return released.map((pv) => pv.metadata?.name ?? '');
 }

@@ -26,7 +26,10 @@ const NAMES = Object.keys(DEFAULT_MEMORY_LIMITS) as ComponentName[];
 /** "kube-apiserver=4Gi,etcd=1Gi" (commas or repeated entries) → the limits it names; throws on a bad entry. */
 export function parseMemoryLimits(entries: string[]): Partial<MemoryLimits> {
   const out: Partial<MemoryLimits> = {};
-  for (const entry of entries.flatMap((e) => e.split(',')).map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of entries
+    .flatMap((e) => e.split(','))
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const eq = entry.indexOf('=');
     const name = entry.slice(0, eq) as ComponentName;
     if (eq <= 0 || !NAMES.includes(name)) throw new Error(`memory limit "${entry}": expected <component>=<size>, component one of ${NAMES.join(', ')}`);
@@ -72,10 +75,7 @@ export interface Observation {
   now: number;
 }
 
-export type Verdict =
-  | { action: 'none' }
-  | { action: 'wait'; ms: number }
-  | { action: 'restart'; reason: 'exited' | 'memory'; consecutive: number };
+export type Verdict = { action: 'none' } | { action: 'wait'; ms: number } | { action: 'restart'; reason: 'exited' | 'memory'; consecutive: number };
 
 export function decide(w: Watched, o: Observation): Verdict {
   if (o.alive) {

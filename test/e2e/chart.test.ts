@@ -15,7 +15,9 @@ const CHART = join(ROOT, 'charts', 'kaito-ts');
 
 function run(cmd: string, args: string[], opts: { cwd?: string } = {}): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { cwd: opts.cwd ?? ROOT, maxBuffer: 64 << 20 }, (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, out: stdout + stderr }));
+    execFile(cmd, args, { cwd: opts.cwd ?? ROOT, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number(err.code ?? 1) : 0, out: stdout + stderr }),
+    );
   });
 }
 
@@ -33,7 +35,9 @@ interface Rendered {
 
 async function render(helm: string, chart: string): Promise<Rendered[]> {
   const out = await ok(helm, ['template', 'kaito-ts', chart, '--namespace', 'kaito-workspace', '--include-crds']);
-  return parseAllDocuments(out).map((d) => d.toJS() as Rendered | null).filter((o): o is Rendered => o !== null);
+  return parseAllDocuments(out)
+    .map((d) => d.toJS() as Rendered | null)
+    .filter((o): o is Rendered => o !== null);
 }
 
 /** The newest commit whose chart has another version than the checkout's (the version users upgrade from). */
@@ -60,14 +64,19 @@ test('chart: helm lint --strict, values schema, helm package, upgrade from the p
   await ok(helm, ['package', CHART, '--destination', dir]);
   const archive = join(dir, `kaito-ts-${chart.version}.tgz`);
   const files = (await ok('tar', ['-tzf', archive])).split('\n');
-  for (const f of ['Chart.yaml', 'values.yaml', 'values.schema.json', 'crds/kaito.sh_workspaces.yaml', 'templates/deployment.yaml']) assert.ok(files.includes(`kaito-ts/${f}`), `${f} in ${archive}`);
+  for (const f of ['Chart.yaml', 'values.yaml', 'values.schema.json', 'crds/kaito.sh_workspaces.yaml', 'templates/deployment.yaml'])
+    assert.ok(files.includes(`kaito-ts/${f}`), `${f} in ${archive}`);
 
   const current = await render(helm, archive);
   const deployment = current.find((o) => o.kind === 'Deployment');
-  const container = (deployment as { spec?: { template?: { spec?: { containers?: { image?: string }[] } } } } | undefined)?.spec?.template?.spec?.containers?.[0];
+  const container = (deployment as { spec?: { template?: { spec?: { containers?: { image?: string }[] } } } } | undefined)?.spec?.template?.spec
+    ?.containers?.[0];
   assert.equal(container?.image, `ghcr.io/kaito-ts/kaito-ts:${chart.appVersion}`, 'the default image is the one npm run image builds');
   // What a workspace runs on (StatefulSets, its Services, ControllerRevisions, Workspaces) is never a chart resource.
-  assert.deepEqual(current.filter((o) => ['StatefulSet', 'ControllerRevision', 'Workspace', 'Job'].includes(o.kind)), []);
+  assert.deepEqual(
+    current.filter((o) => ['StatefulSet', 'ControllerRevision', 'Workspace', 'Job'].includes(o.kind)),
+    [],
+  );
 
   const previous = await previousChartCommit(chart.version);
   assert.ok(previous, 'a previous chart version in git history');

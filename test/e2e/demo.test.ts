@@ -46,7 +46,13 @@ test('npm run demo: every sample workspace InferenceReady, the legacy Deployment
   const custom = kc.makeApiClient(CustomObjectsApi);
   for (const sample of samples.workspaces) {
     const name = sample.metadata.name ?? '';
-    const ws = (await custom.getNamespacedCustomObject({ group: 'kaito.sh', version: 'v1beta1', namespace: DEMO_NAMESPACE, plural: 'workspaces', name })) as Workspace;
+    const ws = (await custom.getNamespacedCustomObject({
+      group: 'kaito.sh',
+      version: 'v1beta1',
+      namespace: DEMO_NAMESPACE,
+      plural: 'workspaces',
+      name,
+    })) as Workspace;
     const cond = findCondition(ws.status?.conditions, ConditionType.InferenceReady);
     assert.equal(cond?.status, 'True', `${name}: InferenceReady is ${cond?.status} (${cond?.reason}: ${cond?.message})`);
     assert.equal(cond?.observedGeneration, ws.metadata.generation, `${name}: condition is for the current generation`);
@@ -54,7 +60,11 @@ test('npm run demo: every sample workspace InferenceReady, the legacy Deployment
   const apps = kc.makeApiClient(AppsV1Api);
   for (const legacy of samples.legacy) {
     const name = legacy.metadata?.name ?? '';
-    await assert.rejects(apps.readNamespacedDeployment({ namespace: DEMO_NAMESPACE, name }), (err: unknown) => isNotFound(err), `legacy Deployment ${name} is gone`);
+    await assert.rejects(
+      apps.readNamespacedDeployment({ namespace: DEMO_NAMESPACE, name }),
+      (err: unknown) => isNotFound(err),
+      `legacy Deployment ${name} is gone`,
+    );
     const sts = await apps.readNamespacedStatefulSet({ namespace: DEMO_NAMESPACE, name });
     assert.equal(sts.status?.readyReplicas, sts.spec?.replicas, `${name}: the StatefulSet that replaced it serves`);
   }

@@ -28,10 +28,17 @@ describe('faults (private cluster)', () => {
     const p = pool('a100', 16);
     const w = await world(t, { pools: [p], operator: false });
     const names = range('s', 16);
-    const paths = [`/apis/apps/v1/namespaces/${w.ns}/statefulsets`, `/api/v1/namespaces/${w.ns}/services`, `/apis/apps/v1/namespaces/${w.ns}/controllerrevisions`];
+    const paths = [
+      `/apis/apps/v1/namespaces/${w.ns}/statefulsets`,
+      `/api/v1/namespaces/${w.ns}/services`,
+      `/apis/apps/v1/namespaces/${w.ns}/controllerrevisions`,
+    ];
     const watched: Recorded[][] = await Promise.all(paths.map((path) => record(t, path)));
     const progress = (): number => watched.reduce((n, events) => n + events.length, 0);
-    await applyAll(w.ns, names.map((n) => presetWorkspace(n, p)));
+    await applyAll(
+      w.ns,
+      names.map((n) => presetWorkspace(n, p)),
+    );
     const t0 = Date.now();
     const atKill: number[] = [];
     for (let kill = 0; kill < 8; kill++) {
@@ -53,7 +60,9 @@ describe('faults (private cluster)', () => {
     const counts = await assertOneOfEachNoOrphan(w.ns, names);
     const again = watched.flatMap((events) => recreated(events));
     assert.deepEqual(again, [], 'no object deleted or added twice');
-    t.diagnostic(`storm: 8 SIGKILLs over ${seconds(t0)}s; StatefulSets existing at each kill: ${atKill.join(',')}; all 16 Ready ${convergeS}s after the last start; ${JSON.stringify(counts)}; re-created 0`);
+    t.diagnostic(
+      `storm: 8 SIGKILLs over ${seconds(t0)}s; StatefulSets existing at each kill: ${atKill.join(',')}; all 16 Ready ${convergeS}s after the last start; ${JSON.stringify(counts)}; re-created 0`,
+    );
   });
 
   for (const component of ['kube-apiserver', 'etcd', 'kube-scheduler'] as const) {
@@ -63,20 +72,28 @@ describe('faults (private cluster)', () => {
       const op = await spawnOperator(w.ns);
       t.after(() => killHard(op.child));
       const first = range('a', 4);
-      await applyAll(w.ns, first.map((n) => presetWorkspace(n, p)));
+      await applyAll(
+        w.ns,
+        first.map((n) => presetWorkspace(n, p)),
+      );
       await allReady(w.ns, first);
 
       const revived = await killAndAwaitRestart(component);
       assert.equal(revived.record.reason, 'exited');
       const t1 = Date.now();
       const later = range('b', 4);
-      await applyAll(w.ns, later.map((n) => presetWorkspace(n, p)));
+      await applyAll(
+        w.ns,
+        later.map((n) => presetWorkspace(n, p)),
+      );
       await allReady(w.ns, [...first, ...later]);
       const convergeS = seconds(t1);
       assert.equal(op.child.exitCode, null, `the operator still runs:\n${op.output().slice(-2000)}`);
       assert.equal(op.child.signalCode, null);
       const counts = await assertOneOfEachNoOrphan(w.ns, [...first, ...later]);
-      t.diagnostic(`${component}: pid ${revived.oldPid} → ${revived.newPid}, serving ${revived.seconds}s after SIGKILL; 4 new workspaces Ready ${convergeS}s after apply by the same operator (pid ${op.child.pid}); ${JSON.stringify(counts)}`);
+      t.diagnostic(
+        `${component}: pid ${revived.oldPid} → ${revived.newPid}, serving ${revived.seconds}s after SIGKILL; 4 new workspaces Ready ${convergeS}s after apply by the same operator (pid ${op.child.pid}); ${JSON.stringify(counts)}`,
+      );
     });
   }
 
@@ -84,7 +101,8 @@ describe('faults (private cluster)', () => {
     const p = pool('a100', 8);
     const w = await world(t, { pools: [p], operator: false });
     const args = ['--leader-elect', '--leader-election-namespace', w.ns];
-    const holder = async (): Promise<string> => (await kubectl(['get', 'lease', 'kaito-ts-leader', '-o', 'jsonpath={.spec.holderIdentity}'], { namespace: w.ns }).catch(() => '')).trim();
+    const holder = async (): Promise<string> =>
+      (await kubectl(['get', 'lease', 'kaito-ts-leader', '-o', 'jsonpath={.spec.holderIdentity}'], { namespace: w.ns }).catch(() => '')).trim();
     const leader = await spawnOperator(w.ns, args);
     t.after(() => killHard(leader.child));
     const leaderId = await waitFor('a leader', async () => (await holder()) || undefined, { timeoutMs: 60_000 });
@@ -92,24 +110,36 @@ describe('faults (private cluster)', () => {
     t.after(() => killHard(standby.child));
     await waitFor('the standby waiting for the Lease', () => standby.output().includes('waiting for the leader lease'), { timeoutMs: 30_000 });
     const first = range('l', 4);
-    await applyAll(w.ns, first.map((n) => presetWorkspace(n, p)));
+    await applyAll(
+      w.ns,
+      first.map((n) => presetWorkspace(n, p)),
+    );
     await allReady(w.ns, first);
 
     const t0 = Date.now();
     await killHard(leader.child);
     const later = range('m', 4);
-    await applyAll(w.ns, later.map((n) => presetWorkspace(n, p)));
-    const newId = await waitFor('a new Lease holder', async () => {
-      const h = await holder();
-      return h && h !== leaderId ? h : undefined;
-    }, { timeoutMs: 60_000, intervalMs: 100 });
+    await applyAll(
+      w.ns,
+      later.map((n) => presetWorkspace(n, p)),
+    );
+    const newId = await waitFor(
+      'a new Lease holder',
+      async () => {
+        const h = await holder();
+        return h && h !== leaderId ? h : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
     const failoverS = seconds(t0);
     await allReady(w.ns, [...first, ...later]);
     const convergeS = seconds(t0);
     assert.ok(standby.output().includes(newId), 'the standby is the new holder');
     assert.equal(standby.child.exitCode, null);
     const counts = await assertOneOfEachNoOrphan(w.ns, [...first, ...later]);
-    t.diagnostic(`failover: Lease taken ${failoverS}s after the leader's SIGKILL; 4 workspaces applied meanwhile Ready ${convergeS}s after it; ${JSON.stringify(counts)}`);
+    t.diagnostic(
+      `failover: Lease taken ${failoverS}s after the leader's SIGKILL; 4 workspaces applied meanwhile Ready ${convergeS}s after it; ${JSON.stringify(counts)}`,
+    );
   });
 
   it('a component past its memory limit is restarted and the supervisor says so', async () => {
@@ -117,10 +147,14 @@ describe('faults (private cluster)', () => {
     const up = (extra: string[]) => run(process.execPath, [CLI_PATH, 'simcluster', 'up', ...extra], { env: process.env, timeout: 120_000 });
     const before = readSupervisorState(l.supervisorStatePath)?.components['kube-scheduler']?.restarts ?? 0;
     await up(['--memory-limit', 'kube-scheduler=10Mi']);
-    const last = await waitFor('a memory restart of kube-scheduler', () => {
-      const r = readSupervisorState(l.supervisorStatePath)?.components['kube-scheduler'];
-      return r?.last?.reason === 'memory' && r.restarts > before ? r.last : undefined;
-    }, { timeoutMs: 30_000 });
+    const last = await waitFor(
+      'a memory restart of kube-scheduler',
+      () => {
+        const r = readSupervisorState(l.supervisorStatePath)?.components['kube-scheduler'];
+        return r?.last?.reason === 'memory' && r.restarts > before ? r.last : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     assert.match(last.detail, /^uses \d+ MiB RSS, over its 10 MiB limit$/);
     await up([]); // the default limits again
     const status = await run(process.execPath, [CLI_PATH, 'simcluster', 'status'], { env: process.env });

@@ -38,31 +38,66 @@ const preset = (name: string, options: Body = {}): Body => ({ inference: { prese
 /** Odd, valid or invalid shapes; most are bad input on purpose. */
 const SHAPES: Record<string, Shape> = {
   goodTemplate: (rng, sel) => ({ spec: { resource: { labelSelector: sel, count: pick(rng, [1, 1, 2]) }, ...template({ containers: [container] }) } }),
-  oddLabels: (rng, sel) => ({ spec: { resource: { labelSelector: sel }, ...template({ containers: [{ ...container, env: [{ name: 'X', value: 'ü✓'.repeat(1 + Math.floor(rng() * 50)) }] }] }) } }),
+  oddLabels: (rng, sel) => ({
+    spec: {
+      resource: { labelSelector: sel },
+      ...template({ containers: [{ ...container, env: [{ name: 'X', value: 'ü✓'.repeat(1 + Math.floor(rng() * 50)) }] }] }),
+    },
+  }),
   countPastNodes: (rng, sel) => ({ spec: { resource: { labelSelector: sel, count: 2 + Math.floor(rng() * 250) }, ...template({ containers: [container] }) } }),
   unknownTemplateField: (_rng, sel) => ({ spec: { resource: { labelSelector: sel }, ...template({ containers: [{ ...container, warmup: true }] }) } }),
   restartNever: (_rng, sel) => ({ spec: { resource: { labelSelector: sel }, ...template({ restartPolicy: 'Never', containers: [container] }) } }),
   noImage: (_rng, sel) => ({ spec: { resource: { labelSelector: sel }, ...template({ containers: [{ name: 'c' }] }) } }),
   noContainers: (_rng, sel) => ({ spec: { resource: { labelSelector: sel }, ...template({ containers: [] }) } }),
   twinContainers: (_rng, sel) => ({ spec: { resource: { labelSelector: sel }, ...template({ containers: [container, container] }) } }),
-  badGpuQuantity: (rng, sel) => ({ spec: { resource: { labelSelector: sel }, ...template({ containers: [{ ...container, resources: { limits: { 'nvidia.com/gpu': pick(rng, ['abc', '-1', '1.5x']) } } }] }) } }),
-  badPort: (rng, sel) => ({ spec: { resource: { labelSelector: sel }, ...template({ containers: [{ ...container, ports: [{ containerPort: pick(rng, [0, 70000, -5]) }] }] }) } }),
+  badGpuQuantity: (rng, sel) => ({
+    spec: {
+      resource: { labelSelector: sel },
+      ...template({ containers: [{ ...container, resources: { limits: { 'nvidia.com/gpu': pick(rng, ['abc', '-1', '1.5x']) } } }] }),
+    },
+  }),
+  badPort: (rng, sel) => ({
+    spec: { resource: { labelSelector: sel }, ...template({ containers: [{ ...container, ports: [{ containerPort: pick(rng, [0, 70000, -5]) }] }] }) },
+  }),
   typoPreset: (rng, sel) => ({ spec: { resource: { labelSelector: sel }, ...preset(pick(rng, ['phi-4-mini-instruc', 'llama-9', 'falcon-7b-instruct-x'])) } }),
   tooBig: (_rng, sel) => ({ spec: { resource: { labelSelector: sel }, ...preset('qwen2.5-coder-32b-instruct') } }),
   // A preset (refused before any pod): an unschedulable template pod's status quotes the scheduler, whose
   // message counts the cluster's nodes, which other engineers' pools change (docs/e2e.md).
-  noMatchingNodes: (rng) => ({ spec: { resource: { labelSelector: { matchLabels: { 'kaito.sh/sim-pool': `nowhere-${Math.floor(rng() * 1e6)}` } } }, ...preset('phi-3-mini-4k-instruct') } }),
-  missingConfig: (_rng, sel) => ({ spec: { resource: { labelSelector: sel }, inference: { preset: { name: 'phi-3-mini-4k-instruct' }, config: 'no-such-config' } } }),
-  missingSecret: (_rng, sel) => ({ spec: { resource: { labelSelector: sel }, ...preset('llama-3.1-8b-instruct', { presetOptions: { modelAccessSecret: 'no-such-secret' } }) } }),
+  noMatchingNodes: (rng) => ({
+    spec: { resource: { labelSelector: { matchLabels: { 'kaito.sh/sim-pool': `nowhere-${Math.floor(rng() * 1e6)}` } } }, ...preset('phi-3-mini-4k-instruct') },
+  }),
+  missingConfig: (_rng, sel) => ({
+    spec: { resource: { labelSelector: sel }, inference: { preset: { name: 'phi-3-mini-4k-instruct' }, config: 'no-such-config' } },
+  }),
+  missingSecret: (_rng, sel) => ({
+    spec: { resource: { labelSelector: sel }, ...preset('llama-3.1-8b-instruct', { presetOptions: { modelAccessSecret: 'no-such-secret' } }) },
+  }),
   secretRequired: (_rng, sel) => ({ spec: { resource: { labelSelector: sel }, ...preset('llama-3.1-8b-instruct') } }),
-  unknownInstanceType: (_rng, sel) => ({ spec: { resource: { labelSelector: sel, instanceType: 'Standard_Nothing_v9' }, ...preset('phi-3-mini-4k-instruct') } }),
+  unknownInstanceType: (_rng, sel) => ({
+    spec: { resource: { labelSelector: sel, instanceType: 'Standard_Nothing_v9' }, ...preset('phi-3-mini-4k-instruct') },
+  }),
   // Refused by the CRD (schema and CEL).
-  nameTooLong: (rng, sel) => ({ name: `l${'o'.repeat(52 + Math.floor(rng() * 10))}`, spec: { resource: { labelSelector: sel }, ...template({ containers: [container] }) } }),
-  badName: (rng, sel) => ({ name: pick(rng, ['Upper', 'dot.ted', '-dash', 'under_score']), spec: { resource: { labelSelector: sel }, ...template({ containers: [container] }) } }),
-  countOutOfRange: (rng, sel) => ({ spec: { resource: { labelSelector: sel, count: pick(rng, [0, -1, 257, 2147483647, 1e12]) }, ...template({ containers: [container] }) } }),
-  presetAndTemplate: (_rng, sel) => ({ spec: { resource: { labelSelector: sel }, inference: { preset: { name: 'phi-3-mini-4k-instruct' }, template: { spec: { containers: [container] } } } } }),
+  nameTooLong: (rng, sel) => ({
+    name: `l${'o'.repeat(52 + Math.floor(rng() * 10))}`,
+    spec: { resource: { labelSelector: sel }, ...template({ containers: [container] }) },
+  }),
+  badName: (rng, sel) => ({
+    name: pick(rng, ['Upper', 'dot.ted', '-dash', 'under_score']),
+    spec: { resource: { labelSelector: sel }, ...template({ containers: [container] }) },
+  }),
+  countOutOfRange: (rng, sel) => ({
+    spec: { resource: { labelSelector: sel, count: pick(rng, [0, -1, 257, 2147483647, 1e12]) }, ...template({ containers: [container] }) },
+  }),
+  presetAndTemplate: (_rng, sel) => ({
+    spec: { resource: { labelSelector: sel }, inference: { preset: { name: 'phi-3-mini-4k-instruct' }, template: { spec: { containers: [container] } } } },
+  }),
   noInference: (_rng, sel) => ({ spec: { resource: { labelSelector: sel }, inference: {} } }),
-  twinAdapters: (_rng, sel) => ({ spec: { resource: { labelSelector: sel }, inference: { preset: { name: 'phi-3-mini-4k-instruct' }, adapters: [{ source: { name: 'a', image: 'x/a' } }, { source: { name: 'a', image: 'x/b' } }] } } }),
+  twinAdapters: (_rng, sel) => ({
+    spec: {
+      resource: { labelSelector: sel },
+      inference: { preset: { name: 'phi-3-mini-4k-instruct' }, adapters: [{ source: { name: 'a', image: 'x/a' } }, { source: { name: 'a', image: 'x/b' } }] },
+    },
+  }),
   wrongTypes: (rng, sel) => ({ spec: { resource: { labelSelector: sel, count: pick(rng, ['two', true, [1]]) }, ...template({ containers: [container] }) } }),
 };
 
@@ -81,9 +116,11 @@ function generate(seed: number, count: number, sel: Body): { shape: string; name
 /** Runs `fn` over `items`, at most `limit` at a time. */
 async function inBatches<T>(items: T[], limit: number, fn: (x: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 type Verdict = 'refused' | 'converged' | 'explained';
@@ -112,7 +149,9 @@ test(`fuzz: ${COUNT} seeded odd/invalid workspaces (seed ${SEED}) each end refus
 
   const judge = async (): Promise<Map<string, string>> => {
     const list = ((await api.listNamespacedCustomObject({ ...WS, namespace: w.ns })) as { items: WorkspaceObject[] }).items;
-    const warned = new Set((await events.listNamespacedEvent({ namespace: w.ns, fieldSelector: 'type=Warning,regarding.kind=Workspace' })).items.map((e) => e.regarding?.name));
+    const warned = new Set(
+      (await events.listNamespacedEvent({ namespace: w.ns, fieldSelector: 'type=Warning,regarding.kind=Workspace' })).items.map((e) => e.regarding?.name),
+    );
     const open = new Map<string, string>();
     for (const ws of list) {
       const name = ws.metadata.name ?? '';
@@ -151,11 +190,15 @@ test(`fuzz: ${COUNT} seeded odd/invalid workspaces (seed ${SEED}) each end refus
 
   // Quiet: once the storm's echoes have settled, a minute with no write and reconciles near 0.
   const op = w.op!;
-  await waitFor('operator idle', async () => {
-    const before = op.reconciles();
-    await sleep(3_000);
-    return op.reconciles() === before && op.mgr.workspace.controller.queue.len === 0;
-  }, { timeoutMs: 120_000 });
+  await waitFor(
+    'operator idle',
+    async () => {
+      const before = op.reconciles();
+      await sleep(3_000);
+      return op.reconciles() === before && op.mgr.workspace.controller.queue.len === 0;
+    },
+    { timeoutMs: 120_000 },
+  );
   const counter = op.mgr.client.counter;
   const requests = () => Object.entries(counter.snapshot()).reduce((sum, [verb, n]) => sum + (verb === 'watch' ? 0 : (n ?? 0)), 0);
   const [writes0, reconciles0, snapshot0, requests0] = [op.writes(), op.reconciles(), JSON.stringify(counter.snapshot()), requests()];
@@ -164,7 +207,9 @@ test(`fuzz: ${COUNT} seeded odd/invalid workspaces (seed ${SEED}) each end refus
   const writes = op.writes() - writes0;
   const reconciles = op.reconciles() - reconciles0;
   const sent = requests() - requests0;
-  t.diagnostic(`quiet minute after the storm: ${writes} writes, ${reconciles} reconciles, ${sent} requests besides watches = ${(sent / 60).toFixed(3)}/s (requests before ${snapshot0}, after ${JSON.stringify(op.mgr.client.counter.snapshot())})`);
+  t.diagnostic(
+    `quiet minute after the storm: ${writes} writes, ${reconciles} reconciles, ${sent} requests besides watches = ${(sent / 60).toFixed(3)}/s (requests before ${snapshot0}, after ${JSON.stringify(op.mgr.client.counter.snapshot())})`,
+  );
   if (writes > 0) {
     const after = await statuses();
     const changed = [...after].filter(([name, st]) => before.get(name) !== st).slice(0, 10);

@@ -106,10 +106,15 @@ export async function kubectl(args: string[], opts: { input?: string; namespace?
   const b = await bed();
   const full = [...(opts.namespace ? ['-n', opts.namespace] : []), ...args];
   return new Promise((resolve, reject) => {
-    const child = execFile(join(b.binDir, 'kubectl'), full, { env: { ...process.env, KUBECONFIG: b.kubeconfigPath }, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`kubectl ${full.join(' ')} failed: ${stderr.trim() || err.message}`));
-      else resolve(stdout);
-    });
+    const child = execFile(
+      join(b.binDir, 'kubectl'),
+      full,
+      { env: { ...process.env, KUBECONFIG: b.kubeconfigPath }, maxBuffer: 64 << 20 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`kubectl ${full.join(' ')} failed: ${stderr.trim() || err.message}`));
+        else resolve(stdout);
+      },
+    );
     if (opts.input !== undefined) child.stdin?.end(opts.input);
   });
 }

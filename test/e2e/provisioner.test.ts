@@ -20,7 +20,9 @@ const claimName = (): string => `ws${randomBytes(5).toString('hex').slice(0, 9)}
 
 /** The NodeClaim KAITO v0.8.0 writes for an Azure workspace, as in the reference (namespace included: ignored, cluster-scoped). */
 function kaitoNodeClaimYaml(name: string, sku: string, workspace: string, annotations: Record<string, string> = {}): string {
-  const extra = Object.entries(annotations).map(([k, v]) => `\n    ${k}: ${JSON.stringify(v)}`).join('');
+  const extra = Object.entries(annotations)
+    .map(([k, v]) => `\n    ${k}: ${JSON.stringify(v)}`)
+    .join('');
   return `apiVersion: karpenter.sh/v1
 kind: NodeClaim
 metadata:
@@ -67,7 +69,8 @@ async function getJson<T>(args: string[]): Promise<T> {
 
 const claimOf = (name: string): Promise<NodeClaim> => getJson<NodeClaim>(['get', 'nodeclaim', name]);
 const nodesOf = async (name: string): Promise<V1Node[]> => (await getJson<{ items: V1Node[] }>(['get', 'nodes', '-l', `agentpool=${name}`])).items;
-const volumesOf = async (name: string): Promise<V1PersistentVolume[]> => (await getJson<{ items: V1PersistentVolume[] }>(['get', 'pv', '-l', `kaito.sh/sim-nodeclaim=${name}`])).items;
+const volumesOf = async (name: string): Promise<V1PersistentVolume[]> =>
+  (await getJson<{ items: V1PersistentVolume[] }>(['get', 'pv', '-l', `kaito.sh/sim-nodeclaim=${name}`])).items;
 const condition = (c: NodeClaim, type: string) => c.status?.conditions?.find((x) => x.type === type);
 
 /** Creates the claim and deletes it (and waits for it, its node and its volumes to go) after the test. */
@@ -81,8 +84,12 @@ async function createClaim(t: TestContext, yaml: string, name: string): Promise<
 
 async function deleteAndExpectNothingLeft(name: string): Promise<void> {
   await kubectl(['delete', 'nodeclaim', name, '--wait=false']);
-  await waitFor(`NodeClaim ${name}, its node and its volumes gone`, async () =>
-    (await kubectl(['get', 'nodeclaim', name, '--ignore-not-found'])).trim() === '' && (await nodesOf(name)).length === 0 && (await volumesOf(name)).length === 0,
+  await waitFor(
+    `NodeClaim ${name}, its node and its volumes gone`,
+    async () =>
+      (await kubectl(['get', 'nodeclaim', name, '--ignore-not-found'])).trim() === '' &&
+      (await nodesOf(name)).length === 0 &&
+      (await volumesOf(name)).length === 0,
   );
 }
 
@@ -93,18 +100,20 @@ describe('simulated gpu-provisioner', () => {
     assert.match(stdout, /^gpu-provisioner\s+running pid \d+$/m);
   });
 
-  it('the NodeClaim CRD validates: KAITO\'s claim is accepted, a restricted requirement is not', async () => {
+  it("the NodeClaim CRD validates: KAITO's claim is accepted, a restricted requirement is not", async () => {
     await bed();
     await kubectl(['create', '--dry-run=server', '-f', '-'], { input: kaitoNodeClaimYaml(claimName(), 'Standard_NC24ads_A100_v4', 'ok') });
     const hostname = kaitoNodeClaimYaml(claimName(), 'Standard_NC24ads_A100_v4', 'bad').replace('key: kubernetes.io/os', 'key: kubernetes.io/hostname');
     await assert.rejects(kubectl(['create', '--dry-run=server', '-f', '-'], { input: hostname }), /label "kubernetes.io\/hostname" is restricted/);
     // Measured, against the reference's guess: the "group may not be empty" CEL rule does not reject an
     // empty nodeClassRef.group (KAITO's claims for clouds other than azure/aws) on this apiserver.
-    const emptyGroup = kaitoNodeClaimYaml(claimName(), 'Standard_NC24ads_A100_v4', 'arc').replace('group: kaito.sh', 'group: ""').replace('kind: KaitoNodeClass', 'kind: ""');
+    const emptyGroup = kaitoNodeClaimYaml(claimName(), 'Standard_NC24ads_A100_v4', 'arc')
+      .replace('group: kaito.sh', 'group: ""')
+      .replace('kind: KaitoNodeClass', 'kind: ""');
     await kubectl(['create', '--dry-run=server', '-f', '-'], { input: emptyGroup });
   });
 
-  it('turns KAITO\'s NodeClaim on an NVMe SKU into a Ready GPU node with local volumes, and removes them with the claim', async (t) => {
+  it("turns KAITO's NodeClaim on an NVMe SKU into a Ready GPU node with local volumes, and removes them with the claim", async (t) => {
     await bed();
     const name = claimName();
     await createClaim(t, kaitoNodeClaimYaml(name, 'Standard_NC24ads_A100_v4', `phi-${name}`), name);
@@ -127,14 +136,29 @@ describe('simulated gpu-provisioner', () => {
     assert.equal(node.status?.allocatable?.['nvidia.com/gpu'], '1');
     const labels = node.metadata?.labels ?? {};
     for (const [k, v] of Object.entries({
-      'kaito.sh/workspace': `phi-${name}`, 'kaito.sh/workspacenamespace': 'e2e-prov', apps: `phi-${name}`,
-      'karpenter.sh/nodepool': 'kaito', 'kaito.sh/machine-type': 'gpu', agentpool: name, 'kubernetes.azure.com/agentpool': name,
-      'node.kubernetes.io/instance-type': 'Standard_NC24ads_A100_v4', 'kubernetes.io/os': 'linux',
-      'karpenter.sh/registered': 'true', 'karpenter.sh/initialized': 'true', 'nvidia.com/gpu.product': 'NVIDIA-A100-80GB-PCIe',
-    })) assert.equal(labels[k], v, k);
+      'kaito.sh/workspace': `phi-${name}`,
+      'kaito.sh/workspacenamespace': 'e2e-prov',
+      apps: `phi-${name}`,
+      'karpenter.sh/nodepool': 'kaito',
+      'kaito.sh/machine-type': 'gpu',
+      agentpool: name,
+      'kubernetes.azure.com/agentpool': name,
+      'node.kubernetes.io/instance-type': 'Standard_NC24ads_A100_v4',
+      'kubernetes.io/os': 'linux',
+      'karpenter.sh/registered': 'true',
+      'karpenter.sh/initialized': 'true',
+      'nvidia.com/gpu.product': 'NVIDIA-A100-80GB-PCIe',
+    }))
+      assert.equal(labels[k], v, k);
     assert.ok(labels['kaito.sh/creation-timestamp'] && labels['kubernetes.azure.com/cluster']);
-    assert.deepEqual(node.spec?.taints?.map((x) => `${x.key}=${x.value}:${x.effect}`), ['sku=gpu:NoSchedule']);
-    assert.deepEqual(node.metadata?.ownerReferences?.map((o) => `${o.kind}/${o.name}`), [`NodeClaim/${name}`]);
+    assert.deepEqual(
+      node.spec?.taints?.map((x) => `${x.key}=${x.value}:${x.effect}`),
+      ['sku=gpu:NoSchedule'],
+    );
+    assert.deepEqual(
+      node.metadata?.ownerReferences?.map((o) => `${o.kind}/${o.name}`),
+      [`NodeClaim/${name}`],
+    );
     assert.equal(node.metadata?.annotations?.['kwok.x-k8s.io/node'], 'fake');
 
     const pvs = await volumesOf(name);
@@ -164,7 +188,8 @@ describe('simulated gpu-provisioner', () => {
     const name = claimName();
     const message = `QuotaExceeded: Operation could not be completed as it results in exceeding approved standardNCADSA100v4Family Cores quota (e2e ${name})`;
     const fault: V1ConfigMap = {
-      apiVersion: 'v1', kind: 'ConfigMap',
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
       metadata: { name: `fault-${name}`, namespace: 'kaito-ts-sim' },
       data: { nodeclaim: name, 'launch-error': message },
     };
@@ -210,8 +235,9 @@ describe('simulated gpu-provisioner', () => {
       const [n] = await nodesOf(name);
       return n && n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'False';
     });
-    await waitFor(`NodeRepair: NodeClaim ${name}, its node gone`, async () =>
-      (await kubectl(['get', 'nodeclaim', name, '--ignore-not-found'])).trim() === '' && (await nodesOf(name)).length === 0,
+    await waitFor(
+      `NodeRepair: NodeClaim ${name}, its node gone`,
+      async () => (await kubectl(['get', 'nodeclaim', name, '--ignore-not-found'])).trim() === '' && (await nodesOf(name)).length === 0,
     );
   });
 });

@@ -37,7 +37,11 @@ test('reflector: sees add, update and delete of ConfigMaps, and survives a force
   reflector.start();
   assert.equal(await reflector.waitForSync(30_000), true);
   assert.equal(reflector.cache.get(ns, 'cm-pre')?.data?.k, '0', 'initial list fills the cache');
-  assert.deepEqual(reflector.cache.get(ns, 'cm-pre')?.metadata?.managedFields, [{ manager: FIELD_MANAGER, operation: 'Apply' }], 'managedFields stripped to who wrote it');
+  assert.deepEqual(
+    reflector.cache.get(ns, 'cm-pre')?.metadata?.managedFields,
+    [{ manager: FIELD_MANAGER, operation: 'Apply' }],
+    'managedFields stripped to who wrote it',
+  );
 
   await c.apply(Resources.configMaps, configMap(ns, 'cm-a', { k: '1' }));
   await c.apply(Resources.configMaps, configMap(ns, 'cm-a', { k: '2' }));
@@ -60,8 +64,11 @@ test('reflector: sees add, update and delete of ConfigMaps, and survives a force
 // moment ago resourceVersion "2" is already outside its window (a ConfigMap watch cache, started with
 // the apiserver, may still hold it, and then the server answers without 410).
 const workspace = (ns: string, name: string): KubernetesObject & Record<string, unknown> => ({
-  apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', metadata: { namespace: ns, name },
-  resource: { labelSelector: { matchLabels: { 'kaito.sh/sim-pool': 'none' } } }, inference: { preset: { name: 'phi-4-mini-instruct' } },
+  apiVersion: 'kaito.sh/v1beta1',
+  kind: 'Workspace',
+  metadata: { namespace: ns, name },
+  resource: { labelSelector: { matchLabels: { 'kaito.sh/sim-pool': 'none' } } },
+  inference: { preset: { name: 'phi-4-mini-instruct' } },
 });
 
 test('reflector: a watch from an expired resourceVersion gets 410 Gone, relists and keeps watching', async (t) => {
@@ -92,7 +99,10 @@ test('server-side apply: one field manager, re-applying the same object is a no-
   const first = await c.apply<V1ConfigMap>(Resources.configMaps, configMap(ns, 'ssa', { a: '1' }));
   const again = await c.apply<V1ConfigMap>(Resources.configMaps, configMap(ns, 'ssa', { a: '1' }));
   assert.equal(again.metadata?.resourceVersion, first.metadata?.resourceVersion, 'same intent → resourceVersion unchanged');
-  assert.deepEqual(first.metadata?.managedFields?.map((m) => [m.manager, m.operation]), [[FIELD_MANAGER, 'Apply']]);
+  assert.deepEqual(
+    first.metadata?.managedFields?.map((m) => [m.manager, m.operation]),
+    [[FIELD_MANAGER, 'Apply']],
+  );
   const changed = await c.apply<V1ConfigMap>(Resources.configMaps, configMap(ns, 'ssa', { a: '2' }));
   assert.notEqual(changed.metadata?.resourceVersion, first.metadata?.resourceVersion);
   assert.equal(c.counter.get('apply'), 3);
@@ -112,7 +122,10 @@ test("client-node's typed patch with setHeaderOptions(ServerSideApply) works on 
     setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
   );
   assert.equal(res.data?.x, '1');
-  assert.deepEqual(res.metadata?.managedFields?.map((m) => [m.manager, m.operation]), [['typed-check', 'Apply']]);
+  assert.deepEqual(
+    res.metadata?.managedFields?.map((m) => [m.manager, m.operation]),
+    [['typed-check', 'Apply']],
+  );
 });
 
 test('status: written through the status subresource only when something changed', async (t) => {
@@ -120,7 +133,14 @@ test('status: written through the status subresource only when something changed
   const c = await client(t);
   // A ClusterIP Service: status.conditions is a Condition list no built-in controller writes.
   await c.apply(Resources.services, { metadata: { namespace: ns, name: 'st' }, spec: { ports: [{ port: 80 }] } });
-  const cond = (message: string, lastTransitionTime: string): Condition => ({ type: 'Probed', status: 'True', reason: 'Checked', message, lastTransitionTime, observedGeneration: 1 });
+  const cond = (message: string, lastTransitionTime: string): Condition => ({
+    type: 'Probed',
+    status: 'True',
+    reason: 'Checked',
+    message,
+    lastTransitionTime,
+    observedGeneration: 1,
+  });
   const get = () => c.get<V1Service & KubernetesObject>(Resources.services, ns, 'st');
 
   assert.equal(await writeStatusIfChanged(c, Resources.services, await get(), { conditions: [cond('ok', '2026-01-01T00:00:00Z')] }), true);
@@ -162,7 +182,11 @@ test('events: recorded as events.k8s.io/v1 and aggregated into one series', asyn
 test('errors: the real server classified through one place', async (t) => {
   const ns = await freshNamespace(t, 'rt');
   const c = await client(t);
-  const kind = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => toKubeError(e).kind);
+  const kind = (p: Promise<unknown>) =>
+    p.then(
+      () => 'ok',
+      (e: unknown) => toKubeError(e).kind,
+    );
   assert.equal(await kind(c.get(Resources.configMaps, ns, 'missing')), 'NotFound');
   const cm = await c.create(Resources.configMaps, configMap(ns, 'dup', {}));
   assert.equal(await kind(c.create(Resources.configMaps, configMap(ns, 'dup', {}))), 'AlreadyExists');
@@ -180,7 +204,8 @@ test('controller: a ConfigMap change reaches reconcile(key) once per burst, with
   const reflector = new Reflector<V1ConfigMap>({ client: c, type: Resources.configMaps, namespace: ns });
   const seen: string[] = [];
   const ctl = new Controller({
-    name: 'e2e', maxConcurrentReconciles: 2,
+    name: 'e2e',
+    maxConcurrentReconciles: 2,
     reconcile: async (key) => {
       seen.push(key);
       const [namespace, name] = key.split('/') as [string, string];

@@ -9,8 +9,18 @@ import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { AppsV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import {
-  GPU_RESOURCE, NVME_LABEL, NVME_STORAGE_CLASS, POOL_LABEL,
-  bed, freshNamespace, isForbidden, isNotFound, kubectl, recycleReleasedPvs, serviceAccountKubeConfig, waitFor,
+  GPU_RESOURCE,
+  NVME_LABEL,
+  NVME_STORAGE_CLASS,
+  POOL_LABEL,
+  bed,
+  freshNamespace,
+  isForbidden,
+  isNotFound,
+  kubectl,
+  recycleReleasedPvs,
+  serviceAccountKubeConfig,
+  waitFor,
 } from './harness.js';
 import { createPools, deletePools, pool } from './support/operator.js';
 import { isReady } from '../../src/runtime/conditions.js';
@@ -18,7 +28,6 @@ import { freePortOffset } from '../../src/simcluster/free-ports.js';
 
 const PAUSE = 'registry.k8s.io/pause:3.10';
 const run = promisify(execFile);
-
 
 describe('simcluster bed', () => {
   it('binds NVMe claims of a 2-replica GPU StatefulSet on A100 nodes and makes its pods Ready', async (t) => {
@@ -44,26 +53,34 @@ describe('simcluster bed', () => {
             metadata: { labels: { app: 'model' } },
             spec: {
               nodeSelector: { [POOL_LABEL]: a100.name },
-              containers: [{
-                name: 'main',
-                image: PAUSE,
-                resources: { limits: { [GPU_RESOURCE]: '1' }, requests: { [GPU_RESOURCE]: '1' } },
-                volumeMounts: [{ name: 'model-weights-volume', mountPath: '/workspace/weights' }],
-              }],
+              containers: [
+                {
+                  name: 'main',
+                  image: PAUSE,
+                  resources: { limits: { [GPU_RESOURCE]: '1' }, requests: { [GPU_RESOURCE]: '1' } },
+                  volumeMounts: [{ name: 'model-weights-volume', mountPath: '/workspace/weights' }],
+                },
+              ],
             },
           },
-          volumeClaimTemplates: [{
-            metadata: { name: 'model-weights-volume' },
-            spec: { accessModes: ['ReadWriteOnce'], storageClassName: NVME_STORAGE_CLASS, resources: { requests: { storage: '800Gi' } } },
-          }],
+          volumeClaimTemplates: [
+            {
+              metadata: { name: 'model-weights-volume' },
+              spec: { accessModes: ['ReadWriteOnce'], storageClassName: NVME_STORAGE_CLASS, resources: { requests: { storage: '800Gi' } } },
+            },
+          ],
         },
       },
     });
 
-    const pods = await waitFor('2 Ready pods', async () => {
-      const list = await core.listNamespacedPod({ namespace: ns, labelSelector: 'app=model' });
-      return list.items.length === 2 && list.items.every(isReady) ? list.items : undefined;
-    }, { timeoutMs: 90_000 });
+    const pods = await waitFor(
+      '2 Ready pods',
+      async () => {
+        const list = await core.listNamespacedPod({ namespace: ns, labelSelector: 'app=model' });
+        return list.items.length === 2 && list.items.every(isReady) ? list.items : undefined;
+      },
+      { timeoutMs: 90_000 },
+    );
     const claims = await waitFor('2 Bound claims', async () => {
       const list = await core.listNamespacedPersistentVolumeClaim({ namespace: ns });
       return list.items.length === 2 && list.items.every((c) => c.status?.phase === 'Bound') ? list.items : undefined;
@@ -174,9 +191,14 @@ describe('simcluster bed', () => {
     try {
       const upOut = await run(process.execPath, [cli, 'simcluster', 'up', '--nodes-file', nodesFile], { env, timeout: 180_000 });
       assert.equal(upOut.stdout.trim(), join(stateDir, 'admin.kubeconfig'));
-      const pidFiles = readdirSync(join(stateDir, 'run')).filter((f) => f.endsWith('.pid')).sort();
+      const pidFiles = readdirSync(join(stateDir, 'run'))
+        .filter((f) => f.endsWith('.pid'))
+        .sort();
       // etcd, apiserver, controller-manager, scheduler, kwok, gpu-provisioner, and the supervisor of them all
-      assert.deepEqual(pidFiles, ['etcd', 'gpu-provisioner', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'supervisor'].map((n) => `${n}.pid`));
+      assert.deepEqual(
+        pidFiles,
+        ['etcd', 'gpu-provisioner', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'supervisor'].map((n) => `${n}.pid`),
+      );
       const pids = pidFiles.map((f) => Number(readFileSync(join(stateDir, 'run', f), 'utf8')));
       for (const pid of pids) assert.ok(existsSync(`/proc/${pid}`), `pid ${pid} runs after up`);
       const status = await run(process.execPath, [cli, 'simcluster', 'status'], { env });

@@ -14,6 +14,6 @@ test('every top-level value has a schema entry and every schema entry a default'
   assert.deepEqual(Object.keys(values).sort(), Object.keys(schema.properties).sort());
 });
 
-test('the schema names exactly the operator\'s feature gates', () => {
+test("the schema names exactly the operator's feature gates", () => {
   assert.deepEqual(Object.keys(schema.properties.featureGates?.properties ?? {}).sort(), [...FEATURE_GATE_NAMES].sort());
 });

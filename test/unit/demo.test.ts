@@ -19,13 +19,21 @@ const ws = (name: string, extra: Partial<Workspace> = {}): Workspace => ({
 });
 
 const cond = (status: 'True' | 'False', reason: string, observedGeneration = 1) => ({
-  type: 'InferenceReady', status, reason, message: `${reason} message`, lastTransitionTime: '2026-01-01T00:00:00Z', observedGeneration,
+  type: 'InferenceReady',
+  status,
+  reason,
+  message: `${reason} message`,
+  lastTransitionTime: '2026-01-01T00:00:00Z',
+  observedGeneration,
 });
 
 const sts = (name: string, nvme: boolean, ready: number, replicas = 1): V1StatefulSet => ({
   metadata: { name },
   spec: {
-    replicas, serviceName: `${name}-headless`, selector: {}, template: {},
+    replicas,
+    serviceName: `${name}-headless`,
+    selector: {},
+    template: {},
     ...(nvme ? { volumeClaimTemplates: [{ metadata: { name: 'model-weights-volume' } }] } : {}),
   },
   status: { replicas, readyReplicas: ready },
@@ -34,30 +42,74 @@ const sts = (name: string, nvme: boolean, ready: number, replicas = 1): V1Statef
 const node = (name: string, type: string): V1Node => ({ metadata: { name, labels: { 'node.kubernetes.io/instance-type': type } } });
 const pod = (name: string, nodeName?: string): V1Pod => ({ metadata: { name }, spec: { containers: [], ...(nodeName ? { nodeName } : {}) } });
 const claim = (name: string, phase: string): V1PersistentVolumeClaim => ({ metadata: { name }, status: { phase } });
-const deployment = (name: string, ready: number): V1Deployment => ({ metadata: { name }, spec: { replicas: 1, selector: {}, template: {} }, status: { readyReplicas: ready } });
+const deployment = (name: string, ready: number): V1Deployment => ({
+  metadata: { name },
+  spec: { replicas: 1, selector: {}, template: {} },
+  status: { readyReplicas: ready },
+});
 
-const empty: Snapshot = { workspaces: [], statefulSets: [], deployments: [], claims: [], pods: [], nodes: [node('gpu-a100-0', 'Standard_NC24ads_A100_v4'), node('gpu-a10-0', 'Standard_NV36ads_A10_v5')], nodeClaims: [] };
+const empty: Snapshot = {
+  workspaces: [],
+  statefulSets: [],
+  deployments: [],
+  claims: [],
+  pods: [],
+  nodes: [node('gpu-a100-0', 'Standard_NC24ads_A100_v4'), node('gpu-a10-0', 'Standard_NV36ads_A10_v5')],
+  nodeClaims: [],
+};
 
 const nodeClaim = (name: string, ws: string, o: { launched?: boolean; ready?: boolean; node?: string } = {}): NodeClaim => ({
   apiVersion: 'karpenter.sh/v1',
   kind: 'NodeClaim',
   metadata: { name, labels: { 'kaito.sh/workspace': ws, 'kaito.sh/workspacenamespace': 'kaito-demo' } },
-  spec: { nodeClassRef: { group: 'kaito.sh', kind: 'KaitoNodeClass', name: 'default' }, taints: [], requirements: [], resources: { requests: { storage: '1Gi' } } },
+  spec: {
+    nodeClassRef: { group: 'kaito.sh', kind: 'KaitoNodeClass', name: 'default' },
+    taints: [],
+    requirements: [],
+    resources: { requests: { storage: '1Gi' } },
+  },
   status: {
     ...(o.node ? { nodeName: o.node } : {}),
-    conditions: [...(o.launched ? [{ type: 'Launched', status: 'True' }] : []), ...(o.ready !== undefined ? [{ type: 'Ready', status: o.ready ? 'True' : 'False' }] : [])],
+    conditions: [
+      ...(o.launched ? [{ type: 'Launched', status: 'True' }] : []),
+      ...(o.ready !== undefined ? [{ type: 'Ready', status: o.ready ? 'True' : 'False' }] : []),
+    ],
   },
 });
 
 test('rows: one case per state a workspace passes through', () => {
   const cases: { name: string; snap: Partial<Snapshot>; legacy?: boolean; want: Partial<ReturnType<typeof rowsOf>[number]> }[] = [
-    { name: 'nothing yet', snap: { workspaces: [ws('a')] }, want: { sku: '-', replicas: '-', volume: '-', claim: '-', nodeClaim: '-', inference: '-', ready: false, migration: '-' } },
-    { name: 'node auto-provisioning: claim made, not launched', snap: { workspaces: [ws('a')], nodeClaims: [nodeClaim('ws0123456789', 'a', { ready: false })] }, want: { nodeClaim: 'ws0123456789 Pending' } },
-    { name: 'claim launched', snap: { workspaces: [ws('a')], nodeClaims: [nodeClaim('ws0123456789', 'a', { launched: true, ready: false })] }, want: { nodeClaim: 'ws0123456789 Launched' } },
-    { name: 'claim ready with its node; other workspaces\' claims ignored', snap: { workspaces: [ws('a')], nodeClaims: [nodeClaim('ws0123456789', 'a', { launched: true, ready: true, node: 'aks-ws0123456789-1-vmss000000' }), nodeClaim('wsffffffffff', 'b')] }, want: { nodeClaim: 'ws0123456789 Ready → aks-ws0123456789-1-vmss000000' } },
+    {
+      name: 'nothing yet',
+      snap: { workspaces: [ws('a')] },
+      want: { sku: '-', replicas: '-', volume: '-', claim: '-', nodeClaim: '-', inference: '-', ready: false, migration: '-' },
+    },
+    {
+      name: 'node auto-provisioning: claim made, not launched',
+      snap: { workspaces: [ws('a')], nodeClaims: [nodeClaim('ws0123456789', 'a', { ready: false })] },
+      want: { nodeClaim: 'ws0123456789 Pending' },
+    },
+    {
+      name: 'claim launched',
+      snap: { workspaces: [ws('a')], nodeClaims: [nodeClaim('ws0123456789', 'a', { launched: true, ready: false })] },
+      want: { nodeClaim: 'ws0123456789 Launched' },
+    },
+    {
+      name: "claim ready with its node; other workspaces' claims ignored",
+      snap: {
+        workspaces: [ws('a')],
+        nodeClaims: [nodeClaim('ws0123456789', 'a', { launched: true, ready: true, node: 'aks-ws0123456789-1-vmss000000' }), nodeClaim('wsffffffffff', 'b')],
+      },
+      want: { nodeClaim: 'ws0123456789 Ready → aks-ws0123456789-1-vmss000000' },
+    },
     {
       name: 'nvme, claim pending, pod not scheduled: SKU from the selected nodes',
-      snap: { workspaces: [ws('a', { status: { workerNodes: ['gpu-a100-0'], conditions: [cond('False', 'PodUnschedulable')] } })], statefulSets: [sts('a', true, 0)], claims: [claim('model-weights-volume-a-0', 'Pending')], pods: [pod('a-0')] },
+      snap: {
+        workspaces: [ws('a', { status: { workerNodes: ['gpu-a100-0'], conditions: [cond('False', 'PodUnschedulable')] } })],
+        statefulSets: [sts('a', true, 0)],
+        claims: [claim('model-weights-volume-a-0', 'Pending')],
+        pods: [pod('a-0')],
+      },
       want: { sku: 'Standard_NC24ads_A100_v4', replicas: '0/1', volume: 'nvme claim', claim: 'Pending', inference: 'False PodUnschedulable', ready: false },
     },
     {
@@ -67,17 +119,30 @@ test('rows: one case per state a workspace passes through', () => {
     },
     {
       name: 'nvme ready: SKU and node of pod 0',
-      snap: { workspaces: [ws('a', { status: { conditions: [cond('True', 'WorkspaceInferenceStatusSuccess')] } })], statefulSets: [sts('a', true, 1)], claims: [claim('model-weights-volume-a-0', 'Bound')], pods: [pod('a-0', 'gpu-a100-0')] },
+      snap: {
+        workspaces: [ws('a', { status: { conditions: [cond('True', 'WorkspaceInferenceStatusSuccess')] } })],
+        statefulSets: [sts('a', true, 1)],
+        claims: [claim('model-weights-volume-a-0', 'Bound')],
+        pods: [pod('a-0', 'gpu-a100-0')],
+      },
       want: { sku: 'Standard_NC24ads_A100_v4 (gpu-a100-0)', replicas: '1/1', claim: 'Bound', inference: 'True WorkspaceInferenceStatusSuccess', ready: true },
     },
     {
       name: 'multi-node: claims counted',
-      snap: { workspaces: [ws('a')], statefulSets: [sts('a', true, 1, 3)], claims: [claim('model-weights-volume-a-0', 'Bound'), claim('model-weights-volume-a-1', 'Pending')] },
+      snap: {
+        workspaces: [ws('a')],
+        statefulSets: [sts('a', true, 1, 3)],
+        claims: [claim('model-weights-volume-a-0', 'Bound'), claim('model-weights-volume-a-1', 'Pending')],
+      },
       want: { replicas: '1/3', claim: 'Pending (1/3 Bound)' },
     },
     {
       name: 'emptyDir: no claim column',
-      snap: { workspaces: [ws('a', { status: { conditions: [cond('True', 'WorkspaceInferenceStatusSuccess')] } })], statefulSets: [sts('a', false, 1)], pods: [pod('a-0', 'gpu-a10-0')] },
+      snap: {
+        workspaces: [ws('a', { status: { conditions: [cond('True', 'WorkspaceInferenceStatusSuccess')] } })],
+        statefulSets: [sts('a', false, 1)],
+        pods: [pod('a-0', 'gpu-a10-0')],
+      },
       want: { sku: 'Standard_NV36ads_A10_v5 (gpu-a10-0)', volume: 'emptyDir', claim: '-', ready: true },
     },
     {
@@ -117,7 +182,16 @@ test('rows: one case per state a workspace passes through', () => {
 });
 
 test('formatRows aligns columns; notReadySummary names each waiting workspace and why', () => {
-  const rows = rowsOf({ ...empty, workspaces: [ws('phi-4-mini', { status: { conditions: [cond('False', 'PodsNotReady')] } }), ws('b', { status: { conditions: [cond('True', 'WorkspaceInferenceStatusSuccess')] } })] }, new Set());
+  const rows = rowsOf(
+    {
+      ...empty,
+      workspaces: [
+        ws('phi-4-mini', { status: { conditions: [cond('False', 'PodsNotReady')] } }),
+        ws('b', { status: { conditions: [cond('True', 'WorkspaceInferenceStatusSuccess')] } }),
+      ],
+    },
+    new Set(),
+  );
   const lines = formatRows(rows);
   assert.equal(lines.length, 3);
   assert.match(lines[0] ?? '', /^WORKSPACE\s+NODECLAIM\s+SKU \(NODE\)\s+READY\s+WEIGHTS\s+CLAIM\s+INFERENCEREADY\s+MIGRATION$/);
@@ -136,11 +210,16 @@ test('samples: the shipped examples/demo parse, cover NVMe, non-NVMe, a provisio
     assert.equal(w.metadata.namespace, 'kaito-demo');
     assert.ok(w.resource.instanceType, 'node auto-provisioning mode: every sample names its SKU');
   }
-  assert.ok(s.workspaces.some((w) => !w.resource.labelSelector?.matchLabels?.['kaito.sh/sim-pool']), 'a sample whose node is provisioned');
+  assert.ok(
+    s.workspaces.some((w) => !w.resource.labelSelector?.matchLabels?.['kaito.sh/sim-pool']),
+    'a sample whose node is provisioned',
+  );
   const legacy = s.legacy[0]!;
   const owner = s.workspaces.find((w) => w.metadata.name === legacy.metadata?.name)!;
   const owned = ownedLegacyDeployment(legacy, { ...owner, metadata: { ...owner.metadata, uid: 'u-1' } });
-  assert.deepEqual(owned.metadata?.ownerReferences, [{ apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', name: owner.metadata.name, uid: 'u-1', controller: true, blockOwnerDeletion: true }]);
+  assert.deepEqual(owned.metadata?.ownerReferences, [
+    { apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', name: owner.metadata.name, uid: 'u-1', controller: true, blockOwnerDeletion: true },
+  ]);
   assert.throws(() => ownedLegacyDeployment(legacy, owner), /no uid/);
 });
 

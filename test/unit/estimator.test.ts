@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { gpuConfigFromNodeLabels } from '../../src/catalog/node-gpu.js';
-import {
-  estimateNodeCount,
-  targetNodeCount,
-  type EstimatorInput,
-  type EstimatorPreset,
-  type NodeEstimate,
-} from '../../src/builders/estimator.js';
+import { estimateNodeCount, targetNodeCount, type EstimatorInput, type EstimatorPreset, type NodeEstimate } from '../../src/builders/estimator.js';
 import { mustPreset, mustSku } from './catalog/fixtures.js';
 
 // KAITO's test models (pkg/utils/test/test_model.go): no BytesPerToken.
@@ -24,15 +18,43 @@ const nodesOf = (r: NodeEstimate) => (r.ok ? r.nodes : r.message);
 
 describe('estimateNodeCount — worked examples of spec §4.6', () => {
   const cases: Array<[string, EstimatorInput, number]> = [
-    ['llama-3.3-70b-instruct on Standard_NC24ads_A100_v4', { preset: mustPreset('llama-3.3-70b-instruct'), gpuConfig: mustSku('Standard_NC24ads_A100_v4'), count: 1, maxModelLen: 2048 }, 3],
-    ['phi-4-mini-instruct on Standard_NC24ads_A100_v4', { preset: mustPreset('phi-4-mini-instruct'), gpuConfig: mustSku('Standard_NC24ads_A100_v4'), count: 1, maxModelLen: 2048 }, 1],
-    ['llama-3.1-8b-instruct on Standard_NC6s_v3', { preset: mustPreset('llama-3.1-8b-instruct'), gpuConfig: mustSku('Standard_NC6s_v3'), count: 1, maxModelLen: 2048 }, 2],
+    [
+      'llama-3.3-70b-instruct on Standard_NC24ads_A100_v4',
+      { preset: mustPreset('llama-3.3-70b-instruct'), gpuConfig: mustSku('Standard_NC24ads_A100_v4'), count: 1, maxModelLen: 2048 },
+      3,
+    ],
+    [
+      'phi-4-mini-instruct on Standard_NC24ads_A100_v4',
+      { preset: mustPreset('phi-4-mini-instruct'), gpuConfig: mustSku('Standard_NC24ads_A100_v4'), count: 1, maxModelLen: 2048 },
+      1,
+    ],
+    [
+      'llama-3.1-8b-instruct on Standard_NC6s_v3',
+      { preset: mustPreset('llama-3.1-8b-instruct'), gpuConfig: mustSku('Standard_NC6s_v3'), count: 1, maxModelLen: 2048 },
+      2,
+    ],
     ['64Gi test model on Standard_NC12s_v3, count 2', { preset: testModel({}), gpuConfig: mustSku('Standard_NC12s_v3'), count: 2, maxModelLen: 2048 }, 3],
     ['64Gi test model, count 4 is ignored', { preset: testModel({}), gpuConfig: mustSku('Standard_NC12s_v3'), count: 4, maxModelLen: 2048 }, 3],
-    ['count 3 lowered to 1 when one GPU suffices', { preset: mustPreset('phi-4-mini-instruct'), gpuConfig: mustSku('Standard_NC24ads_A100_v4'), count: 3, maxModelLen: 2048 }, 1],
-    ['deepseek-r1-0528 on Standard_ND96isr_H200_v5', { preset: mustPreset('deepseek-r1-0528'), gpuConfig: mustSku('Standard_ND96isr_H200_v5'), count: 1, maxModelLen: 2048 }, 1],
-    ['deepseek-r1-0528 on Standard_ND96isr_H100_v5', { preset: mustPreset('deepseek-r1-0528'), gpuConfig: mustSku('Standard_ND96isr_H100_v5'), count: 1, maxModelLen: 2048 }, 2],
-    ['a longer context needs more GPUs', { preset: mustPreset('llama-3.3-70b-instruct'), gpuConfig: mustSku('Standard_NC24ads_A100_v4'), count: 1, maxModelLen: 131072 }, 6],
+    [
+      'count 3 lowered to 1 when one GPU suffices',
+      { preset: mustPreset('phi-4-mini-instruct'), gpuConfig: mustSku('Standard_NC24ads_A100_v4'), count: 3, maxModelLen: 2048 },
+      1,
+    ],
+    [
+      'deepseek-r1-0528 on Standard_ND96isr_H200_v5',
+      { preset: mustPreset('deepseek-r1-0528'), gpuConfig: mustSku('Standard_ND96isr_H200_v5'), count: 1, maxModelLen: 2048 },
+      1,
+    ],
+    [
+      'deepseek-r1-0528 on Standard_ND96isr_H100_v5',
+      { preset: mustPreset('deepseek-r1-0528'), gpuConfig: mustSku('Standard_ND96isr_H100_v5'), count: 1, maxModelLen: 2048 },
+      2,
+    ],
+    [
+      'a longer context needs more GPUs',
+      { preset: mustPreset('llama-3.3-70b-instruct'), gpuConfig: mustSku('Standard_NC24ads_A100_v4'), count: 1, maxModelLen: 131072 },
+      6,
+    ],
   ];
   for (const [name, input, expected] of cases) {
     it(`${name} → ${expected}`, () => {
@@ -75,7 +97,13 @@ describe('estimateNodeCount — every error branch, KAITO texts', () => {
       // weights exactly fill the room left by the truncated overhead, but not by the float overhead → 2 GPUs
       'TP disabled and more than one node',
       {
-        preset: testModel({ name: 'test-no-tensor-parallel-model', totalSafeTensorFileSize: '11710496768', bytesPerToken: 8192, disableTensorParallelism: true, supportDistributedInference: false }),
+        preset: testModel({
+          name: 'test-no-tensor-parallel-model',
+          totalSafeTensorFileSize: '11710496768',
+          bytesPerToken: 8192,
+          disableTensorParallelism: true,
+          supportDistributedInference: false,
+        }),
         gpuConfig: v100,
         count: 1,
         maxModelLen: 2048,
@@ -125,7 +153,12 @@ describe('targetNodeCount (UpdateWorkspaceTargetNodeCount rules)', () => {
     ['vLLM estimator below 1 → 1', { ...base, estimate: () => ({ ok: true, nodes: 0, reason: 'count 0' }) }, 1, true],
     ['transformers → count', { ...base, runtime: 'transformers', estimate: () => three }, 2, false],
     ['transformers without count → 1', { ...base, runtime: 'transformers', count: undefined, estimate: () => three }, 1, false],
-    ['estimator error is wrapped', { ...base, estimate: () => failing }, 'failed to calculate target node count: no ready nodes found, unable to determine GPU configuration', true],
+    [
+      'estimator error is wrapped',
+      { ...base, estimate: () => failing },
+      'failed to calculate target node count: no ready nodes found, unable to determine GPU configuration',
+      true,
+    ],
   ];
   for (const [name, input, expected, estimatorCalled] of cases) {
     it(name, () => {
@@ -143,9 +176,21 @@ describe('targetNodeCount (UpdateWorkspaceTargetNodeCount rules)', () => {
 
 describe('targetNodeCount reasons once set', () => {
   it('keeps the estimator reason when a fresh estimate agrees, says so when it differs', () => {
-    const agree = targetNodeCount({ hasTuning: false, hasInference: true, runtime: 'vllm', current: 3, estimate: () => ({ ok: true, nodes: 3, reason: 'needs 3 GPUs' }) });
+    const agree = targetNodeCount({
+      hasTuning: false,
+      hasInference: true,
+      runtime: 'vllm',
+      current: 3,
+      estimate: () => ({ ok: true, nodes: 3, reason: 'needs 3 GPUs' }),
+    });
     assert.deepEqual(agree, { ok: true, nodes: 3, reason: 'needs 3 GPUs' });
-    const differ = targetNodeCount({ hasTuning: false, hasInference: true, runtime: 'vllm', current: 2, estimate: () => ({ ok: true, nodes: 3, reason: 'needs 3 GPUs' }) });
+    const differ = targetNodeCount({
+      hasTuning: false,
+      hasInference: true,
+      runtime: 'vllm',
+      current: 2,
+      estimate: () => ({ ok: true, nodes: 3, reason: 'needs 3 GPUs' }),
+    });
     assert.ok(differ.ok && differ.nodes === 2 && /kept \(set once\); a fresh estimate gives 3/.test(differ.reason));
   });
 });

@@ -17,14 +17,28 @@ describe('image files', () => {
     assert.deepEqual(localCommands().sort(), ['demo', 'simcluster']);
     const out = files.filter((f) => /^dist\/src\/(simcluster|demo)\/|^dist\/src\/cli\/commands\/(simcluster|demo)\.js$|\.map$|image-files/.test(f));
     assert.deepEqual(out, []);
-    for (const kept of ['dist/src/cli/main.js', 'dist/src/cli/commands/run.js', 'dist/src/cli/commands/diff.js', 'dist/src/manager/node-flags.js', 'dist/src/manager/manager.js']) {
+    for (const kept of [
+      'dist/src/cli/main.js',
+      'dist/src/cli/commands/run.js',
+      'dist/src/cli/commands/diff.js',
+      'dist/src/manager/node-flags.js',
+      'dist/src/manager/manager.js',
+    ]) {
       assert.ok(files.includes(kept), kept);
     }
   });
 
   it('map sources to their compiled files, whatever is left in dist', () => {
     assert.deepEqual(
-      imageFiles(['api/crd.ts', 'builders/gojson/generate-k8s-types.mjs', 'demo/run.ts', 'simcluster/provisioner/main.ts', 'cli/commands/demo.ts', 'cli/commands/crd.ts', 'x.d.ts']),
+      imageFiles([
+        'api/crd.ts',
+        'builders/gojson/generate-k8s-types.mjs',
+        'demo/run.ts',
+        'simcluster/provisioner/main.ts',
+        'cli/commands/demo.ts',
+        'cli/commands/crd.ts',
+        'x.d.ts',
+      ]),
       ['dist/src/api/crd.js', 'dist/src/cli/commands/crd.js'],
     );
   });
@@ -68,7 +82,10 @@ describe('image files', () => {
     it('a local command is named as absent, in one line', async () => {
       const r = await cli('simcluster', 'status');
       assert.equal(r.code, 2);
-      assert.equal(r.stderr, 'kaito-ts: "simcluster" is not in this installation (the operator image has no local cluster); run it from a checkout or the npm package\n');
+      assert.equal(
+        r.stderr,
+        'kaito-ts: "simcluster" is not in this installation (the operator image has no local cluster); run it from a checkout or the npm package\n',
+      );
     });
   });
 });

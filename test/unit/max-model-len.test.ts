@@ -75,13 +75,37 @@ describe('chooseMaxModelLen (the --max-model-len flag)', () => {
   const template = 'max_probe_steps: 6\nkv_cache_cpu_memory_utilization: 0.5\nvllm:\n  cpu-offload-gb: 0\n  swap-space: 4\n';
   const a100 = mustSku('Standard_NC24ads_A100_v4');
   const cases: Array<[string, Parameters<typeof chooseMaxModelLen>[0], number]> = [
-    ['vLLM + default template → computed', { runtime: 'vllm', inferenceConfigYaml: template, preset: mustPreset('llama-3.1-8b-instruct'), gpuConfig: a100, numNodes: 1 }, 131072],
-    ['vLLM + 3 nodes → computed with node count', { runtime: 'vllm', inferenceConfigYaml: template, preset: mustPreset('llama-3.3-70b-instruct'), gpuConfig: a100, numNodes: 3 }, 22016],
-    ['vLLM + empty ConfigMap data → 2048 (KAITO unit tests)', { runtime: 'vllm', inferenceConfigYaml: '', preset: mustPreset('phi-4'), gpuConfig: a100, numNodes: 1 }, DEFAULT_MAX_MODEL_LEN],
+    [
+      'vLLM + default template → computed',
+      { runtime: 'vllm', inferenceConfigYaml: template, preset: mustPreset('llama-3.1-8b-instruct'), gpuConfig: a100, numNodes: 1 },
+      131072,
+    ],
+    [
+      'vLLM + 3 nodes → computed with node count',
+      { runtime: 'vllm', inferenceConfigYaml: template, preset: mustPreset('llama-3.3-70b-instruct'), gpuConfig: a100, numNodes: 3 },
+      22016,
+    ],
+    [
+      'vLLM + empty ConfigMap data → 2048 (KAITO unit tests)',
+      { runtime: 'vllm', inferenceConfigYaml: '', preset: mustPreset('phi-4'), gpuConfig: a100, numNodes: 1 },
+      DEFAULT_MAX_MODEL_LEN,
+    ],
     ['vLLM + missing key → 2048', { runtime: 'vllm', preset: mustPreset('phi-4'), gpuConfig: a100, numNodes: 1 }, DEFAULT_MAX_MODEL_LEN],
-    ['transformers → 2048', { runtime: 'transformers', inferenceConfigYaml: template, preset: mustPreset('phi-4'), gpuConfig: a100, numNodes: 1 }, DEFAULT_MAX_MODEL_LEN],
-    ['explicit value wins (W13)', { runtime: 'vllm', inferenceConfigYaml: `${template}  max-model-len: 4096\n`, preset: mustPreset('phi-4'), gpuConfig: a100, numNodes: 1 }, 4096],
-    ['not computable (test model without BytesPerToken) → 0, flag omitted', { runtime: 'vllm', inferenceConfigYaml: template, preset: { ...mustPreset('phi-4'), bytesPerToken: 0 }, gpuConfig: a100, numNodes: 1 }, 0],
+    [
+      'transformers → 2048',
+      { runtime: 'transformers', inferenceConfigYaml: template, preset: mustPreset('phi-4'), gpuConfig: a100, numNodes: 1 },
+      DEFAULT_MAX_MODEL_LEN,
+    ],
+    [
+      'explicit value wins (W13)',
+      { runtime: 'vllm', inferenceConfigYaml: `${template}  max-model-len: 4096\n`, preset: mustPreset('phi-4'), gpuConfig: a100, numNodes: 1 },
+      4096,
+    ],
+    [
+      'not computable (test model without BytesPerToken) → 0, flag omitted',
+      { runtime: 'vllm', inferenceConfigYaml: template, preset: { ...mustPreset('phi-4'), bytesPerToken: 0 }, gpuConfig: a100, numNodes: 1 },
+      0,
+    ],
   ];
   for (const [name, input, expected] of cases) {
     it(`${name} → ${expected}`, () => {

@@ -18,7 +18,9 @@ async function run(args: string[]) {
 }
 
 function exampleFiles(): string[] {
-  return readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml')).map((f) => join(EXAMPLES, f));
+  return readdirSync(EXAMPLES)
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => join(EXAMPLES, f));
 }
 
 /** BYO examples need the BYO gate and nodes; the rest render against the NVMe cluster state. */
@@ -37,7 +39,9 @@ function docs(text: string): { kind?: string; metadata?: { name?: string } }[] {
 }
 
 test('examples cover every preset family, a template, adapters, multi-node, BYO and LoadBalancer', () => {
-  const all = exampleFiles().map((f) => readFileSync(f, 'utf8')).join('\n');
+  const all = exampleFiles()
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
   for (const family of ['deepseek', 'falcon', 'gemma-3', 'gpt-oss', 'llama-3', 'mistral', 'phi-3', 'phi-4', 'qwen']) {
     assert.match(all, new RegExp(`name: ${family}`), family);
   }
@@ -47,7 +51,10 @@ test('examples cover every preset family, a template, adapters, multi-node, BYO 
   assert.match(all, /kaito\.sh\/enablelb: "True"/);
   assert.ok(exampleFiles().some((f) => f.includes('byo-')));
   // Tuning: every input kind (URLs, image, volume) and every output kind (image push, volume).
-  const tuning = exampleFiles().filter((f) => f.includes('tuning-')).map((f) => readFileSync(f, 'utf8')).join('\n');
+  const tuning = exampleFiles()
+    .filter((f) => f.includes('tuning-'))
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
   for (const kind of [/input:\n\s+urls:/, /input:\n(\s+name: .*\n)?\s+image:/, /input:\n\s+volumeSource:/, /output:\n\s+image:/, /output:\n\s+volumeSource:/]) {
     assert.match(tuning, kind);
   }
@@ -69,8 +76,12 @@ test('every example renders: YAML and JSON, the objects of the workspace, nothin
     const objects = docs(yaml.stdout);
     const kinds = objects.map((o) => o.kind);
     const expected = file.includes('tuning-') ? ['ControllerRevision', 'Job'] : ['ControllerRevision', 'Service', 'Service', 'StatefulSet'];
-    assert.deepEqual(kinds.filter((k) => k !== 'ConfigMap'), expected, file);
-    const name = (docs(readFileSync(file, 'utf8'))[0]?.metadata?.name) ?? '';
+    assert.deepEqual(
+      kinds.filter((k) => k !== 'ConfigMap'),
+      expected,
+      file,
+    );
+    const name = docs(readFileSync(file, 'utf8'))[0]?.metadata?.name ?? '';
     assert.equal(objects.at(-1)?.metadata?.name, name, file);
 
     const json = await run([...argsFor(file), '-o', 'json']);
@@ -93,9 +104,13 @@ test('--explain: YAML comments on top (stdout still parses), stderr with -o json
   assert.match(json.stderr, /modelWeightsVolume: nvme/);
 });
 
-test('--explain prints the controller\'s own plan for that state: NodeClaims first under auto-provisioning, the StatefulSet on BYO nodes', async () => {
+test("--explain prints the controller's own plan for that state: NodeClaims first under auto-provisioning, the StatefulSet on BYO nodes", async () => {
   const nap = await run([...argsFor(join(EXAMPLES, 'phi-4-mini-instruct.yaml')), '--explain']);
-  const plan = (out: string) => out.split('\n').filter((l) => l.startsWith('#   ')).map((l) => l.slice(4).split(/[ :]/).slice(0, 2).join(' '));
+  const plan = (out: string) =>
+    out
+      .split('\n')
+      .filter((l) => l.startsWith('#   '))
+      .map((l) => l.slice(4).split(/[ :]/).slice(0, 2).join(' '));
   assert.deepEqual(plan(nap.stdout).slice(0, 2), ['patch workspace', 'create NodeClaim']);
   assert.ok(!plan(nap.stdout).includes('apply StatefulSet'), 'the workload waits for its nodes');
   const byo = await run([...argsFor(join(EXAMPLES, 'byo-phi-3-mini-4k-instruct-a10.yaml')), '--explain']);
@@ -112,7 +127,9 @@ test('cluster state decides NVMe vs emptyDir; no --state is an empty cluster', a
   for (const [state, nvme] of cases) {
     const r = await run(['-f', file, ...state]);
     assert.equal(r.code, 0, r.stderr);
-    const sts = docs(r.stdout).at(-1) as { spec: { volumeClaimTemplates?: unknown[]; template: { spec: { volumes: { name: string; emptyDir?: { sizeLimit?: string } }[] } } } };
+    const sts = docs(r.stdout).at(-1) as {
+      spec: { volumeClaimTemplates?: unknown[]; template: { spec: { volumes: { name: string; emptyDir?: { sizeLimit?: string } }[] } } };
+    };
     assert.equal(sts.spec.volumeClaimTemplates !== undefined, nvme, state.join(' '));
     const weights = sts.spec.template.spec.volumes.find((v) => v.name === 'model-weights-volume');
     assert.deepEqual(weights, nvme ? undefined : { name: 'model-weights-volume', emptyDir: { sizeLimit: '70Gi' } });
@@ -129,20 +146,48 @@ test('bad input: exit 2, one line on stderr naming the problem, nothing on stdou
   const ws = (preset: string, instanceType: string) =>
     `apiVersion: kaito.sh/v1beta1\nkind: Workspace\nmetadata:\n  name: w\nresource:\n  instanceType: ${instanceType}\n  labelSelector:\n    matchLabels: {a: b}\ninference:\n  preset:\n    name: ${preset}\n`;
   const cases: { name: string; args: string[]; message: RegExp }[] = [
-    { name: 'unknown preset', args: ['-f', write('p.yaml', ws('phi-4-mini-instrukt', 'Standard_NC24ads_A100_v4'))], message: /phi-4-mini-instrukt.*closest.*phi-4-mini-instruct/ },
+    {
+      name: 'unknown preset',
+      args: ['-f', write('p.yaml', ws('phi-4-mini-instrukt', 'Standard_NC24ads_A100_v4'))],
+      message: /phi-4-mini-instrukt.*closest.*phi-4-mini-instruct/,
+    },
     { name: 'unknown SKU', args: ['-f', write('s.yaml', ws('phi-4', 'p9.huge'))], message: /p9\.huge/ },
-    { name: 'SKU of another cloud', args: ['-f', write('c.yaml', ws('phi-4', 'Standard_NC24ads_A100_v4')), '--cloud-provider', 'aws'], message: /Standard_NC24ads_A100_v4/ },
+    {
+      name: 'SKU of another cloud',
+      args: ['-f', write('c.yaml', ws('phi-4', 'Standard_NC24ads_A100_v4')), '--cloud-provider', 'aws'],
+      message: /Standard_NC24ads_A100_v4/,
+    },
     { name: 'too little GPU memory', args: ['-f', write('m.yaml', ws('falcon-7b', 'Standard_NC6s_v3'))], message: /too small/ },
     { name: 'invalid YAML', args: ['-f', write('y.yaml', 'kind: Workspace\n  bad: [\n')], message: /invalid YAML/ },
-    { name: 'missing required field', args: ['-f', write('r.yaml', 'apiVersion: kaito.sh/v1beta1\nkind: Workspace\nmetadata:\n  name: w\nresource: {}\n')], message: /labelSelector is required/ },
+    {
+      name: 'missing required field',
+      args: ['-f', write('r.yaml', 'apiVersion: kaito.sh/v1beta1\nkind: Workspace\nmetadata:\n  name: w\nresource: {}\n')],
+      message: /labelSelector is required/,
+    },
     { name: 'missing file', args: ['-f', join(dir, 'nope.yaml')], message: /cannot read workspace file .*nope\.yaml: no such file/ },
     { name: 'missing -f', args: [], message: /-f/ },
     { name: 'bad -o', args: ['-f', join(EXAMPLES, 'phi-4-mini-instruct.yaml'), '-o', 'xml'], message: /-o must be yaml or json/ },
-    { name: 'bad feature gate', args: ['-f', join(EXAMPLES, 'phi-4-mini-instruct.yaml'), '--feature-gates', 'nope=true'], message: /unknown feature gate "nope"/ },
+    {
+      name: 'bad feature gate',
+      args: ['-f', join(EXAMPLES, 'phi-4-mini-instruct.yaml'), '--feature-gates', 'nope=true'],
+      message: /unknown feature gate "nope"/,
+    },
     { name: 'bad cloud', args: ['-f', join(EXAMPLES, 'phi-4-mini-instruct.yaml'), '--cloud-provider', 'gcp'], message: /gcp/ },
-    { name: 'unknown kind in state', args: ['-f', join(EXAMPLES, 'phi-4-mini-instruct.yaml'), '--state', write('st.yaml', 'kind: Pod\nmetadata: {name: p}\n')], message: /unsupported kind "Pod"/ },
-    { name: 'missing user ConfigMap', args: ['-f', write('cm.yaml', `${ws('phi-4', 'Standard_NC24ads_A100_v4')}  config: mine\n`)], message: /ConfigMap 'mine'/ },
-    { name: 'BYO without nodes', args: ['-f', join(EXAMPLES, 'byo-phi-3-mini-4k-instruct-a10.yaml'), '--feature-gates', 'disableNodeAutoProvisioning=true'], message: /No nodes found/ },
+    {
+      name: 'unknown kind in state',
+      args: ['-f', join(EXAMPLES, 'phi-4-mini-instruct.yaml'), '--state', write('st.yaml', 'kind: Pod\nmetadata: {name: p}\n')],
+      message: /unsupported kind "Pod"/,
+    },
+    {
+      name: 'missing user ConfigMap',
+      args: ['-f', write('cm.yaml', `${ws('phi-4', 'Standard_NC24ads_A100_v4')}  config: mine\n`)],
+      message: /ConfigMap 'mine'/,
+    },
+    {
+      name: 'BYO without nodes',
+      args: ['-f', join(EXAMPLES, 'byo-phi-3-mini-4k-instruct-a10.yaml'), '--feature-gates', 'disableNodeAutoProvisioning=true'],
+      message: /No nodes found/,
+    },
   ];
   for (const c of cases) {
     const r = await run(c.args);

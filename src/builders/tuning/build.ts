@@ -71,7 +71,15 @@ export function buildTuning(ws: Workspace, facts: ClusterFacts, resolved: Resolv
       : `the trainer writes to ${config.outputDir} on the output volume`,
   });
 
-  const job = tuningJob({ ws, preset, gpuCount: gpu.gpuConfig.gpuCount, revision, configMapName: config.name, outputDir: config.outputDir, registry: facts.presetRegistry });
+  const job = tuningJob({
+    ws,
+    preset,
+    gpuCount: gpu.gpuConfig.gpuCount,
+    revision,
+    configMapName: config.name,
+    outputDir: config.outputDir,
+    registry: facts.presetRegistry,
+  });
   return {
     ok: true,
     revisionHash,

@@ -12,12 +12,7 @@ import { COPIED_FROM_ANNOTATION, copyOfDefault } from '../inference-config.js';
 import { ownedMeta, workspaceName, workspaceNamespace } from '../meta.js';
 import { problem, type Problem } from '../problems.js';
 
-const COMMON_SECTIONS = [
-  'ModelConfig:',
-  '  torch_dtype: "bfloat16"',
-  '  local_files_only: true',
-  '  device_map: "auto"',
-];
+const COMMON_SECTIONS = ['ModelConfig:', '  torch_dtype: "bfloat16"', '  local_files_only: true', '  device_map: "auto"'];
 const LATER_SECTIONS = [
   'LoraConfig:',
   '  r: 8',
@@ -113,7 +108,12 @@ function chooseSource(ws: Workspace, facts: ClusterFacts, method: TuningMethod):
   const name = defaultTuningTemplate(method);
   const local = findConfigMap(facts, ns, name);
   if (local) {
-    return { ok: true, name, content: local.data?.[TRAINING_CONFIG_KEY], reason: local.metadata?.annotations?.[COPIED_FROM_ANNOTATION] ?? `default, already present in namespace ${ns}` };
+    return {
+      ok: true,
+      name,
+      content: local.data?.[TRAINING_CONFIG_KEY],
+      reason: local.metadata?.annotations?.[COPIED_FROM_ANNOTATION] ?? `default, already present in namespace ${ns}`,
+    };
   }
   const { copy, reason } = copyOfDefault(name, ns, facts, { [TRAINING_CONFIG_KEY]: builtinTrainingConfig(method) });
   return { ok: true, name, content: copy.data?.[TRAINING_CONFIG_KEY], copy, reason };

@@ -13,7 +13,17 @@ import { renderFlags } from '../command.js';
 import { ownedMeta, workspaceName } from '../meta.js';
 import { ORAS_IMAGE, WEIGHTS_DOWNLOADER } from '../pod-spec.js';
 import { gpuTolerations, requiredNodeAffinity } from '../scheduling.js';
-import { CONFIG_MOUNT_PATH, CONFIG_VOLUME, configVolume, DSHM_MOUNT_PATH, DSHM_VOLUME, dshmVolume, MODEL_WEIGHTS_PATH, MODEL_WEIGHTS_VOLUME, modelWeightsMount } from '../volumes.js';
+import {
+  CONFIG_MOUNT_PATH,
+  CONFIG_VOLUME,
+  configVolume,
+  DSHM_MOUNT_PATH,
+  DSHM_VOLUME,
+  dshmVolume,
+  MODEL_WEIGHTS_PATH,
+  MODEL_WEIGHTS_VOLUME,
+  modelWeightsMount,
+} from '../volumes.js';
 import { inputParts, pushParts, RESULTS_VOLUME, resultsVolume } from './data.js';
 
 /** The tuning recipe's base command (the metrics server runs beside the trainer). */
@@ -35,7 +45,12 @@ export interface TuningJobInput {
 
 /** `accelerate launch --num_processes=<GPUs> --num_machines=1 --machine_rank=0 --gpu_ids=all /workspace/tfs/fine_tuning.py`, behind the recipe's base. */
 export function tuningCommand(gpuCount: number): string {
-  const accelerate: [string, string][] = [['num_processes', String(gpuCount)], ['num_machines', '1'], ['machine_rank', '0'], ['gpu_ids', 'all']];
+  const accelerate: [string, string][] = [
+    ['num_processes', String(gpuCount)],
+    ['num_machines', '1'],
+    ['machine_rank', '0'],
+    ['gpu_ids', 'all'],
+  ];
   return `${renderFlags(TUNING_BASE_COMMAND, accelerate)} ${TUNING_MAIN_FILE}`;
 }
 

@@ -17,7 +17,12 @@ Ctrl-C stops the operator, and the local cluster when the demo started it.
 export async function demo(args: string[], io: CliIO): Promise<number> {
   const { values } = (() => {
     try {
-      return parseArgs({ args, strict: true, allowPositionals: false, options: { exit: { type: 'boolean' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+      return parseArgs({
+        args,
+        strict: true,
+        allowPositionals: false,
+        options: { exit: { type: 'boolean' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      });
     } catch (err) {
       throw new CliError((err as Error).message);
     }

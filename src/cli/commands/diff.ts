@@ -106,7 +106,11 @@ export async function diff(args: string[], io: CliIO): Promise<number> {
   return changed ? 1 : 0;
 }
 
-async function loadCaches(read: <T extends KubernetesObject>(type: ResourceType, ns?: string) => Promise<T[]>, ns: string | undefined, releaseNs: string): Promise<DiffCaches> {
+async function loadCaches(
+  read: <T extends KubernetesObject>(type: ResourceType, ns?: string) => Promise<T[]>,
+  ns: string | undefined,
+  releaseNs: string,
+): Promise<DiffCaches> {
   const fill = async <T extends KubernetesObject>(type: ResourceType, namespaces: (string | undefined)[]): Promise<ObjectCache<T>> => {
     const listed: T[] = [];
     // List items come without apiVersion/kind; the informers' objects (what the reconciler compares) have them.

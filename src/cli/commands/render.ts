@@ -92,12 +92,26 @@ interface Rendered {
  * do, in order), for --explain. Under node auto-provisioning it starts with the NodeClaims.
  */
 function planLines(ws: Workspace, stateObjects: readonly unknown[], base: ClusterFacts): string[] {
-  const config: OperatorConfig = { featureGates: base.featureGates, cloudProvider: base.cloudProvider, presetRegistry: base.presetRegistry, releaseNamespace: base.releaseNamespace, nodeProvisioningTimeoutMs: DEFAULT_NODE_PROVISIONING_TIMEOUT_MS };
-  const objects = (stateObjects as KubernetesObject[]).map((o) => (o.kind === 'Node' || o.kind === 'StorageClass' ? o : { ...o, metadata: { ...o.metadata, namespace: o.metadata?.namespace ?? 'default' } }));
-  const snap = readSnapshot(ws, { caches: cachesFromObjects(objects), config, fieldManager: FIELD_MANAGER, now: new Date(), nodeClaimCrdInstalled: () => true });
+  const config: OperatorConfig = {
+    featureGates: base.featureGates,
+    cloudProvider: base.cloudProvider,
+    presetRegistry: base.presetRegistry,
+    releaseNamespace: base.releaseNamespace,
+    nodeProvisioningTimeoutMs: DEFAULT_NODE_PROVISIONING_TIMEOUT_MS,
+  };
+  const objects = (stateObjects as KubernetesObject[]).map((o) =>
+    o.kind === 'Node' || o.kind === 'StorageClass' ? o : { ...o, metadata: { ...o.metadata, namespace: o.metadata?.namespace ?? 'default' } },
+  );
+  const snap = readSnapshot(ws, {
+    caches: cachesFromObjects(objects),
+    config,
+    fieldManager: FIELD_MANAGER,
+    now: new Date(),
+    nodeClaimCrdInstalled: () => true,
+  });
   const plan = planWorkspace(snap);
   if (plan.failure) return [`plan: stops with ${plan.failure.reason}: ${plan.failure.message}`];
-  return ['plan (the operator\'s first pass on this state):', ...plan.actions.map((a) => `  ${describeAction(a)}`)];
+  return ["plan (the operator's first pass on this state):", ...plan.actions.map((a) => `  ${describeAction(a)}`)];
 }
 
 function renderOne(ws: Workspace, facts: ClusterFacts, warn: (line: string) => void): Rendered {

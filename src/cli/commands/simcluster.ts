@@ -56,7 +56,9 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
       return parseArgs({
         args: rest,
         options: {
-          'nodes-file': { type: 'string' }, scale: { type: 'string', multiple: true }, 'memory-limit': { type: 'string', multiple: true },
+          'nodes-file': { type: 'string' },
+          scale: { type: 'string', multiple: true },
+          'memory-limit': { type: 'string', multiple: true },
           ...Object.fromEntries(DELAY_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
         },
         strict: true,
@@ -67,7 +69,10 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
     }
   })();
   const delays = provisionerDelays(values);
-  if (sub !== 'up' && (values['nodes-file'] !== undefined || values.scale !== undefined || values['memory-limit'] !== undefined || Object.keys(delays).length > 0)) {
+  if (
+    sub !== 'up' &&
+    (values['nodes-file'] !== undefined || values.scale !== undefined || values['memory-limit'] !== undefined || Object.keys(delays).length > 0)
+  ) {
     throw new CliError(`--nodes-file, --scale, --memory-limit and the provisioner delays only apply to "simcluster up"`);
   }
   const cluster = await import('../../simcluster/cluster.js');
@@ -101,7 +106,9 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
     }
     case 'status': {
       const s = await cluster.status();
-      io.stdout(`${'supervisor'.padEnd(24)} ${s.supervisor ? `running pid ${s.supervisor.pid}` : 'stopped (components that exit stay down; `up` starts it)'}\n`);
+      io.stdout(
+        `${'supervisor'.padEnd(24)} ${s.supervisor ? `running pid ${s.supervisor.pid}` : 'stopped (components that exit stay down; `up` starts it)'}\n`,
+      );
       for (const c of s.components) {
         const restarts = c.lastRestart ? `, restarts ${c.restarts} (last ${c.lastRestart.at}: ${c.lastRestart.reason})` : '';
         io.stdout(`${c.name.padEnd(24)} ${c.running ? `running pid ${c.pid}` : 'stopped'}${c.running && !c.healthy ? ' (not healthy)' : ''}${restarts}\n`);

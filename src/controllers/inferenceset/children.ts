@@ -53,9 +53,16 @@ export function childWorkspace(is: InferenceSetObject, o: { byo: boolean }): Chi
       namespace: is.metadata.namespace,
       labels: childLabels(is),
       ...(Object.keys(annotations).length ? { annotations } : {}),
-      ownerReferences: [{
-        apiVersion: API_VERSION, kind: 'InferenceSet', name: is.metadata.name ?? '', uid: is.metadata.uid ?? '', controller: true, blockOwnerDeletion: true,
-      }],
+      ownerReferences: [
+        {
+          apiVersion: API_VERSION,
+          kind: 'InferenceSet',
+          name: is.metadata.name ?? '',
+          uid: is.metadata.uid ?? '',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     resource: {
       labelSelector: structuredClone(is.spec.labelSelector),
@@ -118,5 +125,7 @@ export function selectToDelete<T>(candidates: DeleteCandidate<T>[], desired: num
 
 /** sha256 of the spec's JSON (KAITO: json.Encoder, so with a trailing newline). */
 export function specHash(is: InferenceSet): string {
-  return createHash('sha256').update(`${JSON.stringify(is.spec)}\n`).digest('hex');
+  return createHash('sha256')
+    .update(`${JSON.stringify(is.spec)}\n`)
+    .digest('hex');
 }

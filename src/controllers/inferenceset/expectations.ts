@@ -26,7 +26,10 @@ export interface ExpectationView {
 export class Expectations {
   private readonly byKey = new Map<string, Pending>();
 
-  constructor(private readonly now: () => number = Date.now, private readonly ttlMs = EXPECTATIONS_TTL_MS) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly ttlMs = EXPECTATIONS_TTL_MS,
+  ) {}
 
   private entry(key: string): Pending {
     let p = this.byKey.get(key);

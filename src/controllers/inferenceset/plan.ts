@@ -17,7 +17,17 @@ import {
 import type { WorkspaceCondition } from '../../api/types.js';
 import { Resources } from '../../runtime/resources.js';
 import type { Action, Plan } from '../shared/actions.js';
-import { childLabels, childWorkspace, desiredReplicas, isReady, selectorOf, selectToDelete, specHash, type ChildWorkspace, type InferenceSetObject } from './children.js';
+import {
+  childLabels,
+  childWorkspace,
+  desiredReplicas,
+  isReady,
+  selectorOf,
+  selectToDelete,
+  specHash,
+  type ChildWorkspace,
+  type InferenceSetObject,
+} from './children.js';
 import type { ExpectationView } from './expectations.js';
 
 /** KAITO keeps this many ControllerRevisions (consts.MaxRevisionHistoryLimit). */
@@ -41,9 +51,10 @@ export type InferenceSetPlan = Plan<InferenceSetStatus>;
 /** Why no child can be made from this spec, in KAITO's webhook words; undefined when it is fine. */
 export function specProblem(s: Pick<InferenceSetSnapshot, 'is' | 'byo'>): string | undefined {
   const resource = s.is.spec.template.resource ?? {};
-  if (s.byo && resource.instanceType) return `invalid value: ${resource.instanceType}: spec.template.resource.instanceType\ninstanceType must be empty when nodeProvisioner is byo`;
+  if (s.byo && resource.instanceType)
+    return `invalid value: ${resource.instanceType}: spec.template.resource.instanceType\ninstanceType must be empty when nodeProvisioner is byo`;
   if (!s.byo && !resource.instanceType) return 'missing field(s): spec.template.resource.instanceType';
-  if (resource.partition) return 'spec.template.resource.partition: GPU partitioning (KAITO\'s enableMIG feature gate) is not supported by kaito-ts';
+  if (resource.partition) return "spec.template.resource.partition: GPU partitioning (KAITO's enableMIG feature gate) is not supported by kaito-ts";
   return undefined;
 }
 
@@ -54,9 +65,16 @@ export function planInferenceSet(s: InferenceSetSnapshot): InferenceSetPlan {
 function planDeletion(s: InferenceSetSnapshot): InferenceSetPlan {
   const { is } = s;
   const actions: Action<InferenceSetStatus>[] = [];
-  const conditions = withCondition(is.status?.conditions, {
-    type: InferenceSetConditionType.Deleting, status: 'True', reason: InferenceSetConditionReason.Deleted, message: InferenceSetConditionMessage.deleting,
-  }, s);
+  const conditions = withCondition(
+    is.status?.conditions,
+    {
+      type: InferenceSetConditionType.Deleting,
+      status: 'True',
+      reason: InferenceSetConditionReason.Deleted,
+      message: InferenceSetConditionMessage.deleting,
+    },
+    s,
+  );
   actions.push({ kind: 'status', status: { ...(is.status ?? {}), conditions } });
   for (const c of s.children) {
     if (c.metadata?.deletionTimestamp || s.expectations.pendingDeletes.has(c.metadata?.uid ?? '')) continue;
@@ -81,23 +99,52 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
   let revision: number;
   if (existing) {
     const theirs = existing.metadata?.annotations?.[ANNOTATION_INFERENCESET_HASH];
-    if (theirs !== hash) return { actions: [], failure: { reason: InferenceSetConditionReason.Failed, message: `revision name conflicts, the hash values are different, old hash: ${theirs}, new hash: ${hash}` } };
+    if (theirs !== hash)
+      return {
+        actions: [],
+        failure: {
+          reason: InferenceSetConditionReason.Failed,
+          message: `revision name conflicts, the hash values are different, old hash: ${theirs}, new hash: ${hash}`,
+        },
+      };
     revision = existing.revision;
   } else {
     revision = (sorted.at(-1)?.revision ?? 0) + 1;
-    actions.push({ kind: 'create', type: Resources.controllerRevisions, why: 'a revision of the InferenceSet spec', object: {
-      apiVersion: 'apps/v1', kind: 'ControllerRevision',
-      metadata: {
-        name, namespace: is.metadata.namespace,
-        labels: { [LABEL_REVISION_INFERENCESET_NAME]: is.metadata.name ?? '' },
-        annotations: { [ANNOTATION_INFERENCESET_HASH]: hash },
-        ownerReferences: [{ apiVersion: 'kaito.sh/v1beta1', kind: 'InferenceSet', name: is.metadata.name ?? '', uid: is.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
-      },
-      revision,
-      data: { Spec: is.spec },
-    } as V1ControllerRevision });
+    actions.push({
+      kind: 'create',
+      type: Resources.controllerRevisions,
+      why: 'a revision of the InferenceSet spec',
+      object: {
+        apiVersion: 'apps/v1',
+        kind: 'ControllerRevision',
+        metadata: {
+          name,
+          namespace: is.metadata.namespace,
+          labels: { [LABEL_REVISION_INFERENCESET_NAME]: is.metadata.name ?? '' },
+          annotations: { [ANNOTATION_INFERENCESET_HASH]: hash },
+          ownerReferences: [
+            {
+              apiVersion: 'kaito.sh/v1beta1',
+              kind: 'InferenceSet',
+              name: is.metadata.name ?? '',
+              uid: is.metadata.uid ?? '',
+              controller: true,
+              blockOwnerDeletion: true,
+            },
+          ],
+        },
+        revision,
+        data: { Spec: is.spec },
+      } as V1ControllerRevision,
+    });
     if (sorted.length > MAX_REVISION_HISTORY && sorted[0]?.metadata?.uid) {
-      actions.push({ kind: 'delete', type: Resources.controllerRevisions, ref: { namespace: is.metadata.namespace, name: sorted[0].metadata.name ?? '' }, uid: sorted[0].metadata.uid, why: `keep ${MAX_REVISION_HISTORY} revisions` });
+      actions.push({
+        kind: 'delete',
+        type: Resources.controllerRevisions,
+        ref: { namespace: is.metadata.namespace, name: sorted[0].metadata.name ?? '' },
+        uid: sorted[0].metadata.uid,
+        why: `keep ${MAX_REVISION_HISTORY} revisions`,
+      });
     }
   }
   if (is.metadata.annotations?.[ANNOTATION_INFERENCESET_HASH] !== hash) annotations[ANNOTATION_INFERENCESET_HASH] = hash;
@@ -106,7 +153,8 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
   if (needsFinalizer || Object.keys(annotations).length) {
     // The metadata patch goes first: the finalizer must be on before any child exists.
     actions.unshift({
-      kind: 'patchMetadata', resourceVersion: is.metadata.resourceVersion,
+      kind: 'patchMetadata',
+      resourceVersion: is.metadata.resourceVersion,
       ...(needsFinalizer ? { finalizers: [...finalizers, INFERENCESET_FINALIZER] } : {}),
       ...(Object.keys(annotations).length ? { annotations } : {}),
     });
@@ -119,7 +167,10 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
   const live = byName.filter((c) => !terminating(c));
   if (!problem) {
     if (live.length > desired) {
-      const chosen = selectToDelete(byName.map((child) => ({ child, terminating: terminating(child), ready: isReady(child), old: false })), desired);
+      const chosen = selectToDelete(
+        byName.map((child) => ({ child, terminating: terminating(child), ready: isReady(child), old: false })),
+        desired,
+      );
       for (const c of chosen) actions.push(deleteChild(c, `scale down to ${desired}`));
     } else if (live.length < desired && !s.expectations.holdCreates) {
       for (let i = live.length; i < desired; i++) {
@@ -131,7 +182,13 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
     for (const c of live) {
       const missing = Object.fromEntries(Object.entries(labels).filter(([k, v]) => c.metadata?.labels?.[k] !== v));
       if (Object.keys(missing).length) {
-        actions.push({ kind: 'patchLabels', type: Resources.workspaces, ref: { namespace: c.metadata?.namespace, name: c.metadata?.name ?? '' }, resourceVersion: c.metadata?.resourceVersion, labels: missing });
+        actions.push({
+          kind: 'patchLabels',
+          type: Resources.workspaces,
+          ref: { namespace: c.metadata?.namespace, name: c.metadata?.name ?? '' },
+          resourceVersion: c.metadata?.resourceVersion,
+          labels: missing,
+        });
       }
     }
   }
@@ -139,15 +196,27 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
   // KAITO counts every listed child whose phase is succeeded (terminating ones included).
   const readyReplicas = s.children.filter(isReady).length;
   const ready = !problem && readyReplicas === desired;
-  const conditions = withCondition(is.status?.conditions, problem
-    ? { type: InferenceSetConditionType.Ready, status: 'False', reason: InferenceSetConditionReason.Failed, message: problem }
-    : ready
-      ? { type: InferenceSetConditionType.Ready, status: 'True', reason: InferenceSetConditionReason.Ready, message: InferenceSetConditionMessage.ready }
-      : { type: InferenceSetConditionType.Ready, status: 'False', reason: InferenceSetConditionReason.NotReady, message: InferenceSetConditionMessage.notReady(readyReplicas, desired) }, s);
+  const conditions = withCondition(
+    is.status?.conditions,
+    problem
+      ? { type: InferenceSetConditionType.Ready, status: 'False', reason: InferenceSetConditionReason.Failed, message: problem }
+      : ready
+        ? { type: InferenceSetConditionType.Ready, status: 'True', reason: InferenceSetConditionReason.Ready, message: InferenceSetConditionMessage.ready }
+        : {
+            type: InferenceSetConditionType.Ready,
+            status: 'False',
+            reason: InferenceSetConditionReason.NotReady,
+            message: InferenceSetConditionMessage.notReady(readyReplicas, desired),
+          },
+    s,
+  );
   const status: InferenceSetStatus = {
     ...(is.status ?? {}),
     // kaito-ts: the children that exist and are not being deleted (KAITO writes the desired count).
-    replicas: live.length + actions.filter((a) => a.kind === 'create' && a.type === Resources.workspaces).length - actions.filter((a) => a.kind === 'delete' && a.type === Resources.workspaces).length,
+    replicas:
+      live.length +
+      actions.filter((a) => a.kind === 'create' && a.type === Resources.workspaces).length -
+      actions.filter((a) => a.kind === 'delete' && a.type === Resources.workspaces).length,
     readyReplicas,
     selector: selectorOf(is),
     conditions,
@@ -157,11 +226,21 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
 }
 
 function deleteChild(c: DeepReadonly<ChildWorkspace>, why: string): Action<InferenceSetStatus> {
-  return { kind: 'delete', type: Resources.workspaces, ref: { namespace: c.metadata?.namespace, name: c.metadata?.name ?? '' }, uid: c.metadata?.uid ?? '', why };
+  return {
+    kind: 'delete',
+    type: Resources.workspaces,
+    ref: { namespace: c.metadata?.namespace, name: c.metadata?.name ?? '' },
+    uid: c.metadata?.uid ?? '',
+    why,
+  };
 }
 
 /** `conditions` with `want` set (metav1 SetStatusCondition): the transition time moves only on a flip. */
-function withCondition(conditions: WorkspaceCondition[] | undefined, want: Omit<WorkspaceCondition, 'lastTransitionTime' | 'observedGeneration'>, s: Pick<InferenceSetSnapshot, 'is' | 'now'>): WorkspaceCondition[] {
+function withCondition(
+  conditions: WorkspaceCondition[] | undefined,
+  want: Omit<WorkspaceCondition, 'lastTransitionTime' | 'observedGeneration'>,
+  s: Pick<InferenceSetSnapshot, 'is' | 'now'>,
+): WorkspaceCondition[] {
   const list = [...(conditions ?? [])];
   const i = list.findIndex((c) => c.type === want.type);
   const old = i >= 0 ? list[i] : undefined;

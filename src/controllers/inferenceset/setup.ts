@@ -49,7 +49,10 @@ export function setupInferenceSetController(o: InferenceSetControllerOptions): I
     onWatchError: (type, err) => o.log.error({ resource: type.plural, error: err.message }, 'watch failed; retrying'),
   })
     .for('inferenceSets', resource<InferenceSetObject>(Resources.inferenceSets), { when: inferenceSetChanged })
-    .owns('controllerRevisions', resource<V1ControllerRevision>(Resources.controllerRevisions), { labelSelector: LABEL_REVISION_INFERENCESET_NAME, indexLabel: LABEL_REVISION_INFERENCESET_NAME })
+    .owns('controllerRevisions', resource<V1ControllerRevision>(Resources.controllerRevisions), {
+      labelSelector: LABEL_REVISION_INFERENCESET_NAME,
+      indexLabel: LABEL_REVISION_INFERENCESET_NAME,
+    })
     // Only members (KAITO's WorkspacePredicate), indexed by their InferenceSet.
     .watches('workspaces', resource<ChildWorkspace>(Resources.workspaces), {
       labelSelector: LABEL_INFERENCESET_CREATED_BY,
@@ -80,7 +83,16 @@ export class InferenceSetReconciler {
   private readonly executor: PlanExecutor<InferenceSetObject>;
   lastExecution?: ExecutionRecord;
 
-  constructor(private readonly deps: { client: KubeClient; recorder: EventRecorder; caches: InferenceSetCaches; expectations: Expectations; byo: boolean; now: () => Date }) {
+  constructor(
+    private readonly deps: {
+      client: KubeClient;
+      recorder: EventRecorder;
+      caches: InferenceSetCaches;
+      expectations: Expectations;
+      byo: boolean;
+      now: () => Date;
+    },
+  ) {
     this.executor = new PlanExecutor<InferenceSetObject>({ client: deps.client, caches: deps.caches, recorder: deps.recorder, owner: Resources.inferenceSets });
   }
 
@@ -126,20 +138,33 @@ function inferenceSetErrorPolicy(err: unknown): ErrorVerdict {
 /** Our own status writes come back as updates: only spec, labels, annotations, finalizers and deletion matter. */
 export function inferenceSetChanged(e: ObjectEvent<InferenceSetObject>): boolean {
   if (e.type !== 'update') return true;
-  const m = (x: DeepReadonly<InferenceSetObject>) => [x.metadata.generation, x.metadata.labels, x.metadata.annotations, x.metadata.finalizers, x.metadata.deletionTimestamp];
+  const m = (x: DeepReadonly<InferenceSetObject>) => [
+    x.metadata.generation,
+    x.metadata.labels,
+    x.metadata.annotations,
+    x.metadata.finalizers,
+    x.metadata.deletionTimestamp,
+  ];
   return !isDeepStrictEqual(m(e.old), m(e.obj));
 }
 
 /** A member matters when it comes, goes, starts terminating, changes labels or flips its phase. */
 export function memberChanged(e: ObjectEvent<ChildWorkspace>): boolean {
   if (e.type !== 'update') return true;
-  return phaseOf(e.old) !== phaseOf(e.obj) || !!e.old.metadata?.deletionTimestamp !== !!e.obj.metadata?.deletionTimestamp || !isDeepStrictEqual(e.old.metadata?.labels, e.obj.metadata?.labels);
+  return (
+    phaseOf(e.old) !== phaseOf(e.obj) ||
+    !!e.old.metadata?.deletionTimestamp !== !!e.obj.metadata?.deletionTimestamp ||
+    !isDeepStrictEqual(e.old.metadata?.labels, e.obj.metadata?.labels)
+  );
 }
 
 /** The InferenceSet named by the created-by label; an added member satisfies an uncertain create. */
 export function memberToInferenceSet(expectations: Pick<Expectations, 'createObserved'>): Mapper<ChildWorkspace> {
   return (e) => {
-    const names = new Set([e.obj.metadata?.labels?.[LABEL_INFERENCESET_CREATED_BY], e.type === 'update' ? e.old.metadata?.labels?.[LABEL_INFERENCESET_CREATED_BY] : undefined]);
+    const names = new Set([
+      e.obj.metadata?.labels?.[LABEL_INFERENCESET_CREATED_BY],
+      e.type === 'update' ? e.old.metadata?.labels?.[LABEL_INFERENCESET_CREATED_BY] : undefined,
+    ]);
     const keys = [...names].filter((n): n is string => !!n).map((n) => objectKey(e.obj.metadata?.namespace, n));
     if (e.type === 'add') for (const k of keys) expectations.createObserved(k);
     return keys;

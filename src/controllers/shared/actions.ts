@@ -60,9 +60,13 @@ export function describeAction(a: Action<object>, owner = 'workspace'): string {
     case 'delete':
       return `delete ${ref(a.type, a.ref)}: ${a.why}`;
     case 'patchLabels':
-      return `label ${ref(a.type, a.ref)}: ${Object.entries(a.labels).map(([k, v]) => `${k}=${v}`).join(', ')}`;
+      return `label ${ref(a.type, a.ref)}: ${Object.entries(a.labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}`;
     case 'labelNode':
-      return `label Node ${a.name}: ${Object.entries(a.labels).map(([k, v]) => `${k}=${v}`).join(', ')}`;
+      return `label Node ${a.name}: ${Object.entries(a.labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}`;
     case 'event':
       return `event ${a.note.type} ${a.note.reason}: ${a.note.message}`;
     case 'status':

@@ -67,7 +67,11 @@ export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
         return ws;
       case 'patchMetadata': {
         // resourceVersion makes the merge patch conditional: a concurrent edit yields 409 and a retry.
-        const metadata = { resourceVersion: a.resourceVersion, ...(a.finalizers ? { finalizers: a.finalizers } : {}), ...(a.annotations ? { annotations: a.annotations } : {}) };
+        const metadata = {
+          resourceVersion: a.resourceVersion,
+          ...(a.finalizers ? { finalizers: a.finalizers } : {}),
+          ...(a.annotations ? { annotations: a.annotations } : {}),
+        };
         record.writes++;
         return this.written(owner, await client.patch<O>(owner, ref, { metadata }, MERGE_PATCH));
       }
@@ -93,13 +97,17 @@ export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
         return ws;
       case 'patchLabels': {
         record.writes++;
-        const patched = await client.patch(a.type, a.ref, { metadata: { resourceVersion: a.resourceVersion, labels: a.labels } }, MERGE_PATCH).catch(ignoreGone);
+        const patched = await client
+          .patch(a.type, a.ref, { metadata: { resourceVersion: a.resourceVersion, labels: a.labels } }, MERGE_PATCH)
+          .catch(ignoreGone);
         if (patched) this.written(a.type, patched);
         return ws;
       }
       case 'labelNode': {
         record.writes++;
-        const patched = await client.patch(Resources.nodes, { name: a.name }, { metadata: { resourceVersion: a.resourceVersion, labels: a.labels } }, MERGE_PATCH).catch(ignoreGone);
+        const patched = await client
+          .patch(Resources.nodes, { name: a.name }, { metadata: { resourceVersion: a.resourceVersion, labels: a.labels } }, MERGE_PATCH)
+          .catch(ignoreGone);
         if (patched) this.written(Resources.nodes, patched);
         return ws;
       }
@@ -116,10 +124,15 @@ export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
       case 'removeFinalizer':
         record.writes++;
         await client
-          .patch(owner, ref, [
-            { op: 'test', path: `/metadata/finalizers/${a.index}`, value: a.finalizer },
-            { op: 'remove', path: `/metadata/finalizers/${a.index}` },
-          ], JSON_PATCH)
+          .patch(
+            owner,
+            ref,
+            [
+              { op: 'test', path: `/metadata/finalizers/${a.index}`, value: a.finalizer },
+              { op: 'remove', path: `/metadata/finalizers/${a.index}` },
+            ],
+            JSON_PATCH,
+          )
           .catch((err: unknown) => {
             if (!isNotFound(err)) throw err; // a failed test (422) or conflict retries with backoff against fresh cache
           });

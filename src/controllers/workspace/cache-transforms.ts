@@ -25,7 +25,9 @@ export function leanObject<T extends KubernetesObject>(obj: T): T {
 export const leanPod: CacheTransform<V1Pod> = (pod) => {
   const { metadata, spec, status } = leanObject(pod);
   return {
-    apiVersion: pod.apiVersion, kind: pod.kind, metadata,
+    apiVersion: pod.apiVersion,
+    kind: pod.kind,
+    metadata,
     ...(spec ? { spec: leanPodSpec(spec) } : {}),
     ...(status ? { status: pick(status, ['phase', 'reason', 'message', 'conditions', 'containerStatuses', 'initContainerStatuses']) } : {}),
   };

@@ -1,5 +1,19 @@
 // Everything the workspace reconciler depends on, injected (no module-level clients or loggers).
-import type { EventsV1Event, KubernetesObject, V1ConfigMap, V1ControllerRevision, V1Deployment, V1Job, V1Node, V1PersistentVolume, V1PersistentVolumeClaim, V1Pod, V1Service, V1StatefulSet, V1StorageClass } from '@kubernetes/client-node';
+import type {
+  EventsV1Event,
+  KubernetesObject,
+  V1ConfigMap,
+  V1ControllerRevision,
+  V1Deployment,
+  V1Job,
+  V1Node,
+  V1PersistentVolume,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1Service,
+  V1StatefulSet,
+  V1StorageClass,
+} from '@kubernetes/client-node';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
 import type { FeatureGates } from '../../api/feature-gates.js';
 import type { Workspace } from '../../api/types.js';

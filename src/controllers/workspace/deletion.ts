@@ -35,7 +35,14 @@ export function planDeletion(snap: WorkspaceSnapshot): Plan {
   if (claimsLeft.length) return b.done();
 
   const copy = unusedConfigCopy(snap);
-  if (copy) b.add({ kind: 'delete', type: Resources.configMaps, ref: { namespace: copy.metadata?.namespace, name: copy.metadata?.name ?? '' }, uid: copy.metadata?.uid ?? '', why: 'the shared config copy no other workspace of the namespace uses' });
+  if (copy)
+    b.add({
+      kind: 'delete',
+      type: Resources.configMaps,
+      ref: { namespace: copy.metadata?.namespace, name: copy.metadata?.name ?? '' },
+      uid: copy.metadata?.uid ?? '',
+      why: 'the shared config copy no other workspace of the namespace uses',
+    });
   return b.add({ kind: 'removeFinalizer', index, finalizer: WORKSPACE_FINALIZER }).done();
 }
 
@@ -60,7 +67,10 @@ function unusedConfigCopy(snap: WorkspaceSnapshot) {
   const ns = ws.metadata.namespace ?? 'default';
   const cm = snap.configMaps.find((c) => c.metadata?.namespace === ns && c.metadata?.name === name);
   // Our label alone proves nothing (anyone can copy it): the copy must also have been written by us.
-  if (!cm || cm.metadata?.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY || !writtenBy(cm, snap.fieldManager) || ns === snap.config.releaseNamespace) return undefined;
-  const stillUsed = snap.namespaceWorkspaces.some((other) => other.metadata.uid !== ws.metadata.uid && !other.metadata.deletionTimestamp && defaultConfigCopyName(other) === name);
+  if (!cm || cm.metadata?.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY || !writtenBy(cm, snap.fieldManager) || ns === snap.config.releaseNamespace)
+    return undefined;
+  const stillUsed = snap.namespaceWorkspaces.some(
+    (other) => other.metadata.uid !== ws.metadata.uid && !other.metadata.deletionTimestamp && defaultConfigCopyName(other) === name,
+  );
   return stillUsed ? undefined : cm;
 }

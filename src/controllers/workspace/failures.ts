@@ -39,7 +39,11 @@ export function failureOf(err: unknown, failuresSoFar: number): Failure | undefi
     return { reason, message: `the API server refused an object of this workspace (HTTP ${e.status}): ${text}`, retry: false };
   }
   if (isConflict(cause) && failuresSoFar >= CONFLICTS_BEFORE_REPORT) {
-    return { reason: Reason.PersistentConflict, message: `the API server answered 409 Conflict ${failuresSoFar + 1} times in a row: ${toKubeError(cause).message}`, retry: true };
+    return {
+      reason: Reason.PersistentConflict,
+      message: `the API server answered 409 Conflict ${failuresSoFar + 1} times in a row: ${toKubeError(cause).message}`,
+      retry: true,
+    };
   }
   return undefined;
 }

@@ -13,7 +13,10 @@ export function volumeKindOf(sts: DeepReadonly<V1StatefulSet> | undefined): Weig
 }
 
 /** Inference keeps the live StatefulSet's weights volume; tuning Jobs have none to keep. */
-export function factsOf(snap: WorkspaceSnapshot, existing: DeepReadonly<V1StatefulSet> | undefined = snap.ws.tuning ? undefined : snap.statefulSet): ClusterFacts {
+export function factsOf(
+  snap: WorkspaceSnapshot,
+  existing: DeepReadonly<V1StatefulSet> | undefined = snap.ws.tuning ? undefined : snap.statefulSet,
+): ClusterFacts {
   const { ws, config } = snap;
   const override = volumeKindOf(existing);
   return {

@@ -49,7 +49,10 @@ export function planMigration(
   const ref = `Deployment ${deployment.metadata?.namespace}/${deployment.metadata?.name}`;
   const owner = controllerOf(deployment);
   if (!owner || owner.kind !== 'Workspace' || owner.uid !== workspaceUid) {
-    return { kind: 'foreign', message: `${ref} is not controlled by this workspace; kaito-ts leaves it untouched. Delete or rename it to let the workspace own the name.` };
+    return {
+      kind: 'foreign',
+      message: `${ref} is not controlled by this workspace; kaito-ts leaves it untouched. Delete or rename it to let the workspace own the name.`,
+    };
   }
   const uid = deployment.metadata?.uid ?? '';
   if (statefulSetExists && isPodReady(pod0)) {

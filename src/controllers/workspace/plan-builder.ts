@@ -54,7 +54,10 @@ export class PlanBuilder {
     };
     if (earlier) this.actions.splice(this.actions.indexOf(earlier), 1, patch);
     else this.add(patch);
-    this.ws = { ...this.ws, metadata: { ...meta, finalizers: needFinalizer ? [...finalizers, WORKSPACE_FINALIZER] : finalizers, annotations: { ...meta.annotations, ...changed } } };
+    this.ws = {
+      ...this.ws,
+      metadata: { ...meta, finalizers: needFinalizer ? [...finalizers, WORKSPACE_FINALIZER] : finalizers, annotations: { ...meta.annotations, ...changed } },
+    };
     return this;
   }
 
@@ -99,7 +102,8 @@ export class PlanBuilder {
       out.nodeClaims = {
         ready: false,
         reason: Reason.NodeClaimCrdMissing,
-        message: 'node auto-provisioning is enabled but the karpenter.sh/v1 NodeClaim CRD is not installed; install it, or run with --feature-gates=disableNodeAutoProvisioning=true to use existing nodes',
+        message:
+          'node auto-provisioning is enabled but the karpenter.sh/v1 NodeClaim CRD is not installed; install it, or run with --feature-gates=disableNodeAutoProvisioning=true to use existing nodes',
       };
     }
     return out;
@@ -114,7 +118,16 @@ export class PlanBuilder {
     const { snap } = this;
     if (snap.provisioning !== 'on') return undefined;
     const created = createdSoFar(this.ws);
-    const plan = planProvisioning({ ws: this.ws, target, claims: snap.claims, nodes: snap.nodes, created, catalogSku: !!resolved.sku?.gpu, waitLimitMs: snap.config.nodeProvisioningTimeoutMs, now: snap.now });
+    const plan = planProvisioning({
+      ws: this.ws,
+      target,
+      claims: snap.claims,
+      nodes: snap.nodes,
+      created,
+      catalogSku: !!resolved.sku?.gpu,
+      waitLimitMs: snap.config.nodeProvisioningTimeoutMs,
+      now: snap.now,
+    });
     if (plan.toCreate > 0) {
       this.metadata({ [NODECLAIMS_CREATED_ANNOTATION]: String(created + plan.toCreate) });
       for (let i = 0; i < plan.toCreate; i++) {
@@ -129,7 +142,12 @@ export class PlanBuilder {
           failed: { type: 'Warning', reason: 'NodeClaimCreationFailed', message: `NodeClaim ${name}` },
         });
       }
-      if (plan.replacements > 0) this.event('Warning', 'NodeClaimReplaced', `${plan.replacements} NodeClaim(s) replaced after their predecessor went away (node repair, expiry or deletion); each node is replaced at most once`);
+      if (plan.replacements > 0)
+        this.event(
+          'Warning',
+          'NodeClaimReplaced',
+          `${plan.replacements} NodeClaim(s) replaced after their predecessor went away (node repair, expiry or deletion); each node is replaced at most once`,
+        );
     }
     for (const name of plan.nodesToLabel) {
       const node = snap.nodes.find((n) => n.metadata?.name === name);

@@ -65,13 +65,24 @@ export function planInference(snap: WorkspaceSnapshot): Plan {
   b.add(...revision.actions);
   planConfigCopy(b, built);
 
-  const migration = planMigration(ws.metadata.uid ?? '', snap.deployment, !!sts, snap.pods.find((p) => p.metadata?.name === `${ws.metadata.name}-0`), legacyPodsHoldGpus(snap.pods));
+  const migration = planMigration(
+    ws.metadata.uid ?? '',
+    snap.deployment,
+    !!sts,
+    snap.pods.find((p) => p.metadata?.name === `${ws.metadata.name}-0`),
+    legacyPodsHoldGpus(snap.pods),
+  );
   const services = () => planServices(b, built, migration);
   if (!sts && provisioning && !provisioning.nodesUsable) {
     // KAITO's order: the workload waits for its nodes (a new StatefulSet would only sit Pending).
     const waiting = provisioning.nodeIssue ?? provisioning.claims;
     services();
-    b.status({ ...b.nodeFacts(built.targetNodeCount, provisioning), targetNodeCount: built.targetNodeCount, inference: { ready: false, reason: Reason.WaitingForNodes, message: `waiting for nodes: ${waiting.message}` }, decisions: built.decisions });
+    b.status({
+      ...b.nodeFacts(built.targetNodeCount, provisioning),
+      targetNodeCount: built.targetNodeCount,
+      inference: { ready: false, reason: Reason.WaitingForNodes, message: `waiting for nodes: ${waiting.message}` },
+      decisions: built.decisions,
+    });
     return b.done(provisioning.recheckAfterMs);
   }
 
@@ -106,14 +117,26 @@ function planConfigCopy(b: PlanBuilder, built: Built): void {
   }
   const usesDefault = !!ws.inference?.preset && !ws.inference.config;
   const cm = usesDefault ? snap.configMaps.find((c) => c.metadata?.namespace === ns && c.metadata?.name === DEFAULT_INFERENCE_CONFIG_TEMPLATE) : undefined;
-  if (cm && !writtenBy(cm, snap.fieldManager)) b.event('Warning', Reason.NotOwned, notOwnedMessage('ConfigMap', cm, 'it was not created by kaito-ts: it is used as the inference config as found and never deleted'));
+  if (cm && !writtenBy(cm, snap.fieldManager))
+    b.event(
+      'Warning',
+      Reason.NotOwned,
+      notOwnedMessage('ConfigMap', cm, 'it was not created by kaito-ts: it is used as the inference config as found and never deleted'),
+    );
 }
 
 /** Created when missing, repaired when a field we own drifted. The main Service keeps pointing at the legacy pods until pod 0 serves. */
 function planServices(b: PlanBuilder, built: Built, migration: MigrationPlan): void {
   const { snap } = b;
   const apply = (desired: V1Service, live: DeepReadonly<V1Service> | undefined, why: string) => {
-    if (needsApply(desired, live)) b.add({ kind: 'apply', type: Resources.services, object: desired, why: live ? `${why}: a field we own drifted` : why, refusedReason: Reason.ChildObjectRejected });
+    if (needsApply(desired, live))
+      b.add({
+        kind: 'apply',
+        type: Resources.services,
+        object: desired,
+        why: live ? `${why}: a field we own drifted` : why,
+        refusedReason: Reason.ChildObjectRejected,
+      });
   };
   apply(built.objects.headlessService, snap.headlessService, 'stable pod DNS names');
   if (migration.kind !== 'waitForPod0' || !snap.mainService) apply(built.objects.mainService, snap.mainService, 'the inference endpoint (pod 0)');
@@ -147,12 +170,23 @@ function planStatefulSet(b: PlanBuilder, built: Built, live: DeepReadonly<V1Stat
   if (!sameRevision && freshKind && freshKind !== liveKind) {
     const message = `Recreating StatefulSet ${live.metadata?.name}: model weights volume changes from ${liveKind} to ${freshKind} (volume claim templates are immutable); inference restarts`;
     b.event('Warning', Reason.WeightsVolumeChange, message);
-    b.add({ kind: 'delete', type: Resources.statefulSets, ref, uid: live.metadata?.uid ?? '', why: `model weights volume changes from ${liveKind} to ${freshKind}; it is created again once gone` });
+    b.add({
+      kind: 'delete',
+      type: Resources.statefulSets,
+      ref,
+      uid: live.metadata?.uid ?? '',
+      why: `model weights volume changes from ${liveKind} to ${freshKind}; it is created again once gone`,
+    });
     return undefined;
   }
   const update = selectiveUpdate(desired, live);
   const next: V1StatefulSet = { ...update, spec: { ...update.spec!, replicas } };
-  applyIt(next, sameRevision ? `replicas ${live.spec?.replicas} → ${replicas}` : `revision ${live.metadata?.annotations?.[ANNOTATION_REVISION] ?? 'none'} → ${built.revision}`);
+  applyIt(
+    next,
+    sameRevision
+      ? `replicas ${live.spec?.replicas} → ${replicas}`
+      : `revision ${live.metadata?.annotations?.[ANNOTATION_REVISION] ?? 'none'} → ${built.revision}`,
+  );
   // A spec change is a new generation the StatefulSet controller has not observed yet.
   const specChanges = needsApply({ spec: next.spec }, { spec: live.spec });
   return { ...live, metadata: { ...live.metadata, generation: (live.metadata?.generation ?? 0) + (specChanges ? 1 : 0) }, spec: { ...live.spec!, replicas } };
@@ -166,9 +200,26 @@ function planStrandedClaims(b: PlanBuilder, statefulSet: string): void {
   const nodeExists = (n: string) => snap.nodes.some((x) => x.metadata?.name === n);
   for (const s of strandedClaims(statefulSet, snap.weightsClaims, snap.pods, volume, nodeExists)) {
     const claimName = s.claim.metadata?.name ?? '';
-    b.event('Warning', Reason.WeightsClaimStranded, `Weights claim ${claimName} ${s.why}; deleting it${s.pod ? ` and pod ${s.pod.metadata?.name}` : ''} so the pod gets a new claim on a node that exists (the weights are downloaded again)`);
-    b.add({ kind: 'delete', type: Resources.persistentVolumeClaims, ref: { namespace: ns, name: claimName }, uid: s.claim.metadata?.uid ?? '', why: `stranded: ${s.why}` });
-    if (s.pod) b.add({ kind: 'delete', type: Resources.pods, ref: { namespace: ns, name: s.pod.metadata?.name ?? '' }, uid: s.pod.metadata?.uid ?? '', why: 'its weights claim is stranded' });
+    b.event(
+      'Warning',
+      Reason.WeightsClaimStranded,
+      `Weights claim ${claimName} ${s.why}; deleting it${s.pod ? ` and pod ${s.pod.metadata?.name}` : ''} so the pod gets a new claim on a node that exists (the weights are downloaded again)`,
+    );
+    b.add({
+      kind: 'delete',
+      type: Resources.persistentVolumeClaims,
+      ref: { namespace: ns, name: claimName },
+      uid: s.claim.metadata?.uid ?? '',
+      why: `stranded: ${s.why}`,
+    });
+    if (s.pod)
+      b.add({
+        kind: 'delete',
+        type: Resources.pods,
+        ref: { namespace: ns, name: s.pod.metadata?.name ?? '' },
+        uid: s.pod.metadata?.uid ?? '',
+        why: 'its weights claim is stranded',
+      });
   }
 }
 
@@ -183,7 +234,13 @@ function planMigrationStep(b: PlanBuilder, m: MigrationPlan): void {
   } else {
     b.event('Normal', Reason.WorkloadMigration, m.message);
   }
-  b.add({ kind: 'delete', type: Resources.deployments, ref: { namespace: b.ws.metadata.namespace, name: b.ws.metadata.name ?? '' }, uid: m.uid, why: 'the legacy workload, replaced by the StatefulSet' });
+  b.add({
+    kind: 'delete',
+    type: Resources.deployments,
+    ref: { namespace: b.ws.metadata.namespace, name: b.ws.metadata.name ?? '' },
+    uid: m.uid,
+    why: 'the legacy workload, replaced by the StatefulSet',
+  });
 }
 
 /**
@@ -195,12 +252,21 @@ function announce(b: PlanBuilder, problems: ({ reason: string; message: string }
   for (const p of problems) if (p && before?.reason !== p.reason && !before?.message.includes(p.message)) b.event('Warning', p.reason, p.message);
 }
 
-function inferenceReadiness(b: PlanBuilder, resolved: ResolvedWorkspace, sts: DeepReadonly<V1StatefulSet>, migration: MigrationPlan): { readiness: Readiness; recheckAfterMs?: number } {
+function inferenceReadiness(
+  b: PlanBuilder,
+  resolved: ResolvedWorkspace,
+  sts: DeepReadonly<V1StatefulSet>,
+  migration: MigrationPlan,
+): { readiness: Readiness; recheckAfterMs?: number } {
   if (migration.kind === 'waitForPod0') return { readiness: { ready: false, reason: Reason.WorkloadMigration, message: migration.message } };
   const { snap, ws } = b;
   const uid = sts.metadata?.uid;
   // Only our StatefulSet's pods explain it: a foreign Deployment's pods may carry the same label.
-  const observed = statefulSetReadiness(sts, snap.pods.filter((p) => !!uid && controllerOf(p)?.uid === uid), snap.nodes);
+  const observed = statefulSetReadiness(
+    sts,
+    snap.pods.filter((p) => !!uid && controllerOf(p)?.uid === uid),
+    snap.nodes,
+  );
   const base = (!observed.ready && podCreationFailure(sts, snap.failedCreateEvents)) || observed;
   const current = findCondition(ws.status?.conditions, ConditionType.InferenceReady);
   const since = current?.status === 'False' ? new Date(current.lastTransitionTime) : snap.now;

@@ -28,7 +28,8 @@ export function planTuning(snap: WorkspaceSnapshot): Plan {
   const { ws, job } = snap;
   const ns = ws.metadata.namespace ?? 'default';
   const name = ws.metadata.name ?? '';
-  if (job && controllerOf(job)?.uid !== ws.metadata.uid) return b.fail(Reason.NotOwned, `Job ${ns}/${name} exists and is not controlled by this workspace; kaito-ts leaves it untouched`);
+  if (job && controllerOf(job)?.uid !== ws.metadata.uid)
+    return b.fail(Reason.NotOwned, `Job ${ns}/${name} exists and is not controlled by this workspace; kaito-ts leaves it untouched`);
   const facts = factsOf(snap);
   // Resolved once (preset, runtime, GPU facts): validation and buildTuning read the same value.
   const resolved = resolveFromFacts(ws, facts);
@@ -53,9 +54,22 @@ export function planTuning(snap: WorkspaceSnapshot): Plan {
     if (!job.metadata?.deletionTimestamp) {
       const message = `the spec changed (revision ${job.metadata?.annotations?.[ANNOTATION_REVISION] ?? '?'} → ${built.revision}): deleting Job ${ns}/${name} to rerun training`;
       b.event('Normal', TuningReason.JobReplaced, message);
-      b.add({ kind: 'delete', type: Resources.jobs, ref: { namespace: ns, name }, uid: job.metadata?.uid ?? '', propagationPolicy: 'Foreground', why: `revision ${built.revision} reruns training` });
+      b.add({
+        kind: 'delete',
+        type: Resources.jobs,
+        ref: { namespace: ns, name },
+        uid: job.metadata?.uid ?? '',
+        propagationPolicy: 'Foreground',
+        why: `revision ${built.revision} reruns training`,
+      });
     }
-    return b.tuningStatus(nodes(), { kind: 'waiting', reason: TuningReason.JobReplaced, message: `waiting for the previous revision's Job ${ns}/${name} to be deleted` }).done();
+    return b
+      .tuningStatus(nodes(), {
+        kind: 'waiting',
+        reason: TuningReason.JobReplaced,
+        message: `waiting for the previous revision's Job ${ns}/${name} to be deleted`,
+      })
+      .done();
   }
   if (!built.ok) {
     const p = built.problems[0]!;
@@ -66,7 +80,8 @@ export function planTuning(snap: WorkspaceSnapshot): Plan {
   }
   const { configMap, trainingConfig } = built.objects;
   const liveCopy = trainingConfig && snap.configMaps.find((c) => c.metadata?.namespace === ns && c.metadata?.name === trainingConfig.metadata?.name);
-  if (liveCopy && controllerOf(liveCopy)?.uid !== ws.metadata.uid) return b.fail(Reason.NotOwned, `ConfigMap ${ns}/${liveCopy.metadata?.name} exists and is not controlled by this workspace; kaito-ts leaves it untouched`);
+  if (liveCopy && controllerOf(liveCopy)?.uid !== ws.metadata.uid)
+    return b.fail(Reason.NotOwned, `ConfigMap ${ns}/${liveCopy.metadata?.name} exists and is not controlled by this workspace; kaito-ts leaves it untouched`);
 
   b.metadata({ [ANNOTATION_HASH]: built.revisionHash, [ANNOTATION_REVISION]: String(built.revision) });
   if (snap.missingSecrets.length) {
@@ -78,13 +93,22 @@ export function planTuning(snap: WorkspaceSnapshot): Plan {
   b.add(...revision.actions);
   if (provisioning && !provisioning.nodesUsable) {
     const waiting = provisioning.nodeIssue ?? provisioning.claims;
-    return b.tuningStatus(b.nodeFacts(1, provisioning), { kind: 'waiting', reason: TuningReason.WaitingForNodes, message: `waiting for nodes: ${waiting.message}` }).done(provisioning.recheckAfterMs);
+    return b
+      .tuningStatus(b.nodeFacts(1, provisioning), { kind: 'waiting', reason: TuningReason.WaitingForNodes, message: `waiting for nodes: ${waiting.message}` })
+      .done(provisioning.recheckAfterMs);
   }
   if (configMap && !snap.configMaps.some((c) => c.metadata?.namespace === ns && c.metadata?.name === configMap.metadata?.name)) {
     const labelled = { ...configMap, metadata: { ...configMap.metadata, labels: { ...configMap.metadata?.labels, [MANAGED_BY_LABEL]: MANAGED_BY } } };
     b.add({ kind: 'create', type: Resources.configMaps, object: labelled, why: 'the default tuning config, copied into the namespace' });
   }
-  if (trainingConfig && needsApply(trainingConfig, liveCopy)) b.add({ kind: 'apply', type: Resources.configMaps, object: trainingConfig, why: 'the training config of this revision', refusedReason: Reason.ChildObjectRejected });
+  if (trainingConfig && needsApply(trainingConfig, liveCopy))
+    b.add({
+      kind: 'apply',
+      type: Resources.configMaps,
+      object: trainingConfig,
+      why: 'the training config of this revision',
+      refusedReason: Reason.ChildObjectRejected,
+    });
   b.add({ kind: 'apply', type: Resources.jobs, object: built.objects.job, why: `training for revision ${built.revision}`, refusedReason: Reason.InvalidJob });
   b.event('Normal', 'TuningJobCreated', `created Job ${ns}/${name} for revision ${built.revision}`);
   return b.tuningStatus(b.nodeFacts(1, provisioning), { kind: 'job', job: observeJob(built.objects.job, []) }).done();

@@ -13,7 +13,10 @@ const timeOf = (e: DeepReadonly<EventsV1Event>): number =>
   new Date(e.series?.lastObservedTime ?? e.deprecatedLastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? 0).getTime();
 
 /** Readiness saying why pods are missing, when some are and a FailedCreate Event of this StatefulSet says why. */
-export function podCreationFailure(sts: DeepReadonly<V1StatefulSet>, events: readonly DeepReadonly<EventsV1Event>[]): Extract<Readiness, { ready: false }> | undefined {
+export function podCreationFailure(
+  sts: DeepReadonly<V1StatefulSet>,
+  events: readonly DeepReadonly<EventsV1Event>[],
+): Extract<Readiness, { ready: false }> | undefined {
   const created = sts.status?.replicas ?? 0;
   if (created >= (sts.spec?.replicas ?? 1)) return undefined;
   const uid = sts.metadata?.uid;

@@ -43,7 +43,14 @@ export interface Problem {
 /** kubelet image pull errors (k8s.io/kubernetes pkg/kubelet/images/types.go). */
 const IMAGE_PULL = new Set(['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'ErrImageNeverPull', 'ImageInspectError', 'RegistryUnavailable']);
 /** kubelet container create/start errors (kuberuntime_container.go). */
-const CONTAINER_START = new Set(['CreateContainerConfigError', 'PreCreateHookError', 'CreateContainerError', 'PreStartHookError', 'RunContainerError', 'PostStartHookError']);
+const CONTAINER_START = new Set([
+  'CreateContainerConfigError',
+  'PreCreateHookError',
+  'CreateContainerError',
+  'PreStartHookError',
+  'RunContainerError',
+  'PostStartHookError',
+]);
 /** Long messages (a scheduler's per-node list) are cut so the condition stays readable. */
 const MAX_MESSAGE = 512;
 
@@ -55,22 +62,34 @@ const withDetail = (text: string, detail: string | undefined) => (detail ? `${te
 const CONTAINER_CHECKS: ContainerCheck[] = [
   (pod, cs) => {
     const oom = [cs.state?.terminated, cs.lastState?.terminated].find((t) => t?.reason === 'OOMKilled');
-    return oom && { reason: PodProblem.OOMKilled, message: `pod ${pod} container ${cs.name} was OOMKilled (exit code ${oom.exitCode}); reduce memory usage or use a larger instance type` };
+    return (
+      oom && {
+        reason: PodProblem.OOMKilled,
+        message: `pod ${pod} container ${cs.name} was OOMKilled (exit code ${oom.exitCode}); reduce memory usage or use a larger instance type`,
+      }
+    );
   },
   (pod, cs) => {
     const w = cs.state?.waiting;
-    return w?.reason && IMAGE_PULL.has(w.reason) ? { reason: PodProblem.ImagePull, message: withDetail(`pod ${pod} container ${cs.name} image pull failed (${w.reason})`, w.message) } : undefined;
+    return w?.reason && IMAGE_PULL.has(w.reason)
+      ? { reason: PodProblem.ImagePull, message: withDetail(`pod ${pod} container ${cs.name} image pull failed (${w.reason})`, w.message) }
+      : undefined;
   },
   (pod, cs) => {
     const w = cs.state?.waiting;
-    return w?.reason && CONTAINER_START.has(w.reason) ? { reason: PodProblem.ContainerStart, message: withDetail(`pod ${pod} container ${cs.name} failed to start (${w.reason})`, w.message) } : undefined;
+    return w?.reason && CONTAINER_START.has(w.reason)
+      ? { reason: PodProblem.ContainerStart, message: withDetail(`pod ${pod} container ${cs.name} failed to start (${w.reason})`, w.message) }
+      : undefined;
   },
   (pod, cs) => {
     if (cs.state?.waiting?.reason !== 'CrashLoopBackOff') return undefined;
     const last = cs.lastState?.terminated;
     const detail = last ? last.message || `exit code ${last.exitCode}` : undefined;
     // No restart count: it would rewrite the status on every restart.
-    return { reason: PodProblem.CrashLoop, message: withDetail(`pod ${pod} container ${cs.name} is in CrashLoopBackOff; last termination`, detail ?? 'unknown') };
+    return {
+      reason: PodProblem.CrashLoop,
+      message: withDetail(`pod ${pod} container ${cs.name} is in CrashLoopBackOff; last termination`, detail ?? 'unknown'),
+    };
   },
 ];
 
@@ -93,7 +112,8 @@ function evictionProblem(pods: readonly DeepReadonly<V1Pod>[]): Problem | undefi
   const name = pod.metadata?.name ?? '?';
   const msg = pod.status?.message ?? '';
   const lower = msg.toLowerCase();
-  if (lower.includes('ephemeral-storage') || lower.includes('disk')) return { reason: PodProblem.NodeDiskPressure, message: `pod ${name} evicted due to node disk pressure: ${msg}` };
+  if (lower.includes('ephemeral-storage') || lower.includes('disk'))
+    return { reason: PodProblem.NodeDiskPressure, message: `pod ${name} evicted due to node disk pressure: ${msg}` };
   if (lower.includes('memory')) return { reason: PodProblem.NodeMemoryPressure, message: `pod ${name} evicted due to node memory pressure: ${msg}` };
   return { reason: PodProblem.Evicted, message: `pod ${name} was evicted: ${msg}` };
 }
@@ -132,7 +152,8 @@ function nodePressureProblem(pods: readonly DeepReadonly<V1Pod>[], nodes: readon
 
 /** Whether the scheduler (or a kubelet) has seen the pod: without PodScheduled, its spec.nodeName came from the template. */
 const neverScheduled = (pod: DeepReadonly<V1Pod>) => !pod.status?.conditions?.some((c) => c.type === 'PodScheduled');
-const PINNED_HINT = "a pod template's spec.nodeName bypasses the scheduler: name an existing node, or drop spec.nodeName and select nodes with resource.labelSelector";
+const PINNED_HINT =
+  "a pod template's spec.nodeName bypasses the scheduler: name an existing node, or drop spec.nodeName and select nodes with resource.labelSelector";
 
 /**
  * A pod bound to a node that is not in the node list. The scheduler never does that, so the binding

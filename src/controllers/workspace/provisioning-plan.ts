@@ -3,7 +3,15 @@
 // needed − existing claims. Beyond KAITO: the provisioner's own error in the message, a bounded
 // wait with its own reason, and a replacement budget instead of an endless recreate loop.
 import type { V1Node } from '@kubernetes/client-node';
-import { ACCELERATOR_NVIDIA, ConditionMessage, ConditionReason, LABEL_ACCELERATOR, LABEL_INSTANCE_TYPE, LABEL_KARPENTER_NODEPOOL, RESOURCE_NVIDIA_GPU } from '../../api/labels.js';
+import {
+  ACCELERATOR_NVIDIA,
+  ConditionMessage,
+  ConditionReason,
+  LABEL_ACCELERATOR,
+  LABEL_INSTANCE_TYPE,
+  LABEL_KARPENTER_NODEPOOL,
+  RESOURCE_NVIDIA_GPU,
+} from '../../api/labels.js';
 import type { Workspace } from '../../api/types.js';
 import { readyMatchingNodes } from '../../builders/facts.js';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
@@ -69,7 +77,9 @@ export function claimProblem(c: DeepReadonly<NodeClaim>): string | undefined {
 }
 
 function launchFailed(c: DeepReadonly<NodeClaim>): boolean {
-  return (c.status?.conditions ?? []).some((x) => x.type === 'Launched' && x.status !== 'True' && /fail|error|quota|unavailable/i.test(`${x.reason} ${x.message}`));
+  return (c.status?.conditions ?? []).some(
+    (x) => x.type === 'Launched' && x.status !== 'True' && /fail|error|quota|unavailable/i.test(`${x.reason} ${x.message}`),
+  );
 }
 
 /** Timestamps arrive as RFC 3339 strings (typed as Date by client-node). */
@@ -89,9 +99,18 @@ export function planProvisioning(i: ProvisioningInput): ProvisioningPlan {
   const toCreate = Math.max(0, Math.min(missing, budget - i.created));
   const replacements = Math.max(0, Math.min(toCreate, i.created + toCreate - i.target));
   const ready = i.claims.filter(claimIsReady);
-  const plan: ProvisioningPlan = { toCreate, replacements, claims: { ready: true, reason: ConditionReason.NodeClaimsReady, message: ConditionMessage.nodeClaimsReady(needed, ready.length) }, nodesUsable: false, nodesToLabel: [] };
+  const plan: ProvisioningPlan = {
+    toCreate,
+    replacements,
+    claims: { ready: true, reason: ConditionReason.NodeClaimsReady, message: ConditionMessage.nodeClaimsReady(needed, ready.length) },
+    nodesUsable: false,
+    nodesToLabel: [],
+  };
 
-  const problems = i.claims.filter((c) => !claimIsReady(c)).map(claimProblem).filter((p): p is string => !!p);
+  const problems = i.claims
+    .filter((c) => !claimIsReady(c))
+    .map(claimProblem)
+    .filter((p): p is string => !!p);
   const detail = problems.length ? `; ${problems.join('; ')}` : '';
   if (missing > toCreate) {
     plan.claims = {
@@ -107,7 +126,11 @@ export function planProvisioning(i: ProvisioningInput): ProvisioningPlan {
     const waited = pending.length ? i.now.getTime() - oldest : 0;
     const base = ConditionMessage.nodeClaimsNotReady(needed, ready.length);
     if (pending.length && waited >= i.waitLimitMs) {
-      plan.claims = { ready: false, reason: ProvisioningReason.Timeout, message: `${base}: not Ready after ${Math.round(waited / 1000)}s (limit ${Math.round(i.waitLimitMs / 1000)}s); still waiting for the provisioner${detail}` };
+      plan.claims = {
+        ready: false,
+        reason: ProvisioningReason.Timeout,
+        message: `${base}: not Ready after ${Math.round(waited / 1000)}s (limit ${Math.round(i.waitLimitMs / 1000)}s); still waiting for the provisioner${detail}`,
+      };
     } else {
       const failed = i.claims.some(launchFailed);
       plan.claims = { ready: false, reason: failed ? ProvisioningReason.LaunchFailed : ConditionReason.NodeClaimNotReady, message: `${base}${detail}` };
@@ -119,7 +142,10 @@ export function planProvisioning(i: ProvisioningInput): ProvisioningPlan {
   const nodeIssue = i.catalogSku ? nodePluginIssue(i) : undefined;
   if (nodeIssue) plan.nodeIssue = nodeIssue;
   plan.nodesUsable = !nodeIssue;
-  if (i.catalogSku) plan.nodesToLabel = claimNodes(i).filter((n) => n?.metadata?.labels?.[LABEL_ACCELERATOR] !== ACCELERATOR_NVIDIA).map((n) => n!.metadata!.name!);
+  if (i.catalogSku)
+    plan.nodesToLabel = claimNodes(i)
+      .filter((n) => n?.metadata?.labels?.[LABEL_ACCELERATOR] !== ACCELERATOR_NVIDIA)
+      .map((n) => n!.metadata!.name!);
   return plan;
 }
 

@@ -7,9 +7,7 @@ import { explainPods, isPodReady, PodProblem } from './pod-problems.js';
 import { POD_CREATION_FAILED } from './pod-creation.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 
-export type Readiness =
-  | { ready: true; reason: string; message: string }
-  | { ready: false; reason: string; message: string };
+export type Readiness = { ready: true; reason: string; message: string } | { ready: false; reason: string; message: string };
 
 /** Reasons kaito-ts writes on InferenceReady=False besides KAITO's own (pod causes: PodProblem). */
 export const NotReadyReason = {
@@ -35,7 +33,11 @@ function expectedPods(sts: DeepReadonly<V1StatefulSet>, pods: readonly DeepReado
 }
 
 /** The truth about a StatefulSet rollout: generation observed, every replica updated and ready, one revision. */
-export function statefulSetReadiness(sts: DeepReadonly<V1StatefulSet> | undefined, allPods: readonly DeepReadonly<V1Pod>[], nodes?: readonly DeepReadonly<V1Node>[]): Readiness {
+export function statefulSetReadiness(
+  sts: DeepReadonly<V1StatefulSet> | undefined,
+  allPods: readonly DeepReadonly<V1Pod>[],
+  nodes?: readonly DeepReadonly<V1Node>[],
+): Readiness {
   if (!sts) return { ready: false, reason: NotReadyReason.StatefulSetNotFound, message: 'the StatefulSet has not been created yet' };
   const name = sts.metadata?.name ?? '?';
   const desired = sts.spec?.replicas ?? 1;
@@ -43,7 +45,11 @@ export function statefulSetReadiness(sts: DeepReadonly<V1StatefulSet> | undefine
   const generation = sts.metadata?.generation ?? 0;
   // One message for every step of a rollout (not yet observed, pods being replaced), so the status
   // is rewritten when the picture changes (ready count, reason), not on each StatefulSet status tick.
-  const rolling = (ready: number) => ({ ready: false as const, reason: NotReadyReason.RolloutInProgress, message: `StatefulSet ${name}: rollout of ${desired} replica(s) in progress, ${ready} ready` });
+  const rolling = (ready: number) => ({
+    ready: false as const,
+    reason: NotReadyReason.RolloutInProgress,
+    message: `StatefulSet ${name}: rollout of ${desired} replica(s) in progress, ${ready} ready`,
+  });
   if (!st || (st.observedGeneration ?? 0) < generation) return rolling(st?.readyReplicas ?? 0);
   const ready = st.readyReplicas ?? 0;
   const updated = st.updatedReplicas ?? 0;
@@ -58,7 +64,8 @@ export function statefulSetReadiness(sts: DeepReadonly<V1StatefulSet> | undefine
   }
   const fromPods = explainPods(pods, nodes);
   if (fromPods) return { ready: false, ...fromPods };
-  if (downPod && ready === desired) return { ready: false, reason: NotReadyReason.PodsNotReady, message: `StatefulSet ${name}: pod ${downPod.metadata?.name} is not ready` };
+  if (downPod && ready === desired)
+    return { ready: false, reason: NotReadyReason.PodsNotReady, message: `StatefulSet ${name}: pod ${downPod.metadata?.name} is not ready` };
   if (updated < desired || !oneRevision) return rolling(ready);
   return { ready: false, reason: NotReadyReason.PodsNotReady, message: `StatefulSet ${name}: ${ready}/${desired} replicas ready` };
 }
@@ -79,7 +86,11 @@ export function withReadinessTimeout(
   const leftMs = timeoutSeconds * 1000 - elapsedMs;
   if (leftMs > 0) return { readiness: r, recheckAfterMs: leftMs };
   return {
-    readiness: { ready: false, reason: NotReadyReason.ReadinessTimeout, message: `not ready after ${Math.round(elapsedMs / 1000)}s (timeout ${timeoutSeconds}s): ${r.message}` },
+    readiness: {
+      ready: false,
+      reason: NotReadyReason.ReadinessTimeout,
+      message: `not ready after ${Math.round(elapsedMs / 1000)}s (timeout ${timeoutSeconds}s): ${r.message}`,
+    },
   };
 }
 

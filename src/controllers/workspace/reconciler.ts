@@ -38,7 +38,9 @@ export class WorkspaceReconciler {
         // conflict would meet the same 409 on the conditional metadata write, so it writes status only.
         const latest = mutableCopy<WorkspaceObject>(this.deps.caches.workspaces.getByKey(key) ?? snap.ws);
         const report = planFailure({ ...snap, ws: latest }, failure, { metadata: failure.retry === false });
-        await this.executor.execute(latest, report, signal).catch((e: unknown) => this.deps.log.error({ key, error: (e as Error).message }, 'reporting a failure failed'));
+        await this.executor
+          .execute(latest, report, signal)
+          .catch((e: unknown) => this.deps.log.error({ key, error: (e as Error).message }, 'reporting a failure failed'));
       }
       throw err; // the error policy (failures.ts) decides between backoff and terminal
     }

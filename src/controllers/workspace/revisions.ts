@@ -30,13 +30,35 @@ export function planRevision(snap: Pick<WorkspaceSnapshot, 'ws' | 'revisions' | 
   const { ws } = snap;
   const name = desired.metadata?.name ?? '';
   const existing = snap.revisionNamed(name);
-  if (existing && !ownedBy(existing, ws)) return { ok: false, reason: Reason.NotOwned, message: notOwnedMessage('ControllerRevision', existing, 'kaito-ts leaves it untouched and cannot record this revision until it is deleted or renamed') };
-  if (existing && existing.metadata?.annotations?.[ANNOTATION_HASH] !== hash) return { ok: false, reason: Reason.RevisionConflict, message: `revision name conflicts, the hash values are different (${name})` };
-  const actions: Action[] = existing ? [] : [{ kind: 'apply', type: Resources.controllerRevisions, object: desired, why: `revision ${desired.revision} of the spec`, refusedReason: Reason.ChildObjectRejected }];
+  if (existing && !ownedBy(existing, ws))
+    return {
+      ok: false,
+      reason: Reason.NotOwned,
+      message: notOwnedMessage('ControllerRevision', existing, 'kaito-ts leaves it untouched and cannot record this revision until it is deleted or renamed'),
+    };
+  if (existing && existing.metadata?.annotations?.[ANNOTATION_HASH] !== hash)
+    return { ok: false, reason: Reason.RevisionConflict, message: `revision name conflicts, the hash values are different (${name})` };
+  const actions: Action[] = existing
+    ? []
+    : [
+        {
+          kind: 'apply',
+          type: Resources.controllerRevisions,
+          object: desired,
+          why: `revision ${desired.revision} of the spec`,
+          refusedReason: Reason.ChildObjectRejected,
+        },
+      ];
   const owned = ownedRevisions(ws, existing ? snap.revisions : [...snap.revisions, desired]);
   const surplus = owned.length - (MAX_REVISION_HISTORY + 1);
   for (const cr of owned.slice(0, Math.max(0, surplus))) {
-    actions.push({ kind: 'delete', type: Resources.controllerRevisions, ref: { namespace: cr.metadata?.namespace, name: cr.metadata?.name ?? '' }, uid: cr.metadata?.uid ?? '', why: `history beyond ${MAX_REVISION_HISTORY} older revisions` });
+    actions.push({
+      kind: 'delete',
+      type: Resources.controllerRevisions,
+      ref: { namespace: cr.metadata?.namespace, name: cr.metadata?.name ?? '' },
+      uid: cr.metadata?.uid ?? '',
+      why: `history beyond ${MAX_REVISION_HISTORY} older revisions`,
+    });
   }
   return { ok: true, actions };
 }

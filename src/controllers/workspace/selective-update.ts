@@ -32,7 +32,9 @@ export function selectiveUpdate(desired: V1StatefulSet, cached: DeepReadonly<V1S
   const lPod = lSpec.template.spec;
   const [main, ...others] = dPod.containers;
   const liveMain = lPod?.containers.find((c) => c.name === main?.name);
-  const containers = main ? [keepLive(main, liveMain, UPDATABLE_CONTAINER_FIELDS), ...others.map((c) => lPod?.containers.find((l) => l.name === c.name) ?? c)] : dPod.containers;
+  const containers = main
+    ? [keepLive(main, liveMain, UPDATABLE_CONTAINER_FIELDS), ...others.map((c) => lPod?.containers.find((l) => l.name === c.name) ?? c)]
+    : dPod.containers;
   return {
     ...desired,
     spec: {

@@ -1,8 +1,28 @@
 // Wires the workspace controller (controller-runtime's SetupWithManager): one reflector per kind
 // the reconciler reads, and the mappers that turn a change of any of them into workspace keys.
-import type { EventsV1Event, KubernetesObject, V1ConfigMap, V1ControllerRevision, V1Deployment, V1Job, V1Node, V1PersistentVolume, V1PersistentVolumeClaim, V1Pod, V1Service, V1StatefulSet, V1StorageClass } from '@kubernetes/client-node';
+import type {
+  EventsV1Event,
+  KubernetesObject,
+  V1ConfigMap,
+  V1ControllerRevision,
+  V1Deployment,
+  V1Job,
+  V1Node,
+  V1PersistentVolume,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1Service,
+  V1StatefulSet,
+  V1StorageClass,
+} from '@kubernetes/client-node';
 import { isDeepStrictEqual } from 'node:util';
-import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_REVISION_WORKSPACE_NAME, LABEL_WORKSPACE_NAME, LABEL_WORKSPACE_NAMESPACE, RESOURCE_NVIDIA_GPU } from '../../api/labels.js';
+import {
+  DEFAULT_INFERENCE_CONFIG_TEMPLATE,
+  LABEL_REVISION_WORKSPACE_NAME,
+  LABEL_WORKSPACE_NAME,
+  LABEL_WORKSPACE_NAMESPACE,
+  RESOURCE_NVIDIA_GPU,
+} from '../../api/labels.js';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
 import { nodePressures } from './node-pressure.js';
 import { leanNode, leanObject, leanPod, leanRevision } from './cache-transforms.js';
@@ -59,13 +79,28 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     // Any Deployment named like a workspace matters: owned ones migrate, foreign ones are reported.
     .watches('deployments', resource<V1Deployment>(Resources.deployments), { map: (c) => sameNameWorkspace(c.workspaces) })
     .owns('services', resource<V1Service>(Resources.services))
-    .owns('controllerRevisions', resource<V1ControllerRevision>(Resources.controllerRevisions), { transform: leanRevision, indexLabel: LABEL_REVISION_WORKSPACE_NAME })
+    .owns('controllerRevisions', resource<V1ControllerRevision>(Resources.controllerRevisions), {
+      transform: leanRevision,
+      indexLabel: LABEL_REVISION_WORKSPACE_NAME,
+    })
     // Only pods of workspaces: a cluster's other pods are none of our business (and memory).
     // Children's progress (a pod turned Ready, a rollout observed) is what status reports: the fast lane.
-    .watches('pods', resource<V1Pod>(Resources.pods), { labelSelector: LABEL_WORKSPACE_NAME, transform: leanPod, indexLabel: LABEL_WORKSPACE_NAME, lane: 'fast', map: () => labelledWorkspace })
+    .watches('pods', resource<V1Pod>(Resources.pods), {
+      labelSelector: LABEL_WORKSPACE_NAME,
+      transform: leanPod,
+      indexLabel: LABEL_WORKSPACE_NAME,
+      lane: 'fast',
+      map: () => labelledWorkspace,
+    })
     // The weights claims carry the template's workspace label: a claim stranded on a vanished node is noticed.
-    .watches('persistentVolumeClaims', resource<V1PersistentVolumeClaim>(Resources.persistentVolumeClaims), { labelSelector: LABEL_WORKSPACE_NAME, map: () => labelledWorkspace })
-    .watches('persistentVolumes', resource<V1PersistentVolume>(Resources.persistentVolumes), { when: volumeGoing, map: (c) => claimantWorkspace(c.persistentVolumeClaims) })
+    .watches('persistentVolumeClaims', resource<V1PersistentVolumeClaim>(Resources.persistentVolumeClaims), {
+      labelSelector: LABEL_WORKSPACE_NAME,
+      map: () => labelledWorkspace,
+    })
+    .watches('persistentVolumes', resource<V1PersistentVolume>(Resources.persistentVolumes), {
+      when: volumeGoing,
+      map: (c) => claimantWorkspace(c.persistentVolumeClaims),
+    })
     .watches('nodes', resource<V1Node>(Resources.nodes), { transform: leanNode, when: nodeChangeMatters, map: (c) => workspacesSelectingNode(c.workspaces) })
     // A StorageClass only matters to workspaces still deciding their volume: every one, cheaply.
     .watches('storageClasses', resource<V1StorageClass>(Resources.storageClasses), { map: (c) => workspacesDecidingVolume(c.workspaces, c.statefulSets) })
@@ -75,10 +110,18 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     // Metadata only: no Secret value is ever held (model-secret.ts), yet a late Secret is seen at once.
     .watches('secrets', resource(Resources.secrets), { metadataOnly: true, map: (c) => secretToWorkspaces(c.workspaces) })
     // Only the StatefulSet controller's FailedCreate Events: why pods are missing (pod-creation.ts).
-    .watches('failedCreateEvents', resource<EventsV1Event>(Resources.events), { fieldSelector: FAILED_CREATE_FIELD_SELECTOR, map: (c) => failedCreateWorkspace(c.statefulSets) })
+    .watches('failedCreateEvents', resource<EventsV1Event>(Resources.events), {
+      fieldSelector: FAILED_CREATE_FIELD_SELECTOR,
+      map: (c) => failedCreateWorkspace(c.statefulSets),
+    })
     // Node auto-provisioning only. Optional: the operator starts without the NodeClaim CRD and picks it up later.
     .gated(!o.config.featureGates.disableNodeAutoProvisioning, (b) =>
-      b.watches('nodeClaims', resource<NodeClaim>(Resources.nodeClaims), { labelSelector: LABEL_WORKSPACE_NAME, required: false, when: claimChanged, map: () => claimToWorkspace }),
+      b.watches('nodeClaims', resource<NodeClaim>(Resources.nodeClaims), {
+        labelSelector: LABEL_WORKSPACE_NAME,
+        required: false,
+        when: claimChanged,
+        map: () => claimToWorkspace,
+      }),
     )
     .build({
       name: 'workspace',
@@ -97,7 +140,8 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     log: o.log,
     config: o.config,
     now: o.now ?? (() => new Date()),
-    nodeClaimCrdInstalled: () => (nodeClaims ? (nodeClaims.hasSynced ? true : nodeClaims.lastError && isNotFound(nodeClaims.lastError) ? false : undefined) : undefined),
+    nodeClaimCrdInstalled: () =>
+      nodeClaims ? (nodeClaims.hasSynced ? true : nodeClaims.lastError && isNotFound(nodeClaims.lastError) ? false : undefined) : undefined,
   });
   // A CRD installed after start: every waiting workspace goes on, without a restart.
   if (nodeClaims) void nodeClaims.synced.then(() => caches.workspaces.keys().forEach((k) => controller.enqueue(k)));
@@ -109,15 +153,24 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
  * weights volume (claim templates are immutable) and a template never uses the NVMe class. Mapping
  * every workspace made each class change cost a pass, and a refused request, per failing workspace.
  */
-export function workspacesDecidingVolume(workspaces: Pick<CacheReader<WorkspaceObject>, 'list'>, statefulSets: Pick<CacheReader<V1StatefulSet>, 'get'>): Mapper<V1StorageClass> {
-  return () => workspaces.list().filter((ws) => !!ws.inference?.preset && !statefulSets.get(ws.metadata.namespace, ws.metadata.name ?? '')).map(keyOf);
+export function workspacesDecidingVolume(
+  workspaces: Pick<CacheReader<WorkspaceObject>, 'list'>,
+  statefulSets: Pick<CacheReader<V1StatefulSet>, 'get'>,
+): Mapper<V1StorageClass> {
+  return () =>
+    workspaces
+      .list()
+      .filter((ws) => !!ws.inference?.preset && !statefulSets.get(ws.metadata.namespace, ws.metadata.name ?? ''))
+      .map(keyOf);
 }
 
 /** A Deployment (any object) named like a workspace: that workspace. */
-export const sameNameWorkspace = (workspaces: Pick<CacheReader<KubernetesObject>, 'getByKey'>): Mapper => (e) => {
-  const key = keyOf(e.obj);
-  return workspaces.getByKey(key) ? [key] : [];
-};
+export const sameNameWorkspace =
+  (workspaces: Pick<CacheReader<KubernetesObject>, 'getByKey'>): Mapper =>
+  (e) => {
+    const key = keyOf(e.obj);
+    return workspaces.getByKey(key) ? [key] : [];
+  };
 
 /** A volume starts going away (its node is gone): the workspace whose claim it holds. */
 export function volumeGoing(e: ObjectEvent<KubernetesObject>): boolean {
@@ -176,7 +229,11 @@ export const claimToWorkspace: Mapper<NodeClaim> = (e) => {
 /** KAITO's predicate: an update that only moves status.lastPodEventTime is noise. */
 export function claimChanged(e: ObjectEvent<NodeClaim>): boolean {
   if (e.type !== 'update') return true;
-  const strip = (c: DeepReadonly<NodeClaim>) => ({ ...c, metadata: { ...c.metadata, resourceVersion: undefined }, status: { ...c.status, lastPodEventTime: undefined } });
+  const strip = (c: DeepReadonly<NodeClaim>) => ({
+    ...c,
+    metadata: { ...c.metadata, resourceVersion: undefined },
+    status: { ...c.status, lastPodEventTime: undefined },
+  });
   return !isDeepStrictEqual(strip(e.old), strip(e.obj));
 }
 
@@ -194,7 +251,11 @@ export function configMapToWorkspaces(workspaces: CacheReader<WorkspaceObject>):
 
 /** The workspaces whose model-access Secret this is. */
 export function secretToWorkspaces(workspaces: CacheReader<WorkspaceObject>): Mapper {
-  return (e) => workspaces.list({ namespace: e.obj.metadata?.namespace }).filter((ws) => modelAccessSecretOf(ws) === e.obj.metadata?.name).map(keyOf);
+  return (e) =>
+    workspaces
+      .list({ namespace: e.obj.metadata?.namespace })
+      .filter((ws) => modelAccessSecretOf(ws) === e.obj.metadata?.name)
+      .map(keyOf);
 }
 
 /** A FailedCreate Event regarding a StatefulSet: the workspace controlling that StatefulSet. */

@@ -2,8 +2,18 @@
 // (plan.ts) sees only this value. The two facts caches cannot hold (whether a model Secret has its
 // HF_TOKEN key, whether tuning's Secrets exist) are looked up here too, so planning stays pure.
 import type {
-  EventsV1Event, KubernetesObject, V1ConfigMap, V1ControllerRevision, V1Deployment, V1Job, V1Node, V1PersistentVolume,
-  V1PersistentVolumeClaim, V1Pod, V1Service, V1StatefulSet,
+  EventsV1Event,
+  KubernetesObject,
+  V1ConfigMap,
+  V1ControllerRevision,
+  V1Deployment,
+  V1Job,
+  V1Node,
+  V1PersistentVolume,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1Service,
+  V1StatefulSet,
 } from '@kubernetes/client-node';
 import { LABEL_REVISION_WORKSPACE_NAME, LABEL_WORKSPACE_NAME } from '../../api/labels.js';
 import { inferencePresetOf } from '../../api/resolved-workspace.js';
@@ -90,7 +100,10 @@ export function readSnapshot(ws: DeepReadonly<WorkspaceObject>, s: SnapshotSourc
     provisioning,
     nodes: caches.nodes.list(),
     storageClassNames: caches.storageClasses.keys(),
-    configMaps: [...caches.configMaps.list({ namespace: ns }), ...(config.releaseNamespace !== ns ? caches.configMaps.list({ namespace: config.releaseNamespace }) : [])],
+    configMaps: [
+      ...caches.configMaps.list({ namespace: ns }),
+      ...(config.releaseNamespace !== ns ? caches.configMaps.list({ namespace: config.releaseNamespace }) : []),
+    ],
     statefulSet: caches.statefulSets.get(ns, name),
     deployment: caches.deployments.get(ns, name),
     mainService: caches.services.get(ns, name),
@@ -111,7 +124,13 @@ export function readSnapshot(ws: DeepReadonly<WorkspaceObject>, s: SnapshotSourc
 
 /** The whole snapshot of one pass: the caches, then the Secret facts (a GET per Secret version at most). */
 export async function takeSnapshot(cached: DeepReadonly<WorkspaceObject>, deps: WorkspaceDeps, secrets: ModelSecrets): Promise<WorkspaceSnapshot> {
-  const snap = readSnapshot(cached, { caches: deps.caches, config: deps.config, fieldManager: deps.client.fieldManager, now: deps.now(), nodeClaimCrdInstalled: deps.nodeClaimCrdInstalled });
+  const snap = readSnapshot(cached, {
+    caches: deps.caches,
+    config: deps.config,
+    fieldManager: deps.client.fieldManager,
+    now: deps.now(),
+    nodeClaimCrdInstalled: deps.nodeClaimCrdInstalled,
+  });
   const { ws } = snap;
   if (ws.metadata.deletionTimestamp) return snap;
   if (ws.tuning) return snap.job ? snap : { ...snap, missingSecrets: missingTuningSecrets(ws, deps.caches) };
@@ -124,14 +143,29 @@ export async function takeSnapshot(cached: DeepReadonly<WorkspaceObject>, deps: 
  * nothing and the pod hangs in ContainerCreating). The metadata-only Secret cache answers.
  */
 function missingTuningSecrets(ws: WorkspaceObject, caches: Pick<WorkspaceCaches, 'secrets'>): string[] {
-  const names = [...(ws.tuning?.input?.image ? (ws.tuning.input.imagePullSecrets ?? []) : []), ...(ws.tuning?.output?.image && ws.tuning.output.imagePushSecret ? [ws.tuning.output.imagePushSecret] : [])];
+  const names = [
+    ...(ws.tuning?.input?.image ? (ws.tuning.input.imagePullSecrets ?? []) : []),
+    ...(ws.tuning?.output?.image && ws.tuning.output.imagePushSecret ? [ws.tuning.output.imagePushSecret] : []),
+  ];
   return [...new Set(names)].filter((n) => !caches.secrets.get(ws.metadata.namespace, n));
 }
 
 const CACHE_OF_KIND: Record<string, keyof WorkspaceKinds> = {
-  Workspace: 'workspaces', StatefulSet: 'statefulSets', Deployment: 'deployments', Service: 'services', ControllerRevision: 'controllerRevisions',
-  Pod: 'pods', Node: 'nodes', StorageClass: 'storageClasses', ConfigMap: 'configMaps', PersistentVolumeClaim: 'persistentVolumeClaims',
-  PersistentVolume: 'persistentVolumes', Job: 'jobs', Secret: 'secrets', Event: 'failedCreateEvents', NodeClaim: 'nodeClaims',
+  Workspace: 'workspaces',
+  StatefulSet: 'statefulSets',
+  Deployment: 'deployments',
+  Service: 'services',
+  ControllerRevision: 'controllerRevisions',
+  Pod: 'pods',
+  Node: 'nodes',
+  StorageClass: 'storageClasses',
+  ConfigMap: 'configMaps',
+  PersistentVolumeClaim: 'persistentVolumeClaims',
+  PersistentVolume: 'persistentVolumes',
+  Job: 'jobs',
+  Secret: 'secrets',
+  Event: 'failedCreateEvents',
+  NodeClaim: 'nodeClaims',
 };
 
 /** Caches filled from a list of objects (by kind), for planning outside the operator (`diff`, `render`). */
@@ -142,5 +176,7 @@ export function cachesFromObjects(objects: readonly KubernetesObject[]): Workspa
     if (field) byField.set(field, [...(byField.get(field) ?? []), o]);
   }
   // One untyped cache per field: the kind each cache holds is the field's by CACHE_OF_KIND.
-  return Object.fromEntries([...new Set(Object.values(CACHE_OF_KIND))].map((field) => [field, ObjectCache.from(byField.get(field) ?? [])])) as unknown as WorkspaceStores;
+  return Object.fromEntries(
+    [...new Set(Object.values(CACHE_OF_KIND))].map((field) => [field, ObjectCache.from(byField.get(field) ?? [])]),
+  ) as unknown as WorkspaceStores;
 }

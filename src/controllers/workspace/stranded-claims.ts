@@ -20,11 +20,17 @@ export interface StrandedClaim {
 
 /** Nodes a local volume is pinned to (kubernetes.io/hostname In [...]); empty when not pinned that way. */
 function pinnedNodes(pv: DeepReadonly<V1PersistentVolume>): string[] {
-  return (pv.spec?.nodeAffinity?.required?.nodeSelectorTerms ?? []).flatMap((t) => (t.matchExpressions ?? []).filter((e) => e.key === HOSTNAME_LABEL && e.operator === 'In').flatMap((e) => e.values ?? []));
+  return (pv.spec?.nodeAffinity?.required?.nodeSelectorTerms ?? []).flatMap((t) =>
+    (t.matchExpressions ?? []).filter((e) => e.key === HOSTNAME_LABEL && e.operator === 'In').flatMap((e) => e.values ?? []),
+  );
 }
 
 /** Why a claim's volume can no longer be reached, or undefined while it can. */
-function lostBecause(claim: DeepReadonly<V1PersistentVolumeClaim>, volume: (name: string) => DeepReadonly<V1PersistentVolume> | undefined, nodeExists: (name: string) => boolean): string | undefined {
+function lostBecause(
+  claim: DeepReadonly<V1PersistentVolumeClaim>,
+  volume: (name: string) => DeepReadonly<V1PersistentVolume> | undefined,
+  nodeExists: (name: string) => boolean,
+): string | undefined {
   const selected = claim.metadata?.annotations?.[SELECTED_NODE_ANNOTATION];
   if (selected && !nodeExists(selected)) return `was placed on node ${selected}, which no longer exists`;
   const pvName = claim.spec?.volumeName;

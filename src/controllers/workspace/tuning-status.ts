@@ -38,7 +38,10 @@ export function podsOfJob(job: DeepReadonly<V1Job>, pods: readonly DeepReadonly<
 }
 
 function lastLine(text: string | undefined): string {
-  const lines = (text ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = (text ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   return lines.at(-1) ?? '';
 }
 
@@ -64,9 +67,12 @@ function podWaiting(pods: readonly DeepReadonly<V1Pod>[]): string {
   const pod = pods.find((p) => p.status?.phase === 'Pending');
   if (!pod) return 'no pod yet';
   const unscheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
-  if (unscheduled) return `pod ${pod.metadata?.name} is not scheduled${unscheduled.reason ? ` (${unscheduled.reason})` : ''}${unscheduled.message ? `: ${unscheduled.message}` : ''}`;
+  if (unscheduled)
+    return `pod ${pod.metadata?.name} is not scheduled${unscheduled.reason ? ` (${unscheduled.reason})` : ''}${unscheduled.message ? `: ${unscheduled.message}` : ''}`;
   const waiting = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find((s) => s.state?.waiting);
-  return waiting ? `pod ${pod.metadata?.name}: container ${waiting.name} is waiting (${waiting.state?.waiting?.reason ?? 'unknown'})` : `pod ${pod.metadata?.name} is pending`;
+  return waiting
+    ? `pod ${pod.metadata?.name}: container ${waiting.name} is waiting (${waiting.state?.waiting?.reason ?? 'unknown'})`
+    : `pod ${pod.metadata?.name} is pending`;
 }
 
 export function observeJob(job: DeepReadonly<V1Job>, pods: readonly DeepReadonly<V1Pod>[]): JobObservation {
@@ -94,7 +100,12 @@ export type TuningOutcome =
   /** Waiting before creating the Job: nodes, or the previous revision's Job going away. */
   | { kind: 'waiting'; reason: string; message: string; /** also a Warning event (bad input the user must fix) */ warn?: boolean };
 
-export function tuningStatus(ws: Workspace, nodes: Pick<StatusInput, 'nodes' | 'nodeClaims'>, outcome: TuningOutcome, now: Date): { status: WorkspaceStatus; changed: boolean } {
+export function tuningStatus(
+  ws: Workspace,
+  nodes: Pick<StatusInput, 'nodes' | 'nodeClaims'>,
+  outcome: TuningOutcome,
+  now: Date,
+): { status: WorkspaceStatus; changed: boolean } {
   const base = computeStatus(ws, { targetNodeCount: 1, ...nodes }, now);
   let conditions = base.status.conditions ?? [];
   let changed = base.changed;
@@ -103,7 +114,8 @@ export function tuningStatus(ws: Workspace, nodes: Pick<StatusInput, 'nodes' | '
     conditions = r.conditions;
     changed ||= r.changed;
   };
-  const pending = (active: number, ready: number) => set(ConditionType.WorkspaceSucceeded, 'False', ConditionReason.WorkspacePending, ConditionMessage.tuningPending(active, ready));
+  const pending = (active: number, ready: number) =>
+    set(ConditionType.WorkspaceSucceeded, 'False', ConditionReason.WorkspacePending, ConditionMessage.tuningPending(active, ready));
   let state: string = TuningState.Running;
   const failed = (message: string) => {
     set(ConditionType.JobStarted, 'False', ConditionReason.TuningJobStatusFailed, message);

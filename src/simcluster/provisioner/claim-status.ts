@@ -14,7 +14,15 @@ type Wanted = Omit<ClaimCondition, 'lastTransitionTime'>;
 export type Phase =
   | { kind: 'waiting' }
   | { kind: 'launchFailed'; message: string }
-  | { kind: 'launched'; providerID: string; capacity: Record<string, string>; allocatable: Record<string, string>; nodeName?: string; registered: boolean; nodeReady: boolean };
+  | {
+      kind: 'launched';
+      providerID: string;
+      capacity: Record<string, string>;
+      allocatable: Record<string, string>;
+      nodeName?: string;
+      registered: boolean;
+      nodeReady: boolean;
+    };
 
 const AWAITING = { status: 'Unknown', reason: 'AwaitingReconciliation', message: 'object is awaiting reconciliation' } as const;
 
@@ -36,7 +44,12 @@ function dependents(phase: Phase): Wanted[] {
           : { type: ConditionType.registered, status: 'Unknown', reason: 'NodeNotFound', message: 'Node not registered with cluster' },
         phase.registered && phase.nodeReady
           ? { type: ConditionType.initialized, status: 'True', reason: 'Initialized', message: '' }
-          : { type: ConditionType.initialized, status: 'Unknown', reason: phase.registered ? 'NodeNotReady' : 'NotLaunched', message: phase.registered ? 'Node status is NotReady' : 'Node not registered with cluster' },
+          : {
+              type: ConditionType.initialized,
+              status: 'Unknown',
+              reason: phase.registered ? 'NodeNotReady' : 'NotLaunched',
+              message: phase.registered ? 'Node status is NotReady' : 'Node not registered with cluster',
+            },
       ];
   }
 }
@@ -45,14 +58,20 @@ function dependents(phase: Phase): Wanted[] {
 export function wantedConditions(phase: Phase): Wanted[] {
   const deps = dependents(phase);
   const unhealthy = deps.filter((c) => c.status !== 'True');
-  const ready: Wanted = unhealthy.length === 0
-    ? { type: ConditionType.ready, status: 'True', reason: 'Ready', message: '' }
-    : { type: ConditionType.ready, status: 'Unknown', reason: 'UnhealthyDependents', message: unhealthy.map((c) => `${c.type}=${c.status}`).join(', ') };
+  const ready: Wanted =
+    unhealthy.length === 0
+      ? { type: ConditionType.ready, status: 'True', reason: 'Ready', message: '' }
+      : { type: ConditionType.ready, status: 'Unknown', reason: 'UnhealthyDependents', message: unhealthy.map((c) => `${c.type}=${c.status}`).join(', ') };
   return [...deps, ready];
 }
 
 /** Merges wanted conditions into the current ones: a condition whose status did not change keeps its transition time. */
-export function mergeConditions(current: readonly DeepReadonly<ClaimCondition>[] | undefined, wanted: readonly Wanted[], now: Date, generation?: number): ClaimCondition[] {
+export function mergeConditions(
+  current: readonly DeepReadonly<ClaimCondition>[] | undefined,
+  wanted: readonly Wanted[],
+  now: Date,
+  generation?: number,
+): ClaimCondition[] {
   const others = (current ?? []).filter((c) => !wanted.some((w) => w.type === c.type));
   const merged = wanted.map((w): ClaimCondition => {
     const old = current?.find((c) => c.type === w.type);

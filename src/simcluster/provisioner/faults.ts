@@ -59,7 +59,9 @@ export function faultsFor(claim: DeepReadonly<NodeClaim>, configMaps: readonly D
   const layers: [string, Record<string, string>][] = [];
   const annotations = claim.metadata?.annotations ?? {};
   const fromAnnotations = Object.fromEntries(
-    Object.entries(annotations).filter(([k]) => k.startsWith(ANNOTATION_PREFIX)).map(([k, v]) => [k.slice(ANNOTATION_PREFIX.length), v]),
+    Object.entries(annotations)
+      .filter(([k]) => k.startsWith(ANNOTATION_PREFIX))
+      .map(([k, v]) => [k.slice(ANNOTATION_PREFIX.length), v]),
   );
   if (Object.keys(fromAnnotations).length > 0) layers.push(['annotation', fromAnnotations]);
   const sorted = [...configMaps].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));

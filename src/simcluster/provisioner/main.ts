@@ -33,16 +33,21 @@ function defaultPools(): NodePool[] {
   }
 }
 
-const byLabel = (label: string) => (e: ObjectEvent<KubernetesObject>): string[] => {
-  const v = e.obj.metadata?.labels?.[label];
-  const old = e.type === 'update' ? e.old.metadata?.labels?.[label] : undefined;
-  return [...new Set([v, old].filter((x): x is string => x !== undefined))];
-};
+const byLabel =
+  (label: string) =>
+  (e: ObjectEvent<KubernetesObject>): string[] => {
+    const v = e.obj.metadata?.labels?.[label];
+    const old = e.type === 'update' ? e.old.metadata?.labels?.[label] : undefined;
+    return [...new Set([v, old].filter((x): x is string => x !== undefined))];
+  };
 
 export async function runProvisioner(o: ProvisionerOptions): Promise<{ stop: () => Promise<void> }> {
   const transport = new KubeTransport(await loadClusterAccess({ kubeconfig: o.kubeconfig }), { qps: 50, burst: 100 });
   const client = new KubeClient(transport, { fieldManager: PROVISIONER_FIELD_MANAGER });
-  const onError = (name: string) => (err: Error): void => log({ reflector: name, error: err.message }, 'watch failed; retrying');
+  const onError =
+    (name: string) =>
+    (err: Error): void =>
+      log({ reflector: name, error: err.message }, 'watch failed; retrying');
   const claims = new Reflector<NodeClaim>({ client, type: Resources.nodeClaims, onError: onError('nodeclaims') });
   // Only agent-pool nodes (ours and any real AKS ones), never the static simcluster nodes.
   const nodes = new Reflector<V1Node>({ client, type: Resources.nodes, labelSelector: AGENT_POOL_LABEL, onError: onError('nodes') });
@@ -53,11 +58,17 @@ export async function runProvisioner(o: ProvisionerOptions): Promise<{ stop: () 
   });
   const kubeletVersion = layoutFor().versions.k8s;
   const provisioner = new Provisioner({
-    client, caches: { claims: claims.cache, nodes: nodes.cache, volumes: volumes.cache, faults: faults.cache },
-    delays: o, clusterName: o.clusterName, kubeletVersion, pools: defaultPools(), log,
+    client,
+    caches: { claims: claims.cache, nodes: nodes.cache, volumes: volumes.cache, faults: faults.cache },
+    delays: o,
+    clusterName: o.clusterName,
+    kubeletVersion,
+    pools: defaultPools(),
+    log,
   });
   const controller = new Controller({
-    name: 'sim-gpu-provisioner', maxConcurrentReconciles: 4,
+    name: 'sim-gpu-provisioner',
+    maxConcurrentReconciles: 4,
     reconcile: async (key) => provisioner.reconcile(key),
     log: { info: log, error: log },
   });

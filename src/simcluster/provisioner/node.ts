@@ -75,13 +75,18 @@ export function nodeResourceGroup(clusterName: string): string {
 
 export function providerIdFor(claimName: string, clusterName: string): string {
   const vmss = `aks-${claimName}-${clusterDigits(clusterName)}-vmss`;
-  return `azure:///subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/${nodeResourceGroup(clusterName).toLowerCase()}`
-    + `/providers/Microsoft.Compute/virtualMachineScaleSets/${vmss}/virtualMachines/0`;
+  return (
+    `azure:///subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/${nodeResourceGroup(clusterName).toLowerCase()}` +
+    `/providers/Microsoft.Compute/virtualMachineScaleSets/${vmss}/virtualMachines/0`
+  );
 }
 
 /** `kaito.sh/creation-timestamp`: the claim's creation in gpu-provisioner's layout 2006-01-02T15-04-05Z (a label value has no colons). */
 export function creationTimestampLabel(created: Date): string {
-  return created.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+  return created
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:/g, '-');
 }
 
 /** Node resources; `withGpu` once the simulated device plugin has registered the GPUs. */
@@ -148,10 +153,21 @@ export function launchedNode({ claim, facts, clusterName, kubeletVersion }: Laun
     status: {
       capacity: resources,
       allocatable: resources,
-      addresses: [{ type: 'InternalIP', address: fakeIp(name) }, { type: 'Hostname', address: name }],
+      addresses: [
+        { type: 'InternalIP', address: fakeIp(name) },
+        { type: 'Hostname', address: name },
+      ],
       nodeInfo: {
-        architecture: 'amd64', operatingSystem: 'linux', kubeletVersion, containerRuntimeVersion: 'containerd://sim',
-        kernelVersion: 'sim', osImage: 'AKSUbuntu (simulated)', kubeProxyVersion: '', bootID: '', machineID: '', systemUUID: name,
+        architecture: 'amd64',
+        operatingSystem: 'linux',
+        kubeletVersion,
+        containerRuntimeVersion: 'containerd://sim',
+        kernelVersion: 'sim',
+        osImage: 'AKSUbuntu (simulated)',
+        kubeProxyVersion: '',
+        bootID: '',
+        machineID: '',
+        systemUUID: name,
       },
     },
   };
@@ -167,7 +183,11 @@ const SKIPPED_ANNOTATIONS = new Set(['kubectl.kubernetes.io/last-applied-configu
 export function registrationPatch(claim: DeepReadonly<NodeClaim>, node: DeepReadonly<V1Node>, opts: { initialized: boolean; notReadyFault: boolean }): V1Node {
   const annotations = Object.fromEntries(Object.entries(claim.metadata?.annotations ?? {}).filter(([k]) => !SKIPPED_ANNOTATIONS.has(k)));
   const owner: V1OwnerReference = {
-    apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', name: claim.metadata?.name ?? '', uid: claim.metadata?.uid ?? '', blockOwnerDeletion: true,
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    name: claim.metadata?.name ?? '',
+    uid: claim.metadata?.uid ?? '',
+    blockOwnerDeletion: true,
   };
   return {
     apiVersion: 'v1',
@@ -195,11 +215,13 @@ export function nodeHas(node: DeepReadonly<V1Node>, patch: DeepReadonly<V1Node>)
   const p = patch.metadata ?? {};
   const subset = (want: Record<string, string> | undefined, have: Record<string, string> | undefined): boolean =>
     Object.entries(want ?? {}).every(([k, v]) => have?.[k] === v);
-  return subset(p.labels, m.labels)
-    && subset(p.annotations, m.annotations)
-    && (p.finalizers ?? []).every((f) => m.finalizers?.includes(f))
-    && (p.ownerReferences ?? []).every((o) => m.ownerReferences?.some((r) => r.uid === o.uid))
-    && (patch.spec?.taints ?? []).every((t) => node.spec?.taints?.some((x) => x.key === t.key && x.effect === t.effect && x.value === t.value));
+  return (
+    subset(p.labels, m.labels) &&
+    subset(p.annotations, m.annotations) &&
+    (p.finalizers ?? []).every((f) => m.finalizers?.includes(f)) &&
+    (p.ownerReferences ?? []).every((o) => m.ownerReferences?.some((r) => r.uid === o.uid)) &&
+    (patch.spec?.taints ?? []).every((t) => node.spec?.taints?.some((x) => x.key === t.key && x.effect === t.effect && x.value === t.value))
+  );
 }
 
 /** Local NVMe volumes of the node (what the acstor local-disk provisioner would offer), labelled with the claim. */

@@ -56,7 +56,9 @@ export function parseProvisionerArgs(argv: string[]): ProvisionerOptions {
   const { values: parsed } = parseArgs({
     args: argv,
     options: {
-      kubeconfig: { type: 'string' }, 'cluster-name': { type: 'string' }, 'health-port': { type: 'string' },
+      kubeconfig: { type: 'string' },
+      'cluster-name': { type: 'string' },
+      'health-port': { type: 'string' },
       ...Object.fromEntries(DELAY_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
     },
     strict: true,

@@ -14,8 +14,21 @@ import { Resources, type ResourceType } from '../../runtime/resources.js';
 import { GPU_RESOURCE, type NodePool } from '../nodes.js';
 import { faultsFor, type Faults } from './faults.js';
 import {
-  AKS_CLUSTER_LABEL, AGENT_POOL_LABEL, INITIALIZED_LABEL, KWOK_NOT_READY_LABEL, launchedNode, nodeHas, nodeNameFor,
-  nodeResourceGroup, nodeResources, nvmeVolumes, PV_CLAIM_LABEL, providerIdFor, registrationPatch, skuFacts, type SkuFacts,
+  AKS_CLUSTER_LABEL,
+  AGENT_POOL_LABEL,
+  INITIALIZED_LABEL,
+  KWOK_NOT_READY_LABEL,
+  launchedNode,
+  nodeHas,
+  nodeNameFor,
+  nodeResourceGroup,
+  nodeResources,
+  nvmeVolumes,
+  PV_CLAIM_LABEL,
+  providerIdFor,
+  registrationPatch,
+  skuFacts,
+  type SkuFacts,
 } from './node.js';
 import { agentPoolError, instanceTypeOf, isKaitoClaim, launchProblem, storageBytesOf, TERMINATION_FINALIZER, type NodeClaim } from './claim-view.js';
 import type { Delays } from './provisioner-options.js';
@@ -85,7 +98,11 @@ export class Provisioner {
     if (claim.metadata?.deletionTimestamp) return this.terminate(claim);
     const adopted = claim.metadata?.finalizers?.includes(TERMINATION_FINALIZER)
       ? claim
-      : await this.d.client.apply<NodeClaim>(NODE_CLAIMS, { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name, finalizers: [TERMINATION_FINALIZER] } });
+      : await this.d.client.apply<NodeClaim>(NODE_CLAIMS, {
+          apiVersion: 'karpenter.sh/v1',
+          kind: 'NodeClaim',
+          metadata: { name, finalizers: [TERMINATION_FINALIZER] },
+        });
     const faults = faultsFor(adopted, this.d.caches.faults.list());
     const node = this.nodeOf(name);
     return node ? this.registered(adopted, node, faults) : this.launch(adopted, faults);
@@ -95,9 +112,15 @@ export class Provisioner {
     const name = claim.metadata?.name ?? '';
     const sku = instanceTypeOf(claim);
     const facts = sku ? skuFacts(sku, this.d.pools) : undefined;
-    const problem = launchProblem(claim)
-      ?? (facts ? undefined : agentPoolError(name, `SkuNotAvailable: the requested VM size ${sku ?? ''} is not offered by the simulated region (the Azure GPU SKUs of KAITO's catalog are)`))
-      ?? (faults.launchError !== undefined ? agentPoolError(name, faults.launchError) : undefined);
+    const problem =
+      launchProblem(claim) ??
+      (facts
+        ? undefined
+        : agentPoolError(
+            name,
+            `SkuNotAvailable: the requested VM size ${sku ?? ''} is not offered by the simulated region (the Azure GPU SKUs of KAITO's catalog are)`,
+          )) ??
+      (faults.launchError !== undefined ? agentPoolError(name, faults.launchError) : undefined);
     if (problem !== undefined || !facts) return this.launchFailed(claim, problem ?? 'no SKU facts');
     const due = afterCreation(claim.metadata?.creationTimestamp, this.d.delays.launchDelayMs);
     const now = this.now();
@@ -106,10 +129,16 @@ export class Provisioner {
       const timeout = due + this.d.delays.registerTimeoutMs;
       if (now < timeout) return this.writeStatus(claim, { kind: 'waiting' }, { requeueAfterMs: timeout - now });
       const seconds = Math.round(this.d.delays.registerTimeoutMs / 1000);
-      return this.launchFailed(claim, `fail to find the node object (node ${nodeNameFor(name, this.d.clusterName)} did not register within ${seconds}s; fault never-register from ${faults.sources.join(', ')})`);
+      return this.launchFailed(
+        claim,
+        `fail to find the node object (node ${nodeNameFor(name, this.d.clusterName)} did not register within ${seconds}s; fault never-register from ${faults.sources.join(', ')})`,
+      );
     }
     const node = launchedNode({ claim, facts, clusterName: this.d.clusterName, kubeletVersion: this.d.kubeletVersion });
-    const created = await this.d.client.create(Resources.nodes, node).then(() => true, (err: unknown) => (ignoreAlreadyExists(err), false));
+    const created = await this.d.client.create(Resources.nodes, node).then(
+      () => true,
+      (err: unknown) => (ignoreAlreadyExists(err), false),
+    );
     await this.ensureVolumes(name, node.metadata?.name ?? '', facts);
     this.backoff.forget(name);
     if (created) {
@@ -131,8 +160,13 @@ export class Provisioner {
     const name = claim.metadata?.name ?? '';
     const capacity = nodeResources(facts, storageBytesOf(claim) ?? 0, true);
     return {
-      kind: 'launched', providerID: providerIdFor(name, this.d.clusterName), capacity, allocatable: capacity,
-      ...(node ? { nodeName: node.metadata?.name ?? '' } : {}), registered: node !== undefined, nodeReady: initialized,
+      kind: 'launched',
+      providerID: providerIdFor(name, this.d.clusterName),
+      capacity,
+      allocatable: capacity,
+      ...(node ? { nodeName: node.metadata?.name ?? '' } : {}),
+      registered: node !== undefined,
+      nodeReady: initialized,
     };
   }
 
@@ -213,11 +247,19 @@ export class Provisioner {
     }
     const finalizers = (claim.metadata.finalizers ?? []).filter((f) => f !== TERMINATION_FINALIZER);
     const released = await this.d.client
-      .patch(NODE_CLAIMS, { name }, [
-        { op: 'test', path: '/metadata/resourceVersion', value: claim.metadata.resourceVersion },
-        { op: 'replace', path: '/metadata/finalizers', value: finalizers },
-      ], JSON_PATCH)
-      .then(() => true, (err: unknown) => (ignoreNotFound(err), false));
+      .patch(
+        NODE_CLAIMS,
+        { name },
+        [
+          { op: 'test', path: '/metadata/resourceVersion', value: claim.metadata.resourceVersion },
+          { op: 'replace', path: '/metadata/finalizers', value: finalizers },
+        ],
+        JSON_PATCH,
+      )
+      .then(
+        () => true,
+        (err: unknown) => (ignoreNotFound(err), false),
+      );
     this.backoff.forget(name);
     if (released) {
       this.stats.terminated++;
@@ -233,7 +275,12 @@ export class Provisioner {
     const finalizers = node.metadata?.finalizers ?? [];
     if (finalizers.includes(TERMINATION_FINALIZER)) {
       await this.d.client
-        .patch(Resources.nodes, { name }, { metadata: { finalizers: finalizers.filter((f) => f !== TERMINATION_FINALIZER), resourceVersion: node.metadata?.resourceVersion } }, MERGE_PATCH)
+        .patch(
+          Resources.nodes,
+          { name },
+          { metadata: { finalizers: finalizers.filter((f) => f !== TERMINATION_FINALIZER), resourceVersion: node.metadata?.resourceVersion } },
+          MERGE_PATCH,
+        )
         .catch(ignoreGone);
     }
   }

@@ -37,7 +37,11 @@ function lastLogLine(file: string): string {
       const size = fstatSync(fd).size;
       const buf = Buffer.alloc(Math.min(size, 4096));
       readSync(fd, buf, 0, buf.length, size - buf.length);
-      const lines = buf.toString('utf8').split('\n').map((x) => x.trim()).filter(Boolean);
+      const lines = buf
+        .toString('utf8')
+        .split('\n')
+        .map((x) => x.trim())
+        .filter(Boolean);
       return (lines.at(-1) ?? '').slice(0, 300);
     } finally {
       closeSync(fd);
@@ -51,7 +55,10 @@ class Supervisor {
   private readonly entries = new Map<ComponentName, Entry>();
   private readonly state: SupervisorState;
 
-  constructor(private readonly l: Layout, private readonly limits: MemoryLimits) {
+  constructor(
+    private readonly l: Layout,
+    private readonly limits: MemoryLimits,
+  ) {
     // A supervisor restarted by `up` (new limits) keeps the record of its predecessor.
     const before = readSupervisorState(l.supervisorStatePath)?.components ?? {};
     this.state = { pid: process.pid, startedAt: new Date().toISOString(), memoryLimits: limits, components: before };
@@ -77,9 +84,10 @@ class Supervisor {
     const verdict = decide(e.watched, { alive, limitBytes: this.limits[c.name], now, ...(rss !== undefined ? { rssBytes: rss } : {}) });
     if (verdict.action !== 'restart') return;
     const logFile = join(this.l.logDir, `${c.name}.log`);
-    const why = verdict.reason === 'memory'
-      ? `uses ${formatBytes(rss ?? 0)} RSS, over its ${formatBytes(this.limits[c.name])} limit`
-      : `exited; its last log line: ${JSON.stringify(lastLogLine(logFile))}`;
+    const why =
+      verdict.reason === 'memory'
+        ? `uses ${formatBytes(rss ?? 0)} RSS, over its ${formatBytes(this.limits[c.name])} limit`
+        : `exited; its last log line: ${JSON.stringify(lastLogLine(logFile))}`;
     const started = await tryWithLock(this.l.lockPath, async () => {
       // `up` or `down` may have acted since the check.
       const current = readPid(pidPath(this.l, c.name));
@@ -118,7 +126,11 @@ class Supervisor {
 }
 
 function options(argv: string[]): { stateDir: string; portOffset: string; limits: MemoryLimits } {
-  const { values } = parseArgs({ args: argv, options: { 'state-dir': { type: 'string' }, 'port-offset': { type: 'string' }, 'memory-limits': { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: { 'state-dir': { type: 'string' }, 'port-offset': { type: 'string' }, 'memory-limits': { type: 'string' } },
+    strict: true,
+  });
   if (!values['state-dir']) throw new Error('--state-dir is required');
   return {
     stateDir: values['state-dir'],
@@ -135,7 +147,11 @@ async function main(): Promise<void> {
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => stop.abort());
   const s = new Supervisor(l, o.limits);
   s.save();
-  log(`supervising ${l.stateDir} (memory limits ${Object.entries(o.limits).map(([n, b]) => `${n}=${formatBytes(b)}`).join(', ')})`);
+  log(
+    `supervising ${l.stateDir} (memory limits ${Object.entries(o.limits)
+      .map(([n, b]) => `${n}=${formatBytes(b)}`)
+      .join(', ')})`,
+  );
   while (!stop.signal.aborted) {
     // `down` removed the folder, or another supervisor took over: this one is done.
     const owner = readPid(ownPid);

@@ -4,7 +4,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { waitFor } from '../harness.js';
-import { applyWorkspace, conditionOf, getOne, getWorkspace, pool, selectorFor, sleep, waitCondition, waitReady, warningEvents, world } from '../support/operator.js';
+import {
+  applyWorkspace,
+  conditionOf,
+  getOne,
+  getWorkspace,
+  pool,
+  selectorFor,
+  sleep,
+  waitCondition,
+  waitReady,
+  warningEvents,
+  world,
+} from '../support/operator.js';
 
 test('the API server refuses invalid workspaces at apply (CEL)', async (t) => {
   const w = await world(t, { operator: false });
@@ -12,14 +24,30 @@ test('the API server refuses invalid workspaces at apply (CEL)', async (t) => {
   const cases: { what: string; ws: Record<string, unknown>; message: RegExp }[] = [
     {
       what: 'both preset and template',
-      ws: { metadata: { name: 'both' }, resource: { labelSelector: sel }, inference: { preset: { name: 'phi-3-mini-4k-instruct' }, template: { spec: { containers: [{ name: 'c', image: 'nginx' }] } } } },
+      ws: {
+        metadata: { name: 'both' },
+        resource: { labelSelector: sel },
+        inference: { preset: { name: 'phi-3-mini-4k-instruct' }, template: { spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+      },
       message: /Preset and Template cannot be set at the same time/,
     },
-    { what: 'neither preset nor template', ws: { metadata: { name: 'neither' }, resource: { labelSelector: sel }, inference: {} }, message: /Preset or Template must be specified/ },
-    { what: 'bad name', ws: { metadata: { name: 'bad.name' }, resource: { labelSelector: sel }, inference: { preset: { name: 'phi-3-mini-4k-instruct' } } }, message: /metadata\.name/ },
+    {
+      what: 'neither preset nor template',
+      ws: { metadata: { name: 'neither' }, resource: { labelSelector: sel }, inference: {} },
+      message: /Preset or Template must be specified/,
+    },
+    {
+      what: 'bad name',
+      ws: { metadata: { name: 'bad.name' }, resource: { labelSelector: sel }, inference: { preset: { name: 'phi-3-mini-4k-instruct' } } },
+      message: /metadata\.name/,
+    },
     {
       what: 'duplicate adapter names',
-      ws: { metadata: { name: 'dup' }, resource: { labelSelector: sel }, inference: { preset: { name: 'phi-3-mini-4k-instruct' }, adapters: [{ source: { name: 'a', image: 'x/a' } }, { source: { name: 'a', image: 'x/b' } }] } },
+      ws: {
+        metadata: { name: 'dup' },
+        resource: { labelSelector: sel },
+        inference: { preset: { name: 'phi-3-mini-4k-instruct' }, adapters: [{ source: { name: 'a', image: 'x/a' } }, { source: { name: 'a', image: 'x/b' } }] },
+      },
       message: /Duplicate adapter source name/,
     },
   ];
@@ -34,7 +62,11 @@ test('unknown preset and too little GPU memory: False condition naming the probl
   const w = await world(t, { pools: [a10] });
   const sel = selectorFor(a10);
   await applyWorkspace(w.ns, { metadata: { name: 'typo' }, resource: { labelSelector: sel }, inference: { preset: { name: 'phi-4-mini-instruc' } } });
-  await applyWorkspace(w.ns, { metadata: { name: 'too-big' }, resource: { labelSelector: sel }, inference: { preset: { name: 'qwen2.5-coder-32b-instruct' } } });
+  await applyWorkspace(w.ns, {
+    metadata: { name: 'too-big' },
+    resource: { labelSelector: sel },
+    inference: { preset: { name: 'qwen2.5-coder-32b-instruct' } },
+  });
 
   const typo = await waitCondition(w.ns, 'typo', 'InferenceReady', 'False');
   const typoMsg = conditionOf(typo, 'InferenceReady')?.message ?? '';

@@ -9,7 +9,20 @@ import type { V1StatefulSet } from '@kubernetes/client-node';
 import { RESOURCE_COUNT_MAX, WORKSPACE_NAME_MAX } from '../../../src/api/crd.js';
 import { kubectl, waitFor } from '../harness.js';
 import {
-  applyWorkspace, conditionOf, createPools, deletePools, getAll, getOne, getWorkspace, pool, selectorFor, sleep, waitCondition, waitReady, warningEvents, world,
+  applyWorkspace,
+  conditionOf,
+  createPools,
+  deletePools,
+  getAll,
+  getOne,
+  getWorkspace,
+  pool,
+  selectorFor,
+  sleep,
+  waitCondition,
+  waitReady,
+  warningEvents,
+  world,
 } from '../support/operator.js';
 
 const container = { name: 'c', image: 'nginx' };
@@ -23,7 +36,9 @@ test('the API server refuses a name too long for its derived names and a count p
     {
       what: `a ${WORKSPACE_NAME_MAX + 1}-character name`,
       ws: { metadata: { name: 'n'.repeat(WORKSPACE_NAME_MAX + 1) }, resource: { labelSelector: sel }, inference: template({ containers: [container] }) },
-      message: new RegExp(`metadata\\.name must be no more than ${WORKSPACE_NAME_MAX} characters: the StatefulSet controller labels each pod controller-revision-hash`),
+      message: new RegExp(
+        `metadata\\.name must be no more than ${WORKSPACE_NAME_MAX} characters: the StatefulSet controller labels each pod controller-revision-hash`,
+      ),
     },
     ...[RESOURCE_COUNT_MAX + 1, 100_000, 2_147_483_647, 2_147_483_648].map((count) => ({
       what: `count ${count}`,
@@ -48,7 +63,11 @@ test('the API server refuses a name too long for its derived names and a count p
 test('a template asking for far more replicas than its BYO nodes hold gets one per node, a condition says so, and it grows with the nodes', async (t) => {
   const a10 = pool('a10', 2);
   const w = await world(t, { pools: [a10] });
-  await applyWorkspace(w.ns, { metadata: { name: 'greedy' }, resource: { count: RESOURCE_COUNT_MAX, labelSelector: selectorFor(a10) }, inference: template({ containers: [container] }) });
+  await applyWorkspace(w.ns, {
+    metadata: { name: 'greedy' },
+    resource: { count: RESOURCE_COUNT_MAX, labelSelector: selectorFor(a10) },
+    inference: template({ containers: [container] }),
+  });
   const ws = await waitCondition(w.ns, 'greedy', 'ResourceReady', 'False', { reason: 'InsufficientMatchingNodes' });
   assert.match(conditionOf(ws, 'ResourceReady')?.message ?? '', new RegExp(`targetNodeCount is ${RESOURCE_COUNT_MAX} but 2 node\\(s\\) match`));
   assert.equal(ws.status?.targetNodeCount, RESOURCE_COUNT_MAX);
@@ -72,8 +91,16 @@ test('child objects the API server refuses: ChildObjectRejected with the server 
     { name: 'never-restart', spec: { restartPolicy: 'Never', containers: [container] }, message: /restartPolicy: Unsupported value: "Never"/ },
     { name: 'no-image', spec: { containers: [{ name: 'c' }] }, message: /image: Required value/ },
     { name: 'twin-containers', spec: { containers: [container, container] }, message: /duplicate entries for key \[name="c"\]/ },
-    { name: 'gpu-abc', spec: { containers: [{ ...container, resources: { limits: { 'nvidia.com/gpu': 'abc' } } }] }, message: /quantities must match the regular expression/ },
-    { name: 'gpu-negative', spec: { containers: [{ ...container, resources: { limits: { 'nvidia.com/gpu': '-1' } } }] }, message: /must be greater than or equal to 0/ },
+    {
+      name: 'gpu-abc',
+      spec: { containers: [{ ...container, resources: { limits: { 'nvidia.com/gpu': 'abc' } } }] },
+      message: /quantities must match the regular expression/,
+    },
+    {
+      name: 'gpu-negative',
+      spec: { containers: [{ ...container, resources: { limits: { 'nvidia.com/gpu': '-1' } } }] },
+      message: /must be greater than or equal to 0/,
+    },
   ];
   for (const c of cases) await applyWorkspace(w.ns, { metadata: { name: c.name }, resource: { labelSelector: sel }, inference: template(c.spec) });
   for (const c of cases) {
@@ -83,7 +110,9 @@ test('child objects the API server refuses: ChildObjectRejected with the server 
     assert.match(message, /the API server refused an object of this workspace \(HTTP (400|422|500)\)/, c.name);
     assert.match(message, c.message, c.name);
     assert.equal(conditionOf(ws, 'WorkspaceSucceeded')?.status, 'False', c.name);
-    await waitFor(`Warning event for ${c.name}`, async () => (await warningEvents(w.ns, c.name)).some((e) => e.reason === 'ChildObjectRejected' && c.message.test(e.note)));
+    await waitFor(`Warning event for ${c.name}`, async () =>
+      (await warningEvents(w.ns, c.name)).some((e) => e.reason === 'ChildObjectRejected' && c.message.test(e.note)),
+    );
     assert.equal(await getOne(w.ns, 'statefulset', c.name), undefined, `${c.name}: nothing half-made`);
   }
 

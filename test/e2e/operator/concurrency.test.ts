@@ -40,7 +40,10 @@ test('50 workspaces converge in about the time of the slowest, not the sum', { t
   // Where the time goes: the operator's part (every StatefulSet applied) vs the cluster's (pods Ready).
   const after = (events: Recorded[], pred: (e: Recorded) => boolean) => Math.max(...events.filter(pred).map((e) => e.at)) - batch.start;
   const allStatefulSets = after(statefulSets, (e) => e.type === 'ADDED' && e.obj.metadata?.name !== 'alone');
-  const allPodsReady = after(pods, (e) => e.obj.metadata?.name !== 'alone-0' && ((e.obj as V1Pod).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false));
+  const allPodsReady = after(
+    pods,
+    (e) => e.obj.metadata?.name !== 'alone-0' && ((e.obj as V1Pod).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false),
+  );
   t.diagnostic(`50 workspaces: last StatefulSet created after ${allStatefulSets} ms; last pod Ready after ${allPodsReady} ms`);
   const perWorkspace = [...batch.readyAfterMs.values()].sort((a, b) => a - b);
   const reconciles = w.op!.reconciles();
@@ -58,13 +61,18 @@ async function timeToReady(ns: string, seen: Recorded<WorkspaceObject>[], items:
   const start = Date.now();
   await kubectl(['apply', '-f', '-'], { namespace: ns, input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }) });
   const readyAfterMs = new Map<string, number>();
-  await waitFor(`${names.size} workspaces InferenceReady`, () => {
-    for (const e of seen) {
-      const name = e.obj.metadata.name ?? '';
-      const c = conditionOf(e.obj, 'InferenceReady');
-      if (names.has(name) && !readyAfterMs.has(name) && c?.status === 'True' && c.observedGeneration === e.obj.metadata.generation) readyAfterMs.set(name, e.at - start);
-    }
-    return readyAfterMs.size === names.size;
-  }, { timeoutMs: 240_000, intervalMs: 50 });
+  await waitFor(
+    `${names.size} workspaces InferenceReady`,
+    () => {
+      for (const e of seen) {
+        const name = e.obj.metadata.name ?? '';
+        const c = conditionOf(e.obj, 'InferenceReady');
+        if (names.has(name) && !readyAfterMs.has(name) && c?.status === 'True' && c.observedGeneration === e.obj.metadata.generation)
+          readyAfterMs.set(name, e.at - start);
+      }
+      return readyAfterMs.size === names.size;
+    },
+    { timeoutMs: 240_000, intervalMs: 50 },
+  );
   return { start, totalMs: Math.max(...readyAfterMs.values()), readyAfterMs };
 }

@@ -33,7 +33,8 @@ async function startWriters(t: TestContext, ns: string): Promise<{ stop(): Promi
   let patches = 0;
   const failures: string[] = [];
   const writers = Array.from({ length: WRITERS }, async (_, i) => {
-    while (writing) await patch({ metadata: { labels: { [`e2e.kaito.sh/writer-${i}`]: String(patches++) } } }).catch((err: unknown) => failures.push(String(err)));
+    while (writing)
+      await patch({ metadata: { labels: { [`e2e.kaito.sh/writer-${i}`]: String(patches++) } } }).catch((err: unknown) => failures.push(String(err)));
   });
   const stop = async () => {
     writing = false;
@@ -71,7 +72,9 @@ async function waitReported(w: World, since: number): Promise<number> {
 test('a workspace that others keep changing reports PersistentConflict with a Warning event, and converges once they stop', async (t) => {
   const w = await world(t, { pools: [pool('a10', 1)], operator: false });
   // The env is what a new revision may change on a template StatefulSet (KAITO's selective update).
-  const template = (mode: string) => ({ spec: { containers: [{ name: 'server', image: 'nginx:1.27', env: [{ name: 'MODE', value: mode }], resources: { limits: { 'nvidia.com/gpu': 1 } } }] } });
+  const template = (mode: string) => ({
+    spec: { containers: [{ name: 'server', image: 'nginx:1.27', env: [{ name: 'MODE', value: mode }], resources: { limits: { 'nvidia.com/gpu': 1 } } }] },
+  });
   await applyWorkspace(w.ns, { metadata: { name: NAME }, resource: { labelSelector: selectorFor(w.pools[0]!) }, inference: { template: template('first') } });
 
   // 1. A new workspace: the operator starts while the writers run, so even its finalizer cannot be added.
@@ -85,22 +88,32 @@ test('a workspace that others keep changing reports PersistentConflict with a Wa
   const newConverged = (Date.now() - stopped) / 1000;
   assert.ok(ready.metadata.finalizers?.includes(WORKSPACE_FINALIZER));
   assert.equal(ready.metadata.annotations?.[ANNOTATION_REVISION], '1');
-  t.diagnostic(`new workspace: ${patches} label patches by ${WRITERS} writers; PersistentConflict ${newReported.toFixed(1)} s after the operator started; Ready ${newConverged.toFixed(1)} s after the writers stopped`);
+  t.diagnostic(
+    `new workspace: ${patches} label patches by ${WRITERS} writers; PersistentConflict ${newReported.toFixed(1)} s after the operator started; Ready ${newConverged.toFixed(1)} s after the writers stopped`,
+  );
 
   // 2. A spec change (a new revision) while the writers run: its annotations cannot be written.
   writers = await startWriters(t, w.ns);
   await writers.running();
   started = Date.now();
-  await (await patcher(w.ns))({ inference: { template: template('second') } });
+  await (
+    await patcher(w.ns)
+  )({ inference: { template: template('second') } });
   const changeReported = await waitReported(w, started);
   patches = await writers.stop();
   stopped = Date.now();
   ready = await waitReady(w.ns, NAME, 120_000);
   const changeConverged = (Date.now() - stopped) / 1000;
   assert.equal(ready.metadata.annotations?.[ANNOTATION_REVISION], '2');
-  assert.equal(ready.status?.conditions?.some((c) => c.reason === Reason.PersistentConflict), false, 'the conflict condition is gone');
+  assert.equal(
+    ready.status?.conditions?.some((c) => c.reason === Reason.PersistentConflict),
+    false,
+    'the conflict condition is gone',
+  );
   const sts = await getOne<V1StatefulSet>(w.ns, 'statefulset', NAME);
   assert.equal(sts?.metadata?.annotations?.[ANNOTATION_REVISION], '2');
   assert.deepEqual(sts?.spec?.template.spec?.containers[0]?.env, [{ name: 'MODE', value: 'second' }]);
-  t.diagnostic(`spec change: ${patches} label patches; PersistentConflict ${changeReported.toFixed(1)} s after the change; Ready on revision 2 ${changeConverged.toFixed(1)} s after the writers stopped`);
+  t.diagnostic(
+    `spec change: ${patches} label patches; PersistentConflict ${changeReported.toFixed(1)} s after the change; Ready on revision 2 ${changeConverged.toFixed(1)} s after the writers stopped`,
+  );
 });

@@ -12,7 +12,9 @@ type IS = InferenceSet & KubernetesObject;
 
 async function applyInferenceSet(ns: string, name: string, replicas: number, selector: { matchLabels: Record<string, string> }): Promise<void> {
   const body = {
-    apiVersion: 'kaito.sh/v1beta1', kind: 'InferenceSet', metadata: { name, namespace: ns },
+    apiVersion: 'kaito.sh/v1beta1',
+    kind: 'InferenceSet',
+    metadata: { name, namespace: ns },
     spec: { replicas, labelSelector: selector, template: { metadata: { labels: { team: 'e2e' } }, inference: { preset: { name: 'phi-3-mini-4k-instruct' } } } },
   };
   await kubectl(['apply', '--server-side', '--field-manager=e2e', '-f', '-'], { namespace: ns, input: JSON.stringify(body) });
@@ -22,15 +24,19 @@ const members = async (ns: string, name: string) => (await listWorkspaces(ns)).f
 const succeeded = (ws: Awaited<ReturnType<typeof members>>[number]) => conditionOf(ws, 'WorkspaceSucceeded')?.status === 'True';
 
 async function waitReplicas(ns: string, name: string, n: number, timeoutMs = 120_000): Promise<IS> {
-  return waitFor(`${name}: ${n} Ready children and nothing else`, async () => {
-    const all = await members(ns, name);
-    const is = await getOne<IS>(ns, 'inferenceset', name);
-    const ok = all.length === n && all.filter(succeeded).length === n && is?.status?.readyReplicas === n;
-    return ok ? is : undefined;
-  }, { timeoutMs });
+  return waitFor(
+    `${name}: ${n} Ready children and nothing else`,
+    async () => {
+      const all = await members(ns, name);
+      const is = await getOne<IS>(ns, 'inferenceset', name);
+      const ok = all.length === n && all.filter(succeeded).length === n && is?.status?.readyReplicas === n;
+      return ok ? is : undefined;
+    },
+    { timeoutMs },
+  );
 }
 
-test('InferenceSet: 2 BYO replicas become 2 Ready child Workspaces with KAITO\'s labels, owner and status', async (t) => {
+test("InferenceSet: 2 BYO replicas become 2 Ready child Workspaces with KAITO's labels, owner and status", async (t) => {
   const w = await world(t, { pools: [pool('a10', 2)] });
   await applyInferenceSet(w.ns, 'x', 2, selectorFor(w.pools[0]!));
   const is = await waitReplicas(w.ns, 'x', 2);
@@ -51,7 +57,9 @@ test('InferenceSet: 2 BYO replicas become 2 Ready child Workspaces with KAITO\'s
   assert.equal(is.metadata?.annotations?.['inferenceset.kaito.io/revision'], '1');
   // The members' StatefulSets select and label pods with created-by (the scale selector matches them).
   for (const ws of kids) {
-    const sts = await getOne<{ spec?: { selector?: { matchLabels?: Record<string, string> }; template?: { metadata?: { labels?: Record<string, string> } } } } & KubernetesObject>(w.ns, 'statefulset', ws.metadata.name ?? '');
+    const sts = await getOne<
+      { spec?: { selector?: { matchLabels?: Record<string, string> }; template?: { metadata?: { labels?: Record<string, string> } } } } & KubernetesObject
+    >(w.ns, 'statefulset', ws.metadata.name ?? '');
     assert.equal(sts?.spec?.selector?.matchLabels?.[LABEL_INFERENCESET_CREATED_BY], 'x');
     assert.equal(sts?.spec?.template?.metadata?.labels?.[LABEL_INFERENCESET_CREATED_BY], 'x');
   }
@@ -61,7 +69,9 @@ test('InferenceSet: kubectl scale 0 → 3 → 1 → 0 through the scale subresou
   const w = await world(t, { pools: [pool('a10', 3)] });
   await applyInferenceSet(w.ns, 'x', 0, selectorFor(w.pools[0]!));
   await waitReplicas(w.ns, 'x', 0);
-  const scale = JSON.parse(await kubectl(['get', '--raw', `/apis/kaito.sh/v1beta1/namespaces/${w.ns}/inferencesets/x/scale`])) as { status?: { selector?: string } };
+  const scale = JSON.parse(await kubectl(['get', '--raw', `/apis/kaito.sh/v1beta1/namespaces/${w.ns}/inferencesets/x/scale`])) as {
+    status?: { selector?: string };
+  };
   assert.equal(scale.status?.selector, 'inferenceset.kaito.sh/created-by=x');
   for (const n of [3, 1, 0]) {
     await kubectl(['scale', 'inferenceset/x', `--replicas=${n}`], { namespace: w.ns });
@@ -70,8 +80,11 @@ test('InferenceSet: kubectl scale 0 → 3 → 1 → 0 through the scale subresou
   await kubectl(['scale', 'inferenceset/x', '--replicas=2'], { namespace: w.ns });
   await waitReplicas(w.ns, 'x', 2);
   await kubectl(['delete', 'inferenceset', 'x', '--wait=false'], { namespace: w.ns });
-  await waitFor('the InferenceSet, its children and their StatefulSets gone', async () =>
-    !(await getOne(w.ns, 'inferenceset', 'x')) && (await members(w.ns, 'x')).length === 0 && (await getAll(w.ns, 'statefulsets')).length === 0, { timeoutMs: 60_000 });
+  await waitFor(
+    'the InferenceSet, its children and their StatefulSets gone',
+    async () => !(await getOne(w.ns, 'inferenceset', 'x')) && (await members(w.ns, 'x')).length === 0 && (await getAll(w.ns, 'statefulsets')).length === 0,
+    { timeoutMs: 60_000 },
+  );
 });
 
 test('InferenceSet: 50 random scale writes while the operator is SIGKILLed 3 times: no duplicate child, no orphan, the final count right', async (t) => {
@@ -103,7 +116,13 @@ test('InferenceSet: 50 random scale writes while the operator is SIGKILLed 3 tim
   // Settled: nothing more is created or deleted.
   const before = seen.length;
   await sleep(5_000);
-  assert.deepEqual(seen.slice(before).filter((e) => e.type !== 'MODIFIED').map((e) => `${e.type} ${e.obj.metadata?.name}`), []);
+  assert.deepEqual(
+    seen
+      .slice(before)
+      .filter((e) => e.type !== 'MODIFIED')
+      .map((e) => `${e.type} ${e.obj.metadata?.name}`),
+    [],
+  );
   // No duplicate: every child was created by an upward step of the writes (at most the sum of the rises).
   const created = new Set(seen.filter((e) => e.type === 'ADDED').map((e) => e.obj.metadata?.uid));
   const rises = writes.reduce((sum, n, i) => sum + Math.max(0, n - (i ? writes[i - 1]! : 0)), 0);

@@ -8,13 +8,30 @@ import type { WorkspaceObject } from '../../../src/controllers/workspace/context
 import { kubectl, nodeNames, waitFor } from '../harness.js';
 import { isReady } from '../../../src/runtime/conditions.js';
 import {
-  applyWorkspace, conditionOf, getOne, getWorkspace, pool, record, selectorFor, setUnschedulable, sleep, waitCondition, waitReady, warningEvents, world, type Recorded,
+  applyWorkspace,
+  conditionOf,
+  getOne,
+  getWorkspace,
+  pool,
+  record,
+  selectorFor,
+  setUnschedulable,
+  sleep,
+  waitCondition,
+  waitReady,
+  warningEvents,
+  world,
+  type Recorded,
 } from '../support/operator.js';
 
 const PRESET = { name: 'phi-4-mini-instruct' };
 
 /** What KAITO before v0.8 left behind: a Deployment and a Service, both controlled by the workspace. */
-async function legacyWorkload(ns: string, ws: WorkspaceObject, opts: { poolName: string; gpus: number; owner?: 'workspace' | 'none' | 'other'; withService?: boolean }) {
+async function legacyWorkload(
+  ns: string,
+  ws: WorkspaceObject,
+  opts: { poolName: string; gpus: number; owner?: 'workspace' | 'none' | 'other'; withService?: boolean },
+) {
   const name = ws.metadata.name ?? '';
   const owner = opts.owner ?? 'workspace';
   const ownerReferences =
@@ -35,7 +52,13 @@ async function legacyWorkload(ns: string, ws: WorkspaceObject, opts: { poolName:
         metadata: { labels },
         spec: {
           nodeSelector: { 'kaito.sh/sim-pool': opts.poolName },
-          containers: [{ name, image: 'mcr.microsoft.com/aks/kaito/kaito-phi-4-mini-instruct:0.1.0', ...(opts.gpus ? { resources: { limits: { 'nvidia.com/gpu': String(opts.gpus) } } } : {}) }],
+          containers: [
+            {
+              name,
+              image: 'mcr.microsoft.com/aks/kaito/kaito-phi-4-mini-instruct:0.1.0',
+              ...(opts.gpus ? { resources: { limits: { 'nvidia.com/gpu': String(opts.gpus) } } } : {}),
+            },
+          ],
         },
       },
     },
@@ -50,10 +73,28 @@ async function legacyWorkload(ns: string, ws: WorkspaceObject, opts: { poolName:
     } as KubernetesObject);
   }
   await kubectl(['create', '-f', '-'], { namespace: ns, input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objs }) });
-  await waitFor(`legacy pod of ${name} Running`, async () => {
-    const pods = JSON.parse(await kubectl(['get', 'pods', '-l', Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(','), '-o', 'json'], { namespace: ns })) as { items: V1Pod[] };
-    return pods.items.some((p) => p.status?.phase === 'Running');
-  }, { timeoutMs: 30_000 });
+  await waitFor(
+    `legacy pod of ${name} Running`,
+    async () => {
+      const pods = JSON.parse(
+        await kubectl(
+          [
+            'get',
+            'pods',
+            '-l',
+            Object.entries(labels)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(','),
+            '-o',
+            'json',
+          ],
+          { namespace: ns },
+        ),
+      ) as { items: V1Pod[] };
+      return pods.items.some((p) => p.status?.phase === 'Running');
+    },
+    { timeoutMs: 30_000 },
+  );
   return (await getOne<V1Deployment>(ns, 'deployment', name))!;
 }
 
@@ -61,7 +102,6 @@ async function configMapUid(ns: string, name: string): Promise<string> {
   await kubectl(['create', 'configmap', name], { namespace: ns });
   return (await getOne<KubernetesObject>(ns, 'configmap', name))?.metadata?.uid ?? '';
 }
-
 
 function firstRv<T>(events: Recorded<T>[], pred: (e: Recorded<T>) => boolean, what: string): bigint {
   const e = events.find(pred);
@@ -89,7 +129,9 @@ test('migration without downtime: StatefulSet first, Service on the old pods unt
   await setUnschedulable(newNode, true);
   await w.start();
 
-  await waitFor('pod mig-0 Pending', async () => (await getOne<V1Pod>(w.ns, 'pod', 'mig-0'))?.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'False'));
+  await waitFor('pod mig-0 Pending', async () =>
+    (await getOne<V1Pod>(w.ns, 'pod', 'mig-0'))?.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'False'),
+  );
   const migrating = await waitCondition(w.ns, 'mig', 'InferenceReady', 'False', { reason: 'WorkloadMigration' });
   assert.match(conditionOf(migrating, 'InferenceReady')?.message ?? '', /without downtime/);
   await sleep(1500); // several reconciles (pod and workspace events) pass in this state
@@ -99,18 +141,32 @@ test('migration without downtime: StatefulSet first, Service on the old pods unt
   await setUnschedulable(newNode, false);
   await waitFor('legacy Deployment deleted', async () => (await getOne(w.ns, 'deployment', 'mig')) === undefined, { timeoutMs: 60_000 });
   await waitReady(w.ns, 'mig');
-  assert.deepEqual((await getOne<V1Service>(w.ns, 'service', 'mig'))?.spec?.selector, { 'kaito.sh/workspace': 'mig', 'statefulset.kubernetes.io/pod-name': 'mig-0' });
+  assert.deepEqual((await getOne<V1Service>(w.ns, 'service', 'mig'))?.spec?.selector, {
+    'kaito.sh/workspace': 'mig',
+    'statefulset.kubernetes.io/pod-name': 'mig-0',
+  });
 
   await waitFor('Deployment DELETED recorded', () => deployments.some((e) => e.type === 'DELETED'));
   const stsCreated = firstRv(statefulSets, (e) => e.type === 'ADDED' && e.obj.metadata?.name === 'mig', 'StatefulSet created');
   const pod0Ready = firstRv(pods, (e) => e.obj.metadata?.name === 'mig-0' && isReady(e.obj), 'pod mig-0 Ready');
-  const serviceSwitched = firstRv(services, (e) => e.obj.metadata?.name === 'mig' && e.obj.spec?.selector?.['statefulset.kubernetes.io/pod-name'] === 'mig-0', 'Service selects pod 0');
+  const serviceSwitched = firstRv(
+    services,
+    (e) => e.obj.metadata?.name === 'mig' && e.obj.spec?.selector?.['statefulset.kubernetes.io/pod-name'] === 'mig-0',
+    'Service selects pod 0',
+  );
   const deploymentDeleted = firstRv(deployments, (e) => e.type === 'DELETED' && e.obj.metadata?.uid === legacy.metadata?.uid, 'Deployment deleted');
   assert.ok(stsCreated < deploymentDeleted, 'StatefulSet created before the Deployment was deleted');
   assert.ok(pod0Ready < serviceSwitched, 'Service switched only after pod 0 was Ready');
   assert.ok(pod0Ready < deploymentDeleted, 'Deployment deleted only after pod 0 was Ready');
   // No moment without a serving pod: the legacy pod was still Ready when pod 0 became Ready.
-  const legacyPodGone = firstRv(pods, (e) => e.obj.metadata?.labels?.['kaito.sh/workspace'] === 'mig' && e.obj.metadata?.name !== 'mig-0' && (e.type === 'DELETED' || !!e.obj.metadata?.deletionTimestamp), 'legacy pod terminating');
+  const legacyPodGone = firstRv(
+    pods,
+    (e) =>
+      e.obj.metadata?.labels?.['kaito.sh/workspace'] === 'mig' &&
+      e.obj.metadata?.name !== 'mig-0' &&
+      (e.type === 'DELETED' || !!e.obj.metadata?.deletionTimestamp),
+    'legacy pod terminating',
+  );
   assert.ok(pod0Ready < legacyPodGone);
 });
 
@@ -127,7 +183,9 @@ test('migration fallback: the old pod holds the only GPU → InferenceReady=Fals
     record<KubernetesObject & { type?: string; reason?: string; note?: string }>(t, `/apis/events.k8s.io/v1/namespaces/${w.ns}/events`),
   ]);
   await w.start();
-  await waitFor('legacy Deployment deleted', () => deployments.some((e) => e.type === 'DELETED' && e.obj.metadata?.uid === legacy.metadata?.uid), { timeoutMs: 60_000 });
+  await waitFor('legacy Deployment deleted', () => deployments.some((e) => e.type === 'DELETED' && e.obj.metadata?.uid === legacy.metadata?.uid), {
+    timeoutMs: 60_000,
+  });
   const deleted = firstRv(deployments, (e) => e.type === 'DELETED', 'Deployment deleted');
   await waitReady(w.ns, 'full');
 
@@ -161,7 +219,9 @@ test('a Deployment the workspace does not control is never touched and named in 
     // Our StatefulSet serves behind our Service: that is what InferenceReady says.
     await waitReady(w.ns, name);
     const note = new RegExp(`Deployment ${w.ns}/${name} is not controlled by this workspace; kaito-ts leaves it untouched`);
-    await waitFor(`Warning ObjectNotOwned naming Deployment ${name}`, async () => (await warningEvents(w.ns, name)).some((e) => e.reason === 'ObjectNotOwned' && note.test(e.note)));
+    await waitFor(`Warning ObjectNotOwned naming Deployment ${name}`, async () =>
+      (await warningEvents(w.ns, name)).some((e) => e.reason === 'ObjectNotOwned' && note.test(e.note)),
+    );
   }
   // Several more reconciles: touch each workspace and wait for the operator to see it.
   for (let i = 0; i < 3; i++) {

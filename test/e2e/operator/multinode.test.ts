@@ -5,7 +5,19 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { kubectl } from '../harness.js';
-import { applyWorkspace, conditionOf, getAll, getOne, nodeNamesOf, pool, selectorFor, waitCondition, waitReady, warningEvents, world } from '../support/operator.js';
+import {
+  applyWorkspace,
+  conditionOf,
+  getAll,
+  getOne,
+  nodeNamesOf,
+  pool,
+  selectorFor,
+  waitCondition,
+  waitReady,
+  warningEvents,
+  world,
+} from '../support/operator.js';
 
 test('llama-3.3-70b-instruct on 3×A100: missing modelAccessSecret reported by name, then 3 replicas Ready once it exists', async (t) => {
   const w = await world(t, { pools: [pool('a100', 3)] });
@@ -29,7 +41,10 @@ test('llama-3.3-70b-instruct on 3×A100: missing modelAccessSecret reported by n
   assert.equal(sts?.spec?.replicas, 3);
   assert.equal(sts?.status?.readyReplicas, 3);
   const main = sts?.spec?.template.spec?.containers[0];
-  assert.ok(main?.env?.some((e) => e.name === 'HF_TOKEN' && e.valueFrom?.secretKeyRef?.name === 'hf-token'), 'HF_TOKEN from the Secret');
+  assert.ok(
+    main?.env?.some((e) => e.name === 'HF_TOKEN' && e.valueFrom?.secretKeyRef?.name === 'hf-token'),
+    'HF_TOKEN from the Secret',
+  );
   const pods = await getAll<V1Pod>(w.ns, 'pods', 'kaito.sh/workspace=llama');
   assert.deepEqual(pods.map((p) => p.metadata?.name).sort(), ['llama-0', 'llama-1', 'llama-2']);
   // One pod per node (each node has one GPU), all on the pool.

@@ -10,7 +10,18 @@ import { computeSpecHash, controllerRevisionName } from '../../../src/builders/r
 import type { WorkspaceObject } from '../../../src/controllers/workspace/context.js';
 import { kubectl, waitFor } from '../harness.js';
 import {
-  applyWorkspace, conditionOf, getAll, getOne, getWorkspace, listWorkspaces, pool, selectorFor, waitCondition, waitReady, warningEvents, world,
+  applyWorkspace,
+  conditionOf,
+  getAll,
+  getOne,
+  getWorkspace,
+  listWorkspaces,
+  pool,
+  selectorFor,
+  waitCondition,
+  waitReady,
+  warningEvents,
+  world,
 } from '../support/operator.js';
 
 const TEMPLATE = { template: { spec: { containers: [{ name: 'c', image: 'nginx' }] } } };
@@ -24,7 +35,16 @@ const TUNING = {
 /** A minimal object of each kind we create, carrying `labels`; `owner` makes it a workspace's child. */
 function lookalike(kind: string, ns: string, name: string, labels: Record<string, string>, owner?: WorkspaceObject): KubernetesObject {
   const ownerReferences = owner
-    ? [{ apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', name: owner.metadata.name ?? '', uid: owner.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }]
+    ? [
+        {
+          apiVersion: 'kaito.sh/v1beta1',
+          kind: 'Workspace',
+          name: owner.metadata.name ?? '',
+          uid: owner.metadata.uid ?? '',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ]
     : undefined;
   const metadata = { name, namespace: ns, labels, ...(ownerReferences ? { ownerReferences } : {}) };
   const pod = { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
@@ -43,7 +63,9 @@ function lookalike(kind: string, ns: string, name: string, labels: Record<string
 }
 
 function revision(ns: string, name: string, ws: WorkspaceObject, hash: string, number: number, owned: boolean): KubernetesObject {
-  const owner = owned ? { ownerReferences: [{ apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', name: ws.metadata.name ?? '', uid: ws.metadata.uid ?? '', controller: true }] } : {};
+  const owner = owned
+    ? { ownerReferences: [{ apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', name: ws.metadata.name ?? '', uid: ws.metadata.uid ?? '', controller: true }] }
+    : {};
   return {
     apiVersion: 'apps/v1',
     kind: 'ControllerRevision',
@@ -86,10 +108,15 @@ async function assertUnchanged(ns: string, objs: KubernetesObject[], before: Sna
 async function settled(ns: string, objs: KubernetesObject[]): Promise<void> {
   for (const o of objs.filter((x) => x.kind === 'StatefulSet' || x.kind === 'Deployment')) {
     await waitFor(`${ref(o)} status observed`, async () => {
-      type Live = { metadata: { generation?: number }; status?: { observedGeneration?: number; updateRevision?: string; conditions?: { type: string; reason?: string }[] } };
+      type Live = {
+        metadata: { generation?: number };
+        status?: { observedGeneration?: number; updateRevision?: string; conditions?: { type: string; reason?: string }[] };
+      };
       const live = await getOne<Live>(ns, o.kind!.toLowerCase(), o.metadata?.name ?? '');
       if (live?.status?.observedGeneration !== live?.metadata.generation) return false;
-      return o.kind === 'StatefulSet' ? !!live?.status?.updateRevision : live?.status?.conditions?.some((c) => c.type === 'Progressing' && c.reason === 'NewReplicaSetAvailable');
+      return o.kind === 'StatefulSet'
+        ? !!live?.status?.updateRevision
+        : live?.status?.conditions?.some((c) => c.type === 'Progressing' && c.reason === 'NewReplicaSetAvailable');
     });
   }
 }
@@ -101,7 +128,8 @@ test('look-alikes survive reconcile, pruning, migration and deletion byte for by
   const sel = selectorFor(a10);
   // own: a preset workspace with history and a legacy Deployment; the others collide on one name each.
   await applyWorkspace(ns, { metadata: { name: 'own' }, resource: { labelSelector: sel }, inference: { preset: { name: 'phi-3-mini-4k-instruct' } } });
-  for (const name of ['rev-clash', 'sts-clash', 'svc-clash', 'dep-clash']) await applyWorkspace(ns, { metadata: { name }, resource: { labelSelector: sel }, inference: TEMPLATE });
+  for (const name of ['rev-clash', 'sts-clash', 'svc-clash', 'dep-clash'])
+    await applyWorkspace(ns, { metadata: { name }, resource: { labelSelector: sel }, inference: TEMPLATE });
   await applyWorkspace(ns, { metadata: { name: 'tune-clash' }, resource: { labelSelector: sel }, tuning: TUNING });
   const ws = Object.fromEntries((await listWorkspaces(ns)).map((x) => [x.metadata.name, x])) as Record<string, WorkspaceObject>;
   const own = ws.own!;
@@ -125,7 +153,9 @@ test('look-alikes survive reconcile, pruning, migration and deletion byte for by
     lookalike('Deployment', ns, 'dep-clash', { app: 'someone-else' }),
   ];
   // Ours by controller UID: 11 older revisions (one more than the history keeps) and a legacy Deployment.
-  const history = Array.from({ length: 11 }, (_, i) => revision(ns, `own-h${String(i + 1).padStart(2, '0')}`, own, String(i).repeat(64).slice(0, 64), i + 1, true));
+  const history = Array.from({ length: 11 }, (_, i) =>
+    revision(ns, `own-h${String(i + 1).padStart(2, '0')}`, own, String(i).repeat(64).slice(0, 64), i + 1, true),
+  );
   const legacy = lookalike('Deployment', ns, 'own', wsLabels, own);
   await create(ns, [...lookalikes, ...collisions, ...history, legacy]);
   await settled(ns, [...lookalikes, ...collisions]);
@@ -137,17 +167,28 @@ test('look-alikes survive reconcile, pruning, migration and deletion byte for by
   await waitReady(ns, 'own', 90_000);
   await waitFor('legacy Deployment own deleted', async () => !(await getOne(ns, 'deployment', 'own')));
   // Numbering and pruning count only our revisions: 11 + 1 = 12, and the oldest (1) pruned.
-  const ownNow = await waitFor('own revision annotation', async () => (await getWorkspace(ns, 'own'))?.metadata.annotations?.[ANNOTATION_REVISION] ? getWorkspace(ns, 'own') : undefined);
+  const ownNow = await waitFor('own revision annotation', async () =>
+    (await getWorkspace(ns, 'own'))?.metadata.annotations?.[ANNOTATION_REVISION] ? getWorkspace(ns, 'own') : undefined,
+  );
   assert.equal(ownNow?.metadata.annotations?.[ANNOTATION_REVISION], '12', 'the look-alike revision 99 is not counted');
   await waitFor('oldest owned revision pruned', async () => !(await getOne(ns, 'controllerrevision', 'own-h01')));
-  const revs = (await getAll<KubernetesObject & { revision: number }>(ns, 'controllerrevisions', `${LABEL_REVISION_WORKSPACE_NAME}=own`)).map((r) => r.metadata?.name).sort();
+  const revs = (await getAll<KubernetesObject & { revision: number }>(ns, 'controllerrevisions', `${LABEL_REVISION_WORKSPACE_NAME}=own`))
+    .map((r) => r.metadata?.name)
+    .sort();
   assert.equal(revs.length, 12, `10 older + current + look-alike: ${revs.join(',')}`);
   assert.ok(revs.includes('own-lookalike'));
-  assert.match((await warningEvents(ns, 'own')).map((e) => e.note).join('\n'), new RegExp(`ConfigMap ${ns}/inference-params-template exists and is not controlled by this workspace`));
+  assert.match(
+    (await warningEvents(ns, 'own')).map((e) => e.note).join('\n'),
+    new RegExp(`ConfigMap ${ns}/inference-params-template exists and is not controlled by this workspace`),
+  );
 
   // Collisions: a False condition naming the object (or, for the Deployment, a Warning event while our StatefulSet serves).
   const named: [string, string, RegExp][] = [
-    ['rev-clash', 'ControllerRevision', new RegExp(`ControllerRevision ${ns}/${controllerRevisionName(ws['rev-clash']!, clashHash)} exists and is not controlled`)],
+    [
+      'rev-clash',
+      'ControllerRevision',
+      new RegExp(`ControllerRevision ${ns}/${controllerRevisionName(ws['rev-clash']!, clashHash)} exists and is not controlled`),
+    ],
     ['sts-clash', 'StatefulSet', new RegExp(`StatefulSet ${ns}/sts-clash exists and is not controlled`)],
     ['svc-clash', 'Service', new RegExp(`Service ${ns}/svc-clash-headless exists and is not controlled`)],
   ];
@@ -161,10 +202,14 @@ test('look-alikes survive reconcile, pruning, migration and deletion byte for by
   const tuneMessage = new RegExp(`ControllerRevision ${ns}/${controllerRevisionName(ws['tune-clash']!, tuneHash)} exists and is not controlled`);
   const tune = await waitCondition(ns, 'tune-clash', 'JobStarted', 'False');
   assert.match(conditionOf(tune, 'JobStarted')?.message ?? '', tuneMessage);
-  await waitFor('Warning event for tune-clash', async () => (await warningEvents(ns, 'tune-clash')).some((e) => e.reason === 'ObjectNotOwned' && tuneMessage.test(e.note)));
+  await waitFor('Warning event for tune-clash', async () =>
+    (await warningEvents(ns, 'tune-clash')).some((e) => e.reason === 'ObjectNotOwned' && tuneMessage.test(e.note)),
+  );
   assert.equal(await getOne(ns, 'job', 'tune-clash'), undefined, 'no Job without its own revision');
   await waitReady(ns, 'dep-clash', 60_000);
-  await waitFor('Warning event for dep-clash', async () => (await warningEvents(ns, 'dep-clash')).some((e) => e.reason === 'ObjectNotOwned' && /Deployment .*dep-clash is not controlled/.test(e.note)));
+  await waitFor('Warning event for dep-clash', async () =>
+    (await warningEvents(ns, 'dep-clash')).some((e) => e.reason === 'ObjectNotOwned' && /Deployment .*dep-clash is not controlled/.test(e.note)),
+  );
 
   // More passes: touch every workspace and wait for the operator to see it.
   for (let i = 0; i < 2; i++) {

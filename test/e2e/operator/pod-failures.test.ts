@@ -39,10 +39,17 @@ test('image pull error, then crash loop: InferenceReady names each, state NotRea
 
   await setPodStatus(w.ns, 'flaky-0', failedStatus({ waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "nginx:1.27"' } }));
   const pull = await waitCondition(w.ns, 'flaky', 'InferenceReady', 'False', { reason: 'ImagePullError' });
-  assert.equal(conditionOf(pull, 'InferenceReady')?.message, 'pod flaky-0 container server image pull failed (ImagePullBackOff): Back-off pulling image "nginx:1.27"');
+  assert.equal(
+    conditionOf(pull, 'InferenceReady')?.message,
+    'pod flaky-0 container server image pull failed (ImagePullBackOff): Back-off pulling image "nginx:1.27"',
+  );
   assert.equal(pull.status?.state, 'NotReady', 'once Ready, a failure is NotReady, not Pending');
 
-  await setPodStatus(w.ns, 'flaky-0', failedStatus({ waiting: { reason: 'CrashLoopBackOff', message: 'back-off 40s' } }, { terminated: { exitCode: 1, reason: 'Error', message: 'boom' } }));
+  await setPodStatus(
+    w.ns,
+    'flaky-0',
+    failedStatus({ waiting: { reason: 'CrashLoopBackOff', message: 'back-off 40s' } }, { terminated: { exitCode: 1, reason: 'Error', message: 'boom' } }),
+  );
   const crash = await waitCondition(w.ns, 'flaky', 'InferenceReady', 'False', { reason: 'ContainerCrashLoopBackOff' });
   assert.equal(conditionOf(crash, 'InferenceReady')?.message, 'pod flaky-0 container server is in CrashLoopBackOff; last termination: boom');
 

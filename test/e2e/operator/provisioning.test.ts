@@ -5,7 +5,20 @@ import { test } from 'node:test';
 import type { V1Node, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import type { NodeClaim } from '../../../src/builders/nodeclaim.js';
 import { kubectl, uniqueName, waitFor } from '../harness.js';
-import { applyWorkspace, conditionOf, getAll, getOne, getWorkspace, killHard, NAP_ARGS, record, spawnOperator, waitCondition, waitReady, world } from '../support/operator.js';
+import {
+  applyWorkspace,
+  conditionOf,
+  getAll,
+  getOne,
+  getWorkspace,
+  killHard,
+  NAP_ARGS,
+  record,
+  spawnOperator,
+  waitCondition,
+  waitReady,
+  world,
+} from '../support/operator.js';
 
 const WEIGHTS = 'model-weights-volume';
 const A100 = 'Standard_NC24ads_A100_v4';
@@ -17,7 +30,11 @@ async function claimsOf(ns: string, name: string): Promise<NodeClaim[]> {
 
 function napWorkspace(name: string, instanceType: string, preset: string, extra: Record<string, unknown> = {}) {
   // A label no other node carries: only the nodes provisioned for this workspace match it.
-  return { metadata: { name }, resource: { instanceType, labelSelector: { matchLabels: { apps: uniqueName(name) } } }, inference: { preset: { name: preset, ...extra } } };
+  return {
+    metadata: { name },
+    resource: { instanceType, labelSelector: { matchLabels: { apps: uniqueName(name) } } },
+    inference: { preset: { name: preset, ...extra } },
+  };
 }
 
 test('NVMe SKU: one KAITO-shaped NodeClaim, a node, the NVMe claim Bound on it, InferenceReady', async (t) => {
@@ -43,7 +60,10 @@ test('NVMe SKU: one KAITO-shaped NodeClaim, a node, the NVMe claim Bound on it, 
   const pod = await getOne<V1Pod>(w.ns, 'pod', 'phi4-0');
   assert.equal(pod?.spec?.nodeName, node.metadata?.name, 'the pod runs on the provisioned node');
   const sts = await getOne<V1StatefulSet>(w.ns, 'statefulset', 'phi4');
-  assert.ok(sts?.spec?.volumeClaimTemplates?.some((c) => c.metadata?.name === WEIGHTS), 'NVMe claim template');
+  assert.ok(
+    sts?.spec?.volumeClaimTemplates?.some((c) => c.metadata?.name === WEIGHTS),
+    'NVMe claim template',
+  );
   const pvc = await getOne<V1PersistentVolumeClaim>(w.ns, 'pvc', `${WEIGHTS}-phi4-0`);
   assert.equal(pvc?.status?.phase, 'Bound');
   for (const type of ['NodeClaimsReady', 'NodeClaimReady', 'NodesReady', 'ResourceReady']) {
@@ -89,7 +109,16 @@ test("launch error: the provisioner's message in the condition, no storm of clai
   const claimEvents = await record<NodeClaim>(t, '/apis/karpenter.sh/v1/nodeclaims');
   const fault = uniqueName('quota');
   await kubectl(['create', 'namespace', 'kaito-ts-sim']).catch(() => undefined);
-  await kubectl(['create', 'configmap', fault, `--from-literal=workspace=${w.ns}/quota`, '--from-literal=launch-error=QuotaExceeded: Operation could not be completed as it results in exceeding approved standardNCADSA100v4Family Cores quota'], { namespace: 'kaito-ts-sim' });
+  await kubectl(
+    [
+      'create',
+      'configmap',
+      fault,
+      `--from-literal=workspace=${w.ns}/quota`,
+      '--from-literal=launch-error=QuotaExceeded: Operation could not be completed as it results in exceeding approved standardNCADSA100v4Family Cores quota',
+    ],
+    { namespace: 'kaito-ts-sim' },
+  );
   t.after(() => kubectl(['delete', 'configmap', fault, '--ignore-not-found'], { namespace: 'kaito-ts-sim' }));
   await applyWorkspace(w.ns, napWorkspace('quota', A100, 'phi-4-mini-instruct'));
   const ws = await waitCondition(w.ns, 'quota', 'NodeClaimsReady', 'False', { reason: 'NodeClaimLaunchFailed', timeoutMs: 60_000 });
@@ -101,7 +130,11 @@ test("launch error: the provisioner's message in the condition, no storm of clai
   // Let the provisioner retry a few times: still one claim, one create.
   await new Promise((r) => setTimeout(r, 5_000));
   assert.equal((await claimsOf(w.ns, 'quota')).length, 1);
-  assert.equal(claimEvents.filter((e) => e.type === 'ADDED' && e.obj.metadata.labels?.['kaito.sh/workspacenamespace'] === w.ns).length, 1, 'exactly one create');
+  assert.equal(
+    claimEvents.filter((e) => e.type === 'ADDED' && e.obj.metadata.labels?.['kaito.sh/workspacenamespace'] === w.ns).length,
+    1,
+    'exactly one create',
+  );
 
   // The fault clears: the same claim launches and the workspace becomes ready.
   await kubectl(['delete', 'configmap', fault], { namespace: 'kaito-ts-sim' });
@@ -124,9 +157,21 @@ test('SIGKILL in the middle of provisioning: converges with exactly the claims n
   // A restart of a converged workspace must create nothing: wait for the new process's pass over it.
   op = await spawnOperator(w.ns, [...NAP_ARGS, '--log-level', 'debug']);
   const key = `"key":"${w.ns}/llama"`;
-  await waitFor('the restarted operator has reconciled the workspace', () => op.output().split('\n').some((l) => l.includes(key) && l.includes('"reconciled"')) || undefined, { timeoutMs: 30_000 });
+  await waitFor(
+    'the restarted operator has reconciled the workspace',
+    () =>
+      op
+        .output()
+        .split('\n')
+        .some((l) => l.includes(key) && l.includes('"reconciled"')) || undefined,
+    { timeoutMs: 30_000 },
+  );
   assert.equal((await claimsOf(w.ns, 'llama')).length, 3, 'three claims');
-  assert.equal(claimEvents.filter((e) => e.type === 'ADDED' && e.obj.metadata.labels?.['kaito.sh/workspacenamespace'] === w.ns).length, 3, 'exactly three creates over two restarts');
+  assert.equal(
+    claimEvents.filter((e) => e.type === 'ADDED' && e.obj.metadata.labels?.['kaito.sh/workspacenamespace'] === w.ns).length,
+    3,
+    'exactly three creates over two restarts',
+  );
 });
 
 test('a claim that goes away (node repair) is replaced once, announced; the NVMe weights claim follows the new node', async (t) => {
@@ -139,21 +184,40 @@ test('a claim that goes away (node repair) is replaced once, announced; the NVMe
   // What gpu-provisioner's NodeRepair does: delete the claim; its node and local volumes go with it.
   await kubectl(['delete', 'nodeclaim', first.metadata.name, '--wait=false']);
   await waitFor('a replacement claim', async () => (await claimsOf(w.ns, 'phi4')).some((c) => c.metadata.name !== first.metadata.name), { timeoutMs: 30_000 });
-  const second = await waitFor('the replacement claim Ready with its node', async () => (await claimsOf(w.ns, 'phi4')).find((c) => c.metadata.name !== first.metadata.name && c.status?.nodeName && !c.metadata.deletionTimestamp), { timeoutMs: 60_000 });
-  await waitFor('pod 0 Ready on the new node', async () => {
-    const pod = await getOne<V1Pod>(w.ns, 'pod', 'phi4-0');
-    return pod?.spec?.nodeName === second.status?.nodeName && pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
-  }, { timeoutMs: 90_000 });
+  const second = await waitFor(
+    'the replacement claim Ready with its node',
+    async () => (await claimsOf(w.ns, 'phi4')).find((c) => c.metadata.name !== first.metadata.name && c.status?.nodeName && !c.metadata.deletionTimestamp),
+    { timeoutMs: 60_000 },
+  );
+  await waitFor(
+    'pod 0 Ready on the new node',
+    async () => {
+      const pod = await getOne<V1Pod>(w.ns, 'pod', 'phi4-0');
+      return pod?.spec?.nodeName === second.status?.nodeName && pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+    },
+    { timeoutMs: 90_000 },
+  );
   const ws = await waitReady(w.ns, 'phi4', 60_000);
   const pvc = await getOne<V1PersistentVolumeClaim>(w.ns, 'pvc', `${WEIGHTS}-phi4-0`);
   assert.equal(pvc?.status?.phase, 'Bound', 'a fresh NVMe claim, bound on the new node');
-  const pv = await getOne<{ spec: { nodeAffinity?: { required?: { nodeSelectorTerms?: { matchExpressions?: { values?: string[] }[] }[] } } } }>('', 'pv', pvc?.spec?.volumeName ?? '');
-  assert.deepEqual(pv?.spec.nodeAffinity?.required?.nodeSelectorTerms?.[0]?.matchExpressions?.[0]?.values, [second.status?.nodeName], 'the new claim\'s volume is on the new node');
+  const pv = await getOne<{ spec: { nodeAffinity?: { required?: { nodeSelectorTerms?: { matchExpressions?: { values?: string[] }[] }[] } } } }>(
+    '',
+    'pv',
+    pvc?.spec?.volumeName ?? '',
+  );
+  assert.deepEqual(
+    pv?.spec.nodeAffinity?.required?.nodeSelectorTerms?.[0]?.matchExpressions?.[0]?.values,
+    [second.status?.nodeName],
+    "the new claim's volume is on the new node",
+  );
   const stranded = (await getAll<{ reason?: string; note?: string }>(w.ns, 'events.events.k8s.io')).find((e) => e.reason === 'WeightsClaimStranded');
   assert.match(stranded?.note ?? '', /model-weights-volume-phi4-0 .*no longer exists|being deleted/, 'the released claim was announced');
   assert.equal(ws.metadata.annotations?.['kaito-ts.io/nodeclaims-created'], '2');
   const events = await getAll<{ reason?: string; regarding?: { name?: string } }>(w.ns, 'events.events.k8s.io');
-  assert.ok(events.some((e) => e.reason === 'NodeClaimReplaced' && e.regarding?.name === 'phi4'), 'NodeClaimReplaced event');
+  assert.ok(
+    events.some((e) => e.reason === 'NodeClaimReplaced' && e.regarding?.name === 'phi4'),
+    'NodeClaimReplaced event',
+  );
 
   // A second loss is not replaced again: the condition says why.
   await kubectl(['delete', 'nodeclaim', second.metadata.name, '--wait=false']);

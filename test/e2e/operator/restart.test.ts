@@ -61,9 +61,15 @@ test('operator SIGKILLed mid-way (twice) and restarted: converges, no duplicate,
   assert.deepEqual(names(services), NAMES.flatMap((n) => [n, `${n}-headless`]).sort());
   assert.equal(revisions.length, NAMES.length, `one revision each: ${names(revisions).join(', ')}`);
   assert.deepEqual(revisions.map((r) => r.metadata?.labels?.['workspace.kaito.io/name']).sort(), NAMES);
-  assert.deepEqual(names(claims), NAMES.map((n) => `model-weights-volume-${n}-0`));
+  assert.deepEqual(
+    names(claims),
+    NAMES.map((n) => `model-weights-volume-${n}-0`),
+  );
   assert.ok(claims.every((c) => c.status?.phase === 'Bound'));
-  assert.deepEqual(names(pods), NAMES.map((n) => `${n}-0`));
+  assert.deepEqual(
+    names(pods),
+    NAMES.map((n) => `${n}-0`),
+  );
   // No orphan: every child is controlled by a live workspace of this namespace.
   for (const obj of [...sts, ...services, ...revisions] as KubernetesObject[]) {
     const owner = obj.metadata?.ownerReferences?.find((o) => o.controller);

@@ -13,21 +13,31 @@ const secret = (ns: string, data: Record<string, string>) =>
 
 test('model access Secret: missing, late, without HF_TOKEN, deleted under a serving workspace', async (t) => {
   const w = await world(t, { pools: [pool('a100', 1)] });
-  await applyWorkspace(w.ns, { metadata: { name: 'llama' }, resource: { labelSelector: selectorFor(w.pools[0]!) }, inference: { preset: { name: 'llama-3.1-8b-instruct', presetOptions: { modelAccessSecret: 'hf' } } } });
+  await applyWorkspace(w.ns, {
+    metadata: { name: 'llama' },
+    resource: { labelSelector: selectorFor(w.pools[0]!) },
+    inference: { preset: { name: 'llama-3.1-8b-instruct', presetOptions: { modelAccessSecret: 'hf' } } },
+  });
   const missing = await waitCondition(w.ns, 'llama', 'InferenceReady', 'False', { reason: 'ModelAccessSecretNotFound' });
   assert.match(conditionOf(missing, 'InferenceReady')?.message ?? '', /Secret .*\/hf .* does not exist/);
-  await waitFor('Warning event ModelAccessSecretNotFound', async () => (await warningEvents(w.ns, 'llama')).some((e) => e.reason === 'ModelAccessSecretNotFound'));
+  await waitFor('Warning event ModelAccessSecretNotFound', async () =>
+    (await warningEvents(w.ns, 'llama')).some((e) => e.reason === 'ModelAccessSecretNotFound'),
+  );
 
   // Late, and without the key: noticed from the Secret's watch event.
   const created = Date.now();
   await secret(w.ns, { token: 'not-the-key' });
   await waitCondition(w.ns, 'llama', 'InferenceReady', 'False', { reason: 'ModelAccessSecretKeyMissing' });
   t.diagnostic(`late Secret (no HF_TOKEN) reported ${Date.now() - created} ms after it was created`);
-  await waitFor('Warning event ModelAccessSecretKeyMissing', async () => (await warningEvents(w.ns, 'llama')).some((e) => e.reason === 'ModelAccessSecretKeyMissing' && /HF_TOKEN/.test(e.note)));
+  await waitFor('Warning event ModelAccessSecretKeyMissing', async () =>
+    (await warningEvents(w.ns, 'llama')).some((e) => e.reason === 'ModelAccessSecretKeyMissing' && /HF_TOKEN/.test(e.note)),
+  );
 
   const fixed = Date.now();
   await secret(w.ns, { HF_TOKEN: 'hf_e2e' });
-  await waitFor('the workspace moves past the Secret', async () => conditionOf(await getWorkspace(w.ns, 'llama'), 'InferenceReady')?.reason?.startsWith('ModelAccessSecret') === false ? true : undefined);
+  await waitFor('the workspace moves past the Secret', async () =>
+    conditionOf(await getWorkspace(w.ns, 'llama'), 'InferenceReady')?.reason?.startsWith('ModelAccessSecret') === false ? true : undefined,
+  );
   t.diagnostic(`HF_TOKEN added: workspace moved on ${Date.now() - fixed} ms later`);
   await waitReady(w.ns, 'llama', 120_000);
   const logs = await kubectl(['get', 'workspace', 'llama', '-o', 'json'], { namespace: w.ns });
@@ -41,7 +51,10 @@ test('model access Secret: missing, late, without HF_TOKEN, deleted under a serv
     return c && /warning: Secret .*\/hf .* does not exist; running pods keep serving/.test(c.message) ? c : undefined;
   });
   assert.equal(warned.status, 'True', 'a serving workspace stays True');
-  await waitFor('Warning event for the deleted Secret', async () => (await warningEvents(w.ns, 'llama')).filter((e) => e.reason === 'ModelAccessSecretNotFound').length > 0);
+  await waitFor(
+    'Warning event for the deleted Secret',
+    async () => (await warningEvents(w.ns, 'llama')).filter((e) => e.reason === 'ModelAccessSecretNotFound').length > 0,
+  );
   const sts = JSON.parse(await kubectl(['get', 'statefulset', 'llama', '-o', 'json'], { namespace: w.ns })) as { status?: { readyReplicas?: number } };
   assert.equal(sts.status?.readyReplicas, 1, 'the StatefulSet still serves');
 
@@ -51,14 +64,24 @@ test('model access Secret: missing, late, without HF_TOKEN, deleted under a serv
     const c = conditionOf(await getWorkspace(w.ns, 'llama'), 'InferenceReady');
     return c?.status === 'True' && !/warning/.test(c.message) ? true : undefined;
   });
-  assert.equal(w.op!.mgr.workspace.caches.secrets.get(w.ns, 'hf')?.metadata?.annotations, undefined, 'the cache keeps no annotation (kubectl last-applied would hold the value)');
+  assert.equal(
+    w.op!.mgr.workspace.caches.secrets.get(w.ns, 'hf')?.metadata?.annotations,
+    undefined,
+    'the cache keeps no annotation (kubectl last-applied would hold the value)',
+  );
   assert.equal((w.op!.mgr.workspace.caches.secrets.get(w.ns, 'hf') as { data?: unknown } | undefined)?.data, undefined, 'the cache holds no data');
 });
 
 test('pods the StatefulSet controller cannot create (ResourceQuota of 0 pods): PodCreationFailed with its message and a Warning event; recovers', async (t) => {
   const w = await world(t, { pools: [pool('a10', 1)] });
-  await kubectl(['apply', '-f', '-'], { namespace: w.ns, input: JSON.stringify({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'no-pods' }, spec: { hard: { pods: '0' } } }) });
-  await waitFor('quota status', async () => (await kubectl(['get', 'resourcequota', 'no-pods', '-o', 'jsonpath={.status.hard.pods}'], { namespace: w.ns })).trim() === '0');
+  await kubectl(['apply', '-f', '-'], {
+    namespace: w.ns,
+    input: JSON.stringify({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'no-pods' }, spec: { hard: { pods: '0' } } }),
+  });
+  await waitFor(
+    'quota status',
+    async () => (await kubectl(['get', 'resourcequota', 'no-pods', '-o', 'jsonpath={.status.hard.pods}'], { namespace: w.ns })).trim() === '0',
+  );
   await applyWorkspace(w.ns, {
     metadata: { name: 'tmpl' },
     resource: { labelSelector: selectorFor(w.pools[0]!) },
@@ -66,7 +89,9 @@ test('pods the StatefulSet controller cannot create (ResourceQuota of 0 pods): P
   });
   const failed = await waitCondition(w.ns, 'tmpl', 'InferenceReady', 'False', { reason: 'PodCreationFailed' });
   assert.match(conditionOf(failed, 'InferenceReady')?.message ?? '', /StatefulSet tmpl cannot create its pods: .*exceeded quota: no-pods/);
-  await waitFor('Warning event PodCreationFailed', async () => (await warningEvents(w.ns, 'tmpl')).some((e) => e.reason === 'PodCreationFailed' && /exceeded quota/.test(e.note)));
+  await waitFor('Warning event PodCreationFailed', async () =>
+    (await warningEvents(w.ns, 'tmpl')).some((e) => e.reason === 'PodCreationFailed' && /exceeded quota/.test(e.note)),
+  );
 
   await kubectl(['delete', 'resourcequota', 'no-pods'], { namespace: w.ns });
   await waitReady(w.ns, 'tmpl', 120_000);

@@ -18,16 +18,28 @@ test('the API server refuses a pod template, or its spec or metadata, that is no
   const cases: { name: string; template: unknown; message: RegExp }[] = [
     { name: 'spec-string', template: { spec: 'oops' }, message: /inference\.template\.spec: Invalid value: "string": .*must be of type object/ },
     { name: 'spec-list', template: { spec: [container] }, message: /inference\.template\.spec: Invalid value: "array": .*must be of type object/ },
-    { name: 'metadata-string', template: { metadata: 'app=x', spec: { containers: [container] } }, message: /inference\.template\.metadata: Invalid value: "string": .*must be of type object/ },
+    {
+      name: 'metadata-string',
+      template: { metadata: 'app=x', spec: { containers: [container] } },
+      message: /inference\.template\.metadata: Invalid value: "string": .*must be of type object/,
+    },
     { name: 'template-string', template: 'oops', message: /inference\.template: Invalid value: "string": .*must be of type object/ },
   ];
   for (const c of cases) {
-    await assert.rejects(applyWorkspace(w.ns, { metadata: { name: c.name }, resource: { labelSelector: sel }, inference: { template: c.template } }), c.message, c.name);
+    await assert.rejects(
+      applyWorkspace(w.ns, { metadata: { name: c.name }, resource: { labelSelector: sel }, inference: { template: c.template } }),
+      c.message,
+      c.name,
+    );
     assert.equal(await getWorkspace(w.ns, c.name), undefined, `${c.name}: nothing stored`);
   }
   // What KAITO's schema accepts inside the template still goes through as written (fields unknown to the
   // pod spec included: the operator drops them as Go does, see template.test.ts).
-  await applyWorkspace(w.ns, { metadata: { name: 'fine' }, resource: { labelSelector: sel }, inference: { template: { metadata: { labels: { app: 'x' } }, spec: { containers: [container], futureField: { a: 1 } } } } });
+  await applyWorkspace(w.ns, {
+    metadata: { name: 'fine' },
+    resource: { labelSelector: sel },
+    inference: { template: { metadata: { labels: { app: 'x' } }, spec: { containers: [container], futureField: { a: 1 } } } },
+  });
   const stored = await getWorkspace(w.ns, 'fine');
   assert.deepEqual((stored?.inference?.template?.spec as Record<string, unknown> | undefined)?.futureField, { a: 1 });
 });
@@ -51,9 +63,13 @@ test('a template pinned by spec.nodeName to a node that does not exist: Inferenc
   const message = conditionOf(ws, 'InferenceReady')?.message ?? '';
   assert.match(message, /^pod pinned-0 is bound to node no-such-node, which does not exist; a pod template's spec\.nodeName bypasses the scheduler/);
 
-  const events = await waitFor('NodeNotFound Warning event', async () => {
-    const found = (await warningEvents(w.ns, 'pinned')).filter((e) => e.reason === 'NodeNotFound');
-    return found.length ? found : undefined;
-  }, { timeoutMs: 30_000 });
+  const events = await waitFor(
+    'NodeNotFound Warning event',
+    async () => {
+      const found = (await warningEvents(w.ns, 'pinned')).filter((e) => e.reason === 'NodeNotFound');
+      return found.length ? found : undefined;
+    },
+    { timeoutMs: 30_000 },
+  );
   assert.match(events[0]!.note, /no-such-node, which does not exist/);
 });

@@ -48,9 +48,12 @@ test('template with quantities and an unknown field: converges without the field
   await assertNoWritesWhenTouched(w.op!, w.ns, 'tmpl');
 });
 
-test("a template StatefulSet as KAITO v0.8.0 leaves it (no revision annotation) is taken over without a write", async (t) => {
+test('a template StatefulSet as KAITO v0.8.0 leaves it (no revision annotation) is taken over without a write', async (t) => {
   const w = await world(t, { pools: [pool('a10', 1)] });
-  const template = { metadata: { labels: { app: 'kaito-made' } }, spec: { containers: [{ name: 'server', image: 'nginx:1.27', resources: { limits: { 'nvidia.com/gpu': 1 } } }] } };
+  const template = {
+    metadata: { labels: { app: 'kaito-made' } },
+    spec: { containers: [{ name: 'server', image: 'nginx:1.27', resources: { limits: { 'nvidia.com/gpu': 1 } } }] },
+  };
   await applyWorkspace(w.ns, { metadata: { name: 'kaito-made' }, resource: { labelSelector: selectorFor(w.pools[0]!) }, inference: { template } });
   await waitReady(w.ns, 'kaito-made');
   // Make it look like KAITO's: stop the operator, drop the annotation KAITO never writes, start again.

@@ -7,7 +7,19 @@ import { test } from 'node:test';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { kubectl, uniqueName, waitFor } from '../harness.js';
 import {
-  applyWorkspace, conditionOf, getAll, getOne, getWorkspace, nodeNamesOf, pool, record, selectorFor, setUnschedulable, waitCondition, warningEvents, world,
+  applyWorkspace,
+  conditionOf,
+  getAll,
+  getOne,
+  getWorkspace,
+  nodeNamesOf,
+  pool,
+  record,
+  selectorFor,
+  setUnschedulable,
+  waitCondition,
+  warningEvents,
+  world,
 } from '../support/operator.js';
 
 function tuningWorkspace(name: string, selector: { matchLabels: Record<string, string> }, tuning: Record<string, unknown> = {}): Record<string, unknown> {
@@ -41,7 +53,9 @@ test('a tuning Job runs to Complete and the workspace says Succeeded; operator r
   assert.match(conditionOf(noSecret, 'JobStarted')?.message ?? '', /Secret push-secret named in tuning does not exist/);
   assert.equal(await getOne(w.ns, 'job', 'tune'), undefined);
   await waitFor('a Warning event about the secret', async () => (await warningEvents(w.ns, 'tune')).some((e) => e.reason === 'SecretNotFound'));
-  await kubectl(['create', 'secret', 'docker-registry', 'push-secret', '--docker-server=registry.example.com', '--docker-username=u', '--docker-password=p'], { namespace: w.ns });
+  await kubectl(['create', 'secret', 'docker-registry', 'push-secret', '--docker-server=registry.example.com', '--docker-username=u', '--docker-password=p'], {
+    namespace: w.ns,
+  });
 
   await waitCondition(w.ns, 'tune', 'JobStarted', 'False', { reason: 'WorkspaceTuningJobStatusPending', timeoutMs: 60_000 });
   // First "pending", then, once the scheduler has written PodScheduled=False, why.
@@ -68,7 +82,10 @@ test('a tuning Job runs to Complete and the workspace says Succeeded; operator r
   assert.equal(conditionOf(done, 'ResourceReady')?.status, 'True');
   assert.equal(done.status?.state, 'Succeeded');
   const finished = await getOne<V1Job>(w.ns, 'job', 'tune');
-  assert.ok(finished?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True'), 'the Job itself says Complete');
+  assert.ok(
+    finished?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True'),
+    'the Job itself says Complete',
+  );
   assert.equal(finished?.metadata?.uid, job.metadata?.uid);
 
   // Restart after completion: the finished Job is not re-run.
@@ -83,10 +100,14 @@ test('a tuning Job runs to Complete and the workspace says Succeeded; operator r
   // Deletion: the default template copy made for it goes too (no other workspace uses it), the Job by GC.
   assert.ok(await getOne(w.ns, 'configmap', 'qlora-params-template'));
   await kubectl(['delete', 'workspace', 'tune', '--wait=true', '--timeout=60s'], { namespace: w.ns });
-  await waitFor('the template copy and the Job gone', async () => {
-    const [cm, j] = await Promise.all([getOne(w.ns, 'configmap', 'qlora-params-template'), getOne(w.ns, 'job', 'tune')]);
-    return cm === undefined && j === undefined;
-  }, { timeoutMs: 60_000 });
+  await waitFor(
+    'the template copy and the Job gone',
+    async () => {
+      const [cm, j] = await Promise.all([getOne(w.ns, 'configmap', 'qlora-params-template'), getOne(w.ns, 'job', 'tune')]);
+      return cm === undefined && j === undefined;
+    },
+    { timeoutMs: 60_000 },
+  );
 });
 
 test('a failing tuning Job reports Failed with the pod, container, exit code and message', async (t) => {
@@ -99,7 +120,12 @@ test('a failing tuning Job reports Failed with the pod, container, exit code and
   const trainer = { name: 'broken', image: 'mcr.microsoft.com/aks/kaito/kaito-base:0.1.1', imageID: '', ready: false, restartCount: 0 };
   const status = {
     phase: 'Failed',
-    containerStatuses: [{ ...trainer, state: { terminated: { exitCode: 1, reason: 'Error', message: 'Traceback (most recent call last):\ntorch.OutOfMemoryError: CUDA out of memory' } } }],
+    containerStatuses: [
+      {
+        ...trainer,
+        state: { terminated: { exitCode: 1, reason: 'Error', message: 'Traceback (most recent call last):\ntorch.OutOfMemoryError: CUDA out of memory' } },
+      },
+    ],
   };
   await kubectl(['patch', 'pod', pod.metadata?.name ?? '', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })], { namespace: w.ns });
 
@@ -110,7 +136,9 @@ test('a failing tuning Job reports Failed with the pod, container, exit code and
   assert.match(message, /container broken exited with code 1 \(Error\): torch\.OutOfMemoryError: CUDA out of memory$/);
   assert.equal(conditionOf(failed, 'JobStarted')?.reason, 'WorkspaceTuningJobStatusFailed');
   assert.equal(failed.status?.state, 'Failed');
-  await waitFor('a Warning event naming the failure', async () => (await warningEvents(w.ns, 'broken')).some((e) => e.reason === 'TuningJobFailed' && /exit/.test(e.note)));
+  await waitFor('a Warning event naming the failure', async () =>
+    (await warningEvents(w.ns, 'broken')).some((e) => e.reason === 'TuningJobFailed' && /exit/.test(e.note)),
+  );
   assert.equal((await getAll<V1Job>(w.ns, 'jobs')).length, 1, 'no retry Job');
 });
 
@@ -118,14 +146,38 @@ test('the API server refuses bad tuning workspaces at apply (CEL), and tuning ca
   const w = await world(t, { operator: false });
   const sel = { matchLabels: { 'kaito.sh/sim-pool': 'none' } };
   const cases: { what: string; ws: Record<string, unknown>; message: RegExp }[] = [
-    { what: 'a preset that cannot be tuned', ws: tuningWorkspace('untunable', sel, { preset: { name: 'mistral-7b-instruct' } }), message: /preset mistral-7b-instruct does not support tuning; tunable presets: falcon-7b/ },
+    {
+      what: 'a preset that cannot be tuned',
+      ws: tuningWorkspace('untunable', sel, { preset: { name: 'mistral-7b-instruct' } }),
+      message: /preset mistral-7b-instruct does not support tuning; tunable presets: falcon-7b/,
+    },
     { what: 'an unknown preset', ws: tuningWorkspace('unknown', sel, { preset: { name: 'phi-9' } }), message: /Unsupported tuning preset name phi-9/ },
     { what: 'a method that is neither lora nor qlora', ws: tuningWorkspace('method', sel, { method: 'full' }), message: /invalid value: full: Method/ },
-    { what: 'two input sources', ws: tuningWorkspace('two', sel, { input: { urls: ['https://x/y'], image: 'r.io/d:1' } }), message: /Exactly one of URLs, Volume, or Image must be specified/ },
-    { what: 'an image without a push secret', ws: tuningWorkspace('nosecret', sel, { output: { image: 'r.io/o:1' } }), message: /Must specify imagePushSecret with destination image/ },
-    { what: 'an input image that does not parse', ws: tuningWorkspace('upper', sel, { input: { image: 'kaito.azurecr.io/INPUT:0.0.0' } }), message: /Unable to parse input image reference: invalid reference format/ },
-    { what: 'an input name that is not a DNS label', ws: tuningWorkspace('badname', sel, { input: { name: 'Bad_Name', image: 'r.io/d:1' } }), message: /lowercase RFC 1123 label/ },
-    { what: 'more than one node', ws: { ...tuningWorkspace('multi', sel), resource: { count: 2, labelSelector: sel } }, message: /Tuning does not currently support multinode configurations/ },
+    {
+      what: 'two input sources',
+      ws: tuningWorkspace('two', sel, { input: { urls: ['https://x/y'], image: 'r.io/d:1' } }),
+      message: /Exactly one of URLs, Volume, or Image must be specified/,
+    },
+    {
+      what: 'an image without a push secret',
+      ws: tuningWorkspace('nosecret', sel, { output: { image: 'r.io/o:1' } }),
+      message: /Must specify imagePushSecret with destination image/,
+    },
+    {
+      what: 'an input image that does not parse',
+      ws: tuningWorkspace('upper', sel, { input: { image: 'kaito.azurecr.io/INPUT:0.0.0' } }),
+      message: /Unable to parse input image reference: invalid reference format/,
+    },
+    {
+      what: 'an input name that is not a DNS label',
+      ws: tuningWorkspace('badname', sel, { input: { name: 'Bad_Name', image: 'r.io/d:1' } }),
+      message: /lowercase RFC 1123 label/,
+    },
+    {
+      what: 'more than one node',
+      ws: { ...tuningWorkspace('multi', sel), resource: { count: 2, labelSelector: sel } },
+      message: /Tuning does not currently support multinode configurations/,
+    },
   ];
   for (const c of cases) {
     await assert.rejects(applyWorkspace(w.ns, c.ws), c.message, c.what);
@@ -161,7 +213,10 @@ test('an input edit reruns training as revision 2 once the old Job is gone; dele
   const first = await getOne<V1Job>(w.ns, 'job', 'edit');
   assert.equal(first?.spec?.template.spec?.containers[0]?.volumeMounts?.find((m) => m.name === 'results-volume')?.mountPath, '/mnt/adapter');
 
-  await kubectl(['patch', 'workspace', 'edit', '--type=merge', '-p', JSON.stringify({ tuning: { input: { urls: ['https://example.com/data/other.parquet'] } } })], { namespace: w.ns });
+  await kubectl(
+    ['patch', 'workspace', 'edit', '--type=merge', '-p', JSON.stringify({ tuning: { input: { urls: ['https://example.com/data/other.parquet'] } } })],
+    { namespace: w.ns },
+  );
   const rerun = await waitCondition(w.ns, 'edit', 'WorkspaceSucceeded', 'True', { timeoutMs: 90_000 });
   assert.equal(rerun.metadata.annotations?.['workspace.kaito.io/revision'], '2');
   const second = await getOne<V1Job>(w.ns, 'job', 'edit');
@@ -174,10 +229,14 @@ test('an input edit reruns training as revision 2 once the old Job is gone; dele
   assert.ok(firstGone && secondAdded && firstGone.rv < secondAdded.rv, 'old Job deleted before the new one was created');
 
   await kubectl(['delete', 'workspace', 'edit', '--wait=true', '--timeout=60s'], { namespace: w.ns });
-  await waitFor('the Job and the owned config copy garbage-collected', async () => {
-    const [job, cm] = await Promise.all([getOne(w.ns, 'job', 'edit'), getOne(w.ns, 'configmap', 'edit-training-config')]);
-    return job === undefined && cm === undefined;
-  }, { timeoutMs: 60_000 });
+  await waitFor(
+    'the Job and the owned config copy garbage-collected',
+    async () => {
+      const [job, cm] = await Promise.all([getOne(w.ns, 'job', 'edit'), getOne(w.ns, 'configmap', 'edit-training-config')]);
+      return job === undefined && cm === undefined;
+    },
+    { timeoutMs: 60_000 },
+  );
   assert.ok(await getOne(w.ns, 'configmap', 'my-training'), "the user's ConfigMap stays");
 });
 
@@ -185,24 +244,36 @@ test('node auto-provisioning: the operator makes one NodeClaim, the Job runs on 
   const w = await world(t, { operator: false });
   await w.start(['--feature-gates', 'disableNodeAutoProvisioning=false']);
   const selector = { matchLabels: { apps: uniqueName('tune-nap') } };
-  await applyWorkspace(w.ns, { ...tuningWorkspace('nap', selector, { output: { volumeSource: { emptyDir: {} } } }), resource: { instanceType: 'Standard_NC24ads_A100_v4', labelSelector: selector } });
+  await applyWorkspace(w.ns, {
+    ...tuningWorkspace('nap', selector, { output: { volumeSource: { emptyDir: {} } } }),
+    resource: { instanceType: 'Standard_NC24ads_A100_v4', labelSelector: selector },
+  });
   const done = await waitCondition(w.ns, 'nap', 'WorkspaceSucceeded', 'True', { timeoutMs: 180_000 });
   assert.equal(conditionOf(done, 'NodeClaimsReady')?.status, 'True');
   assert.equal(done.status?.state, 'Succeeded');
-  const claims = JSON.parse(await kubectl(['get', 'nodeclaims.karpenter.sh', '-l', `kaito.sh/workspace=nap,kaito.sh/workspacenamespace=${w.ns}`, '-o', 'json'])) as { items: { metadata: { name: string }; status?: { nodeName?: string } }[] };
+  const claims = JSON.parse(
+    await kubectl(['get', 'nodeclaims.karpenter.sh', '-l', `kaito.sh/workspace=nap,kaito.sh/workspacenamespace=${w.ns}`, '-o', 'json']),
+  ) as { items: { metadata: { name: string }; status?: { nodeName?: string } }[] };
   assert.equal(claims.items.length, 1, 'one NodeClaim for a tuning workspace');
   const [pod] = await getAll<V1Pod>(w.ns, 'pods', 'job-name=nap');
   assert.equal(pod?.spec?.nodeName, claims.items[0]?.status?.nodeName, "the Job's pod ran on the claim's node");
 
   await kubectl(['delete', 'workspace', 'nap', '--wait=true', '--timeout=120s'], { namespace: w.ns });
-  const left = JSON.parse(await kubectl(['get', 'nodeclaims.karpenter.sh', '-l', `kaito.sh/workspace=nap,kaito.sh/workspacenamespace=${w.ns}`, '-o', 'json'])) as { items: unknown[] };
+  const left = JSON.parse(
+    await kubectl(['get', 'nodeclaims.karpenter.sh', '-l', `kaito.sh/workspace=nap,kaito.sh/workspacenamespace=${w.ns}`, '-o', 'json']),
+  ) as { items: unknown[] };
   assert.equal(left.items.length, 0, 'the NodeClaim is gone with the workspace');
 });
 
 test('a Job or config copy the workspace does not own is reported and left untouched', async (t) => {
   const p = pool('a10', 1);
   const w = await world(t, { pools: [p] });
-  const foreignJob = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'taken' }, spec: { template: { spec: { restartPolicy: 'Never', nodeSelector: { none: 'none' }, containers: [{ name: 'c', image: 'busybox' }] } } } };
+  const foreignJob = {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'taken' },
+    spec: { template: { spec: { restartPolicy: 'Never', nodeSelector: { none: 'none' }, containers: [{ name: 'c', image: 'busybox' }] } } },
+  };
   await kubectl(['apply', '-f', '-'], { namespace: w.ns, input: JSON.stringify(foreignJob) });
   const before = await getOne<V1Job>(w.ns, 'job', 'taken');
   await applyWorkspace(w.ns, tuningWorkspace('taken', selectorFor(p), { output: { volumeSource: { emptyDir: {} } } }));

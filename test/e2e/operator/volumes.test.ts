@@ -23,7 +23,11 @@ test('NVMe SKU: claim template, claim Bound on an NVMe node, pod Ready, Inferenc
   await recycleReleasedPvs((await bed()).kc);
   const w = await world(t, { pools: [pool('a100', 1)] });
   const p = w.pools[0]!;
-  await applyWorkspace(w.ns, { metadata: { name: 'phi4' }, resource: { labelSelector: selectorFor(p) }, inference: { preset: { name: 'phi-4-mini-instruct' } } });
+  await applyWorkspace(w.ns, {
+    metadata: { name: 'phi4' },
+    resource: { labelSelector: selectorFor(p) },
+    inference: { preset: { name: 'phi-4-mini-instruct' } },
+  });
   const ws = await waitReady(w.ns, 'phi4');
 
   const sts = await getOne<V1StatefulSet>(w.ns, 'statefulset', 'phi4');
@@ -37,11 +41,22 @@ test('NVMe SKU: claim template, claim Bound on an NVMe node, pod Ready, Inferenc
   const pvc = await getOne<V1PersistentVolumeClaim>(w.ns, 'pvc', `${WEIGHTS}-phi4-0`);
   assert.equal(pvc?.status?.phase, 'Bound');
   const pod = await getOne<V1Pod>(w.ns, 'pod', 'phi4-0');
-  assert.ok(pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'), 'pod phi4-0 Ready');
+  assert.ok(
+    pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+    'pod phi4-0 Ready',
+  );
   assert.ok(pod);
   assert.ok(nodeNamesOf(w.pools).includes(pod.spec?.nodeName ?? ''), `pod on the NVMe pool, got ${pod.spec?.nodeName}`);
-  const pv = await getOne<{ spec: { nodeAffinity?: { required?: { nodeSelectorTerms?: { matchExpressions?: { values?: string[] }[] }[] } } } }>('', 'pv', pvc.spec?.volumeName ?? '');
-  assert.deepEqual(pv?.spec.nodeAffinity?.required?.nodeSelectorTerms?.[0]?.matchExpressions?.[0]?.values, [pod.spec?.nodeName], 'the claim is on the pod\'s node');
+  const pv = await getOne<{ spec: { nodeAffinity?: { required?: { nodeSelectorTerms?: { matchExpressions?: { values?: string[] }[] }[] } } } }>(
+    '',
+    'pv',
+    pvc.spec?.volumeName ?? '',
+  );
+  assert.deepEqual(
+    pv?.spec.nodeAffinity?.required?.nodeSelectorTerms?.[0]?.matchExpressions?.[0]?.values,
+    [pod.spec?.nodeName],
+    "the claim is on the pod's node",
+  );
 
   const ready = ws.status?.conditions?.find((c) => c.type === 'InferenceReady');
   assert.equal(ready?.observedGeneration, ws.metadata.generation);
@@ -51,7 +66,11 @@ test('NVMe SKU: claim template, claim Bound on an NVMe node, pod Ready, Inferenc
 test('SKU without NVMe (A10): emptyDir with sizeLimit = the preset disk requirement, no claim', async (t) => {
   const w = await world(t, { pools: [pool('a10', 1)] });
   const history = await record<WorkspaceObject>(t, `/apis/kaito.sh/v1beta1/namespaces/${w.ns}/workspaces`);
-  await applyWorkspace(w.ns, { metadata: { name: 'phi3' }, resource: { labelSelector: selectorFor(w.pools[0]!) }, inference: { preset: { name: 'phi-3-mini-4k-instruct' } } });
+  await applyWorkspace(w.ns, {
+    metadata: { name: 'phi3' },
+    resource: { labelSelector: selectorFor(w.pools[0]!) },
+    inference: { preset: { name: 'phi-3-mini-4k-instruct' } },
+  });
   const ws = await waitReady(w.ns, 'phi3');
   const sts = await getOne<V1StatefulSet>(w.ns, 'statefulset', 'phi3');
   assert.ok(sts);
@@ -72,7 +91,11 @@ test('StorageClass absent at creation: emptyDir with sizeLimit; the class coming
   // operator needs to take its decision (StatefulSet created), and always put it back.
   try {
     await deleteStorageClass(kc);
-    await applyWorkspace(w.ns, { metadata: { name: 'noclass' }, resource: { labelSelector: selectorFor(w.pools[0]!) }, inference: { preset: { name: 'phi-4-mini-instruct' } } });
+    await applyWorkspace(w.ns, {
+      metadata: { name: 'noclass' },
+      resource: { labelSelector: selectorFor(w.pools[0]!) },
+      inference: { preset: { name: 'phi-4-mini-instruct' } },
+    });
     await waitFor('StatefulSet noclass', () => getOne<V1StatefulSet>(w.ns, 'statefulset', 'noclass'), { timeoutMs: 30_000 });
   } finally {
     await createStorageClass(kc);

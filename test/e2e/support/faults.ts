@@ -26,10 +26,14 @@ export async function killAndAwaitRestart(name: ComponentName, timeoutMs = 60_00
   if (!c || oldPid === undefined || !isOurProcess(oldPid, c.binary, c.script)) throw new Error(`${name} is not running in ${l.stateDir}`);
   const t0 = Date.now();
   process.kill(oldPid, 'SIGKILL');
-  const newPid = await waitFor(`the supervisor to restart ${name}`, async () => {
-    const pid = readPid(pidPath(l, name));
-    return pid !== undefined && pid !== oldPid && isOurProcess(pid, c.binary, c.script) && (await componentHealthy(l, c)) ? pid : undefined;
-  }, { timeoutMs, intervalMs: 100 });
+  const newPid = await waitFor(
+    `the supervisor to restart ${name}`,
+    async () => {
+      const pid = readPid(pidPath(l, name));
+      return pid !== undefined && pid !== oldPid && isOurProcess(pid, c.binary, c.script) && (await componentHealthy(l, c)) ? pid : undefined;
+    },
+    { timeoutMs, intervalMs: 100 },
+  );
   const seconds = (Date.now() - t0) / 1000;
   const record = readSupervisorState(l.supervisorStatePath)?.components[name]?.last;
   if (record?.newPid !== newPid) throw new Error(`supervisor.json does not record the restart of ${name} as pid ${newPid}: ${JSON.stringify(record)}`);
@@ -37,7 +41,13 @@ export async function killAndAwaitRestart(name: ComponentName, timeoutMs = 60_00
 }
 
 export function presetWorkspace(name: string, p: NodePool): Record<string, unknown> {
-  return { apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', metadata: { name }, resource: { labelSelector: selectorFor(p) }, inference: { preset: { name: 'phi-4-mini-instruct' } } };
+  return {
+    apiVersion: 'kaito.sh/v1beta1',
+    kind: 'Workspace',
+    metadata: { name },
+    resource: { labelSelector: selectorFor(p) },
+    inference: { preset: { name: 'phi-4-mini-instruct' } },
+  };
 }
 
 /** One `kubectl apply` for all of them (a List). */

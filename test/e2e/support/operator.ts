@@ -37,8 +37,20 @@ export async function installCrd(): Promise<void> {
 
 /** SKU shapes of the shared pools (simcluster/nodes.yaml), reused for private pools. */
 export const Sku = {
-  a100: { instanceType: 'Standard_NC24ads_A100_v4', gpu: { product: 'NVIDIA-A100-80GB-PCIe', count: 1, memoryMiB: 81920 }, cpu: '24', memory: '220Gi', nvme: { volumes: 2, size: '1000Gi' } },
-  h100: { instanceType: 'Standard_NC80adis_H100_v5', gpu: { product: 'NVIDIA-H100-NVL', count: 2, memoryMiB: 96256 }, cpu: '80', memory: '640Gi', nvme: { volumes: 2, size: '1000Gi' } },
+  a100: {
+    instanceType: 'Standard_NC24ads_A100_v4',
+    gpu: { product: 'NVIDIA-A100-80GB-PCIe', count: 1, memoryMiB: 81920 },
+    cpu: '24',
+    memory: '220Gi',
+    nvme: { volumes: 2, size: '1000Gi' },
+  },
+  h100: {
+    instanceType: 'Standard_NC80adis_H100_v5',
+    gpu: { product: 'NVIDIA-H100-NVL', count: 2, memoryMiB: 96256 },
+    cpu: '80',
+    memory: '640Gi',
+    nvme: { volumes: 2, size: '1000Gi' },
+  },
   a10: { instanceType: 'Standard_NV36ads_A10_v5', gpu: { product: 'NVIDIA-A10', count: 1, memoryMiB: 24576 }, cpu: '36', memory: '440Gi' },
 } satisfies Record<string, Omit<NodePool, 'name' | 'count'>>;
 
@@ -61,10 +73,14 @@ export async function createPools(pools: NodePool[]): Promise<void> {
     }),
   );
   const names = pools.flatMap(nodeNames);
-  await waitFor(`nodes ${names.join(',')} Ready`, async () => {
-    const nodes = await Promise.all(names.map((name) => core.readNode({ name })));
-    return nodes.every(isNodeReady);
-  }, { timeoutMs: 30_000 });
+  await waitFor(
+    `nodes ${names.join(',')} Ready`,
+    async () => {
+      const nodes = await Promise.all(names.map((name) => core.readNode({ name })));
+      return nodes.every(isNodeReady);
+    },
+    { timeoutMs: 30_000 },
+  );
 }
 
 export async function deletePools(pools: NodePool[]): Promise<void> {
@@ -104,11 +120,15 @@ export interface TestOperator {
 export async function startOperator(namespace: string, extraArgs: string[] = []): Promise<TestOperator> {
   const b = await bed();
   const opts = parseManagerOptions([
-    '--kubeconfig', b.kubeconfigPath,
+    '--kubeconfig',
+    b.kubeconfigPath,
     ...gatesUnlessGiven(extraArgs),
-    '--metrics-bind-address', '0',
-    '--health-probe-bind-address', '127.0.0.1:0',
-    '--namespace', namespace,
+    '--metrics-bind-address',
+    '0',
+    '--health-probe-bind-address',
+    '127.0.0.1:0',
+    '--namespace',
+    namespace,
     ...extraArgs,
   ]);
   if (opts === 'help') throw new Error('unexpected help');
@@ -138,15 +158,24 @@ export const NAP_ARGS = ['--feature-gates', 'disableNodeAutoProvisioning=false']
 /** `node bin/kaito-ts.js run …` as a child process (for SIGKILL tests). Output goes to the returned buffer. */
 export async function spawnOperator(namespace: string, extraArgs: string[] = []): Promise<{ child: ChildProcess; output: () => string }> {
   const b = await bed();
-  const child = spawn(process.execPath, [
-    CLI_PATH, 'run',
-    '--kubeconfig', b.kubeconfigPath,
-    ...gatesUnlessGiven(extraArgs),
-    '--metrics-bind-address', '0',
-    '--health-probe-bind-address', '127.0.0.1:0',
-    '--namespace', namespace,
-    ...extraArgs,
-  ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CLOUD_PROVIDER: 'azure' } });
+  const child = spawn(
+    process.execPath,
+    [
+      CLI_PATH,
+      'run',
+      '--kubeconfig',
+      b.kubeconfigPath,
+      ...gatesUnlessGiven(extraArgs),
+      '--metrics-bind-address',
+      '0',
+      '--health-probe-bind-address',
+      '127.0.0.1:0',
+      '--namespace',
+      namespace,
+      ...extraArgs,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CLOUD_PROVIDER: 'azure' } },
+  );
   let out = '';
   child.stdout?.on('data', (d: Buffer) => void (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => void (out += d.toString()));
@@ -197,10 +226,13 @@ export async function world(t: TestContext, o: { pools?: NodePool[]; operator?: 
       for (const ws of await listWorkspaces(ns)) await stripFinalizer(ns, ws.metadata.name ?? '');
     });
     await w.op?.stop();
-    await waitFor(`pods of ${ns} gone`, async () => (await kubectl(['get', 'pods', '-o', 'name'], { namespace: ns }).catch(() => '')).trim() === '', { timeoutMs: 30_000 }).catch(() => undefined);
+    await waitFor(`pods of ${ns} gone`, async () => (await kubectl(['get', 'pods', '-o', 'name'], { namespace: ns }).catch(() => '')).trim() === '', {
+      timeoutMs: 30_000,
+    }).catch(() => undefined);
     await deletePools(pools);
     // NodeClaims are cluster-scoped: whatever a failed test left of this namespace's goes too.
-    if (o.operatorArgs) await kubectl(['delete', 'nodeclaims', '-l', `kaito.sh/workspacenamespace=${ns}`, '--wait=false', '--ignore-not-found']).catch(() => undefined);
+    if (o.operatorArgs)
+      await kubectl(['delete', 'nodeclaims', '-l', `kaito.sh/workspacenamespace=${ns}`, '--wait=false', '--ignore-not-found']).catch(() => undefined);
   });
   if (o.operator !== false) await w.start();
   return w;
@@ -239,7 +271,10 @@ async function stripFinalizer(ns: string, name: string): Promise<void> {
   if (!ws?.metadata.finalizers?.includes(WORKSPACE_FINALIZER)) return;
   const api = (await bed()).kc.makeApiClient(CustomObjectsApi);
   await api
-    .patchNamespacedCustomObject({ ...WS, namespace: ns, name, body: { metadata: { finalizers: ws.metadata.finalizers.filter((f) => f !== WORKSPACE_FINALIZER) } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch))
+    .patchNamespacedCustomObject(
+      { ...WS, namespace: ns, name, body: { metadata: { finalizers: ws.metadata.finalizers.filter((f) => f !== WORKSPACE_FINALIZER) } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    )
     .catch(() => undefined);
 }
 
@@ -248,15 +283,25 @@ export function conditionOf(ws: WorkspaceObject | undefined, type: string): Work
 }
 
 /** Waits until condition `type` has `status` for the workspace's current generation; returns the workspace. */
-export async function waitCondition(ns: string, name: string, type: string, status: 'True' | 'False', opts: { reason?: string; timeoutMs?: number } = {}): Promise<WorkspaceObject> {
+export async function waitCondition(
+  ns: string,
+  name: string,
+  type: string,
+  status: 'True' | 'False',
+  opts: { reason?: string; timeoutMs?: number } = {},
+): Promise<WorkspaceObject> {
   let last = '';
   try {
-    return await waitFor(`${ns}/${name} ${type}=${status}${opts.reason ? ` (${opts.reason})` : ''}`, async () => {
-      const ws = await getWorkspace(ns, name);
-      const c = conditionOf(ws, type);
-      last = c ? `${c.status} ${c.reason}: ${c.message}` : 'absent';
-      return c?.status === status && c.observedGeneration === ws?.metadata.generation && (!opts.reason || c.reason === opts.reason) ? ws : undefined;
-    }, { timeoutMs: opts.timeoutMs ?? 60_000 });
+    return await waitFor(
+      `${ns}/${name} ${type}=${status}${opts.reason ? ` (${opts.reason})` : ''}`,
+      async () => {
+        const ws = await getWorkspace(ns, name);
+        const c = conditionOf(ws, type);
+        last = c ? `${c.status} ${c.reason}: ${c.message}` : 'absent';
+        return c?.status === status && c.observedGeneration === ws?.metadata.generation && (!opts.reason || c.reason === opts.reason) ? ws : undefined;
+      },
+      { timeoutMs: opts.timeoutMs ?? 60_000 },
+    );
   } catch (err) {
     throw new Error(`${(err as Error).message}; last ${type}: ${last}`);
   }
@@ -276,7 +321,10 @@ export async function getOne<T = KubernetesObject>(ns: string, kind: string, nam
 }
 
 export async function warningEvents(ns: string, regarding: string): Promise<{ reason: string; note: string; resourceVersion: string }[]> {
-  const items = await getAll<{ type?: string; reason?: string; note?: string; regarding?: { name?: string }; metadata: { resourceVersion?: string } }>(ns, 'events.events.k8s.io');
+  const items = await getAll<{ type?: string; reason?: string; note?: string; regarding?: { name?: string }; metadata: { resourceVersion?: string } }>(
+    ns,
+    'events.events.k8s.io',
+  );
   return items
     .filter((e) => e.type === 'Warning' && e.regarding?.name === regarding)
     .map((e) => ({ reason: e.reason ?? '', note: e.note ?? '', resourceVersion: e.metadata.resourceVersion ?? '0' }));
@@ -299,10 +347,15 @@ export interface Recorded<T = KubernetesObject> {
 export async function record<T extends KubernetesObject = KubernetesObject>(t: TestContext, path: string): Promise<Recorded<T>[]> {
   const { kc } = await bed();
   const events: Recorded<T>[] = [];
-  const req = await new Watch(kc).watch(path, {}, (type: string, obj: T) => {
-    if (type === 'BOOKMARK' || type === 'ERROR') return;
-    events.push({ type, rv: BigInt(obj.metadata?.resourceVersion ?? '0'), obj, at: Date.now() });
-  }, () => undefined);
+  const req = await new Watch(kc).watch(
+    path,
+    {},
+    (type: string, obj: T) => {
+      if (type === 'BOOKMARK' || type === 'ERROR') return;
+      events.push({ type, rv: BigInt(obj.metadata?.resourceVersion ?? '0'), obj, at: Date.now() });
+    },
+    () => undefined,
+  );
   t.after(() => req.abort());
   return events;
 }
@@ -328,11 +381,15 @@ export { sleep };
  */
 export async function assertNoWritesWhenTouched(op: TestOperator, ns: string, name: string): Promise<void> {
   // Let the last events (status write echo, pod updates) drain.
-  await waitFor('operator idle', async () => {
-    const before = op.reconciles();
-    await sleep(1500);
-    return op.reconciles() === before && op.mgr.workspace.controller.queue.len === 0;
-  }, { timeoutMs: 20_000 });
+  await waitFor(
+    'operator idle',
+    async () => {
+      const before = op.reconciles();
+      await sleep(1500);
+      return op.reconciles() === before && op.mgr.workspace.controller.queue.len === 0;
+    },
+    { timeoutMs: 20_000 },
+  );
   const writes = op.writes();
   const reconciles = op.reconciles();
   const snapshot = JSON.stringify(op.mgr.client.counter.snapshot());

@@ -37,11 +37,21 @@ test('names, scope, versions and status subresource match KAITO', () => {
   assert.equal(crd.metadata.name, 'workspaces.kaito.sh');
   assert.equal(crd.spec.group, 'kaito.sh');
   assert.deepEqual(crd.spec.names, {
-    kind: 'Workspace', listKind: 'WorkspaceList', plural: 'workspaces', singular: 'workspace',
-    shortNames: ['wk', 'wks'], categories: ['workspace'],
+    kind: 'Workspace',
+    listKind: 'WorkspaceList',
+    plural: 'workspaces',
+    singular: 'workspace',
+    shortNames: ['wk', 'wks'],
+    categories: ['workspace'],
   });
   assert.equal(crd.spec.scope, 'Namespaced');
-  assert.deepEqual(crd.spec.versions.map((v) => [v.name, v.served, v.storage]), [['v1alpha1', true, false], ['v1beta1', true, true]]);
+  assert.deepEqual(
+    crd.spec.versions.map((v) => [v.name, v.served, v.storage]),
+    [
+      ['v1alpha1', true, false],
+      ['v1beta1', true, true],
+    ],
+  );
   for (const v of crd.spec.versions) assert.deepEqual(v.subresources, { status: {} });
 });
 
@@ -147,7 +157,9 @@ test('a workspace name too long for a derived name is refused by CEL; resource.c
   assert.ok(headlessServiceName({ metadata: { name: longest } } as never).length <= 63);
   assert.ok(`${longest}-${RESOURCE_COUNT_MAX - 1}`.length <= 63, 'pod hostname <name>-<ordinal>');
   for (const version of ['v1alpha1', 'v1beta1']) {
-    const root = collectCelRules(workspaceSchema(version)).filter((r) => r.path === '.').map((r) => r.rule);
+    const root = collectCelRules(workspaceSchema(version))
+      .filter((r) => r.path === '.')
+      .map((r) => r.rule);
     const rule = root.find((r) => r.rule === `size(self.metadata.name) <= ${WORKSPACE_NAME_MAX}`);
     assert.ok(rule, `${version}: no name-length rule`);
     assert.match(rule.message ?? '', /metadata\.name must be no more than 52 characters: the StatefulSet controller labels each pod controller-revision-hash/);
@@ -210,9 +222,18 @@ test('a pod template or pod spec that is not an object fails the schema, as the 
     inference: { template },
   });
   const schema = workspaceSchema('v1beta1');
-  assert.deepEqual(checkSchema(ws({ spec: 'oops' }), schema).map((e) => `${e.field}: ${e.message}`), ['inference.template.spec: Invalid value: "string": must be of type object']);
-  assert.deepEqual(checkSchema(ws({ metadata: [] }), schema).map((e) => e.field), ['inference.template.metadata']);
-  assert.deepEqual(checkSchema(ws('oops'), schema).map((e) => e.field), ['inference.template']);
+  assert.deepEqual(
+    checkSchema(ws({ spec: 'oops' }), schema).map((e) => `${e.field}: ${e.message}`),
+    ['inference.template.spec: Invalid value: "string": must be of type object'],
+  );
+  assert.deepEqual(
+    checkSchema(ws({ metadata: [] }), schema).map((e) => e.field),
+    ['inference.template.metadata'],
+  );
+  assert.deepEqual(
+    checkSchema(ws('oops'), schema).map((e) => e.field),
+    ['inference.template'],
+  );
   // Anything inside is kept as written (KAITO's schema declares nothing there either).
   assert.deepEqual(checkSchema(ws({ metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }], anything: 1 } }), schema), []);
 });

@@ -27,16 +27,29 @@ test('`kaito-ts crd --kind` picks the CRD; an unknown kind exits 2', async () =>
   assert.equal(await main(['crd', '--kind', 'bogus'], io), 2);
 });
 
-test('names, versions, status and scale subresources and printer columns are KAITO v0.12.0\'s', () => {
+test("names, versions, status and scale subresources and printer columns are KAITO v0.12.0's", () => {
   const crd = inferenceSetCrd();
   assert.equal(crd.metadata.name, 'inferencesets.kaito.sh');
   assert.deepEqual(crd.spec.names, {
-    kind: 'InferenceSet', listKind: 'InferenceSetList', plural: 'inferencesets', singular: 'inferenceset',
-    shortNames: ['is', 'isets'], categories: ['inferenceset'],
+    kind: 'InferenceSet',
+    listKind: 'InferenceSetList',
+    plural: 'inferencesets',
+    singular: 'inferenceset',
+    shortNames: ['is', 'isets'],
+    categories: ['inferenceset'],
   });
-  assert.deepEqual(crd.spec.versions.map((v) => [v.name, v.served, v.storage]), [['v1alpha1', true, false], ['v1beta1', true, true]]);
+  assert.deepEqual(
+    crd.spec.versions.map((v) => [v.name, v.served, v.storage]),
+    [
+      ['v1alpha1', true, false],
+      ['v1beta1', true, true],
+    ],
+  );
   for (const v of crd.spec.versions) {
-    assert.deepEqual(v.subresources, { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } });
+    assert.deepEqual(v.subresources, {
+      status: {},
+      scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' },
+    });
     assert.deepEqual(v.additionalPrinterColumns, [
       { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
       { name: 'ReadyReplicas', type: 'integer', jsonPath: '.status.readyReplicas' },
@@ -60,9 +73,11 @@ test('defaults and version differences', () => {
   assert.ok(beta!.properties!.template!.properties!.resource!.properties!.partition);
 });
 
-test('the template may change (no transition rule inside it but partition\'s); the name fits its children', () => {
+test("the template may change (no transition rule inside it but partition's); the name fits its children", () => {
   const root = inferenceSetCrd().spec.versions[1]!.schema.openAPIV3Schema;
-  const transition = collectCelRules(root).filter((r) => r.rule.rule.includes('oldSelf')).map((r) => r.path);
+  const transition = collectCelRules(root)
+    .filter((r) => r.rule.rule.includes('oldSelf'))
+    .map((r) => r.path);
   assert.deepEqual(transition, ['.spec.template.resource']);
   assert.ok(collectCelRules(root).some((r) => r.rule.rule.includes(`<= ${INFERENCESET_NAME_MAX}`)));
   assert.equal(INFERENCESET_NAME_MAX, 46);

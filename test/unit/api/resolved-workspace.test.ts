@@ -24,38 +24,154 @@ function summary(r: ResolvedWorkspace): Record<string, unknown> {
     inference: lookup(r.inferencePreset),
     tuning: lookup(r.tuningPreset),
     sku: r.sku ? `${r.sku.instanceType}: ${r.sku.gpu ? `${r.sku.gpu.gpuCount}× ${r.sku.gpu.gpuModel}` : 'not in catalog'}` : undefined,
-    nodes: r.nodes?.map((n) => `${n.name}${n.ready ? '' : ' (not ready)'}: ${n.gpu.ok ? `${n.gpu.gpuConfig.gpuCount}× ${n.gpu.gpuConfig.gpuModel}` : n.gpu.message}`),
+    nodes: r.nodes?.map(
+      (n) => `${n.name}${n.ready ? '' : ' (not ready)'}: ${n.gpu.ok ? `${n.gpu.gpuConfig.gpuCount}× ${n.gpu.gpuConfig.gpuModel}` : n.gpu.message}`,
+    ),
     firstReady: firstReadyNode(r)?.name,
   };
 }
 
 const cases: [string, Workspace, ResolveInput, Record<string, unknown>][] = [
-  ['NAP preset: the SKU from the catalog, vLLM by default', presetWorkspace('phi-4-mini-instruct'), NAP,
-    { byo: false, runtime: 'vllm', inference: 'found phi-4-mini-instruct', tuning: 'none', sku: 'Standard_NC24ads_A100_v4: 1× NVIDIA A100', nodes: undefined, firstReady: undefined }],
-  ['NAP: an instance type outside the catalog', presetWorkspace('phi-4-mini-instruct', 'Standard_NC999_future'), NAP,
-    { byo: false, runtime: 'vllm', inference: 'found phi-4-mini-instruct', tuning: 'none', sku: 'Standard_NC999_future: not in catalog', nodes: undefined, firstReady: undefined }],
-  ['gate vLLM off: transformers', presetWorkspace('phi-4-mini-instruct'), { ...NAP, gates: { ...DEFAULT_FEATURE_GATES, vLLM: false } },
-    { byo: false, runtime: 'transformers', inference: 'found phi-4-mini-instruct', tuning: 'none', sku: 'Standard_NC24ads_A100_v4: 1× NVIDIA A100', nodes: undefined, firstReady: undefined }],
-  ['deprecated preset, in any case', presetWorkspace('Phi-2'), NAP,
-    { byo: false, runtime: 'vllm', inference: 'deprecated Phi-2', tuning: 'none', sku: 'Standard_NC24ads_A100_v4: 1× NVIDIA A100', nodes: undefined, firstReady: undefined }],
-  ['unknown preset', presetWorkspace('phi-4-mini'), NAP,
-    { byo: false, runtime: 'vllm', inference: 'unknown phi-4-mini', tuning: 'none', sku: 'Standard_NC24ads_A100_v4: 1× NVIDIA A100', nodes: undefined, firstReady: undefined }],
-  ['template: no preset', template, NAP,
-    { byo: false, runtime: 'vllm', inference: 'none', tuning: 'none', sku: 'Standard_NC24ads_A100_v4: 1× NVIDIA A100', nodes: undefined, firstReady: undefined }],
-  ['tuning: the tuning preset; deprecated names are not special there', tuning, NAP,
-    { byo: false, runtime: 'vllm', inference: 'none', tuning: 'found phi-4-mini-instruct', sku: 'Standard_NC24ads_A100_v4: 1× NVIDIA A100', nodes: undefined, firstReady: undefined }],
-  ['tuning: unknown preset', { ...tuning, tuning: { preset: { name: 'phi-2' } } }, NAP,
-    { byo: false, runtime: 'vllm', inference: 'none', tuning: 'unknown phi-2', sku: 'Standard_NC24ads_A100_v4: 1× NVIDIA A100', nodes: undefined, firstReady: undefined }],
-  ['BYO: every matching node with its labels, the first ready one gives the GPU facts', byoWorkspace('phi-4-mini-instruct'),
-    { gates: BYO_GATES, cloud: 'azure', nodes: [
-      { node: gpuNode('a', H100_NODE_LABELS), ready: false },
-      { node: gpuNode('b', A10_NODE_LABELS), ready: true },
-      { node: gpuNode('c', {}), ready: true },
-    ] },
-    { byo: true, runtime: 'vllm', inference: 'found phi-4-mini-instruct', tuning: 'none', sku: undefined,
-      nodes: ['a (not ready): 2× NVIDIA-H100-NVL', 'b: 1× NVIDIA-A10', 'c: missing required nvidia.com labels on node c'], firstReady: 'b' }],
-  ['BYO: nodes not looked up (offline)', byoWorkspace('phi-4-mini-instruct'), { gates: BYO_GATES, cloud: 'azure' },
-    { byo: true, runtime: 'vllm', inference: 'found phi-4-mini-instruct', tuning: 'none', sku: undefined, nodes: undefined, firstReady: undefined }],
+  [
+    'NAP preset: the SKU from the catalog, vLLM by default',
+    presetWorkspace('phi-4-mini-instruct'),
+    NAP,
+    {
+      byo: false,
+      runtime: 'vllm',
+      inference: 'found phi-4-mini-instruct',
+      tuning: 'none',
+      sku: 'Standard_NC24ads_A100_v4: 1× NVIDIA A100',
+      nodes: undefined,
+      firstReady: undefined,
+    },
+  ],
+  [
+    'NAP: an instance type outside the catalog',
+    presetWorkspace('phi-4-mini-instruct', 'Standard_NC999_future'),
+    NAP,
+    {
+      byo: false,
+      runtime: 'vllm',
+      inference: 'found phi-4-mini-instruct',
+      tuning: 'none',
+      sku: 'Standard_NC999_future: not in catalog',
+      nodes: undefined,
+      firstReady: undefined,
+    },
+  ],
+  [
+    'gate vLLM off: transformers',
+    presetWorkspace('phi-4-mini-instruct'),
+    { ...NAP, gates: { ...DEFAULT_FEATURE_GATES, vLLM: false } },
+    {
+      byo: false,
+      runtime: 'transformers',
+      inference: 'found phi-4-mini-instruct',
+      tuning: 'none',
+      sku: 'Standard_NC24ads_A100_v4: 1× NVIDIA A100',
+      nodes: undefined,
+      firstReady: undefined,
+    },
+  ],
+  [
+    'deprecated preset, in any case',
+    presetWorkspace('Phi-2'),
+    NAP,
+    {
+      byo: false,
+      runtime: 'vllm',
+      inference: 'deprecated Phi-2',
+      tuning: 'none',
+      sku: 'Standard_NC24ads_A100_v4: 1× NVIDIA A100',
+      nodes: undefined,
+      firstReady: undefined,
+    },
+  ],
+  [
+    'unknown preset',
+    presetWorkspace('phi-4-mini'),
+    NAP,
+    {
+      byo: false,
+      runtime: 'vllm',
+      inference: 'unknown phi-4-mini',
+      tuning: 'none',
+      sku: 'Standard_NC24ads_A100_v4: 1× NVIDIA A100',
+      nodes: undefined,
+      firstReady: undefined,
+    },
+  ],
+  [
+    'template: no preset',
+    template,
+    NAP,
+    {
+      byo: false,
+      runtime: 'vllm',
+      inference: 'none',
+      tuning: 'none',
+      sku: 'Standard_NC24ads_A100_v4: 1× NVIDIA A100',
+      nodes: undefined,
+      firstReady: undefined,
+    },
+  ],
+  [
+    'tuning: the tuning preset; deprecated names are not special there',
+    tuning,
+    NAP,
+    {
+      byo: false,
+      runtime: 'vllm',
+      inference: 'none',
+      tuning: 'found phi-4-mini-instruct',
+      sku: 'Standard_NC24ads_A100_v4: 1× NVIDIA A100',
+      nodes: undefined,
+      firstReady: undefined,
+    },
+  ],
+  [
+    'tuning: unknown preset',
+    { ...tuning, tuning: { preset: { name: 'phi-2' } } },
+    NAP,
+    {
+      byo: false,
+      runtime: 'vllm',
+      inference: 'none',
+      tuning: 'unknown phi-2',
+      sku: 'Standard_NC24ads_A100_v4: 1× NVIDIA A100',
+      nodes: undefined,
+      firstReady: undefined,
+    },
+  ],
+  [
+    'BYO: every matching node with its labels, the first ready one gives the GPU facts',
+    byoWorkspace('phi-4-mini-instruct'),
+    {
+      gates: BYO_GATES,
+      cloud: 'azure',
+      nodes: [
+        { node: gpuNode('a', H100_NODE_LABELS), ready: false },
+        { node: gpuNode('b', A10_NODE_LABELS), ready: true },
+        { node: gpuNode('c', {}), ready: true },
+      ],
+    },
+    {
+      byo: true,
+      runtime: 'vllm',
+      inference: 'found phi-4-mini-instruct',
+      tuning: 'none',
+      sku: undefined,
+      nodes: ['a (not ready): 2× NVIDIA-H100-NVL', 'b: 1× NVIDIA-A10', 'c: missing required nvidia.com labels on node c'],
+      firstReady: 'b',
+    },
+  ],
+  [
+    'BYO: nodes not looked up (offline)',
+    byoWorkspace('phi-4-mini-instruct'),
+    { gates: BYO_GATES, cloud: 'azure' },
+    { byo: true, runtime: 'vllm', inference: 'found phi-4-mini-instruct', tuning: 'none', sku: undefined, nodes: undefined, firstReady: undefined },
+  ],
 ];
 
 for (const [name, ws, input, want] of cases) {
@@ -72,8 +188,18 @@ test('resolveFromFacts: the matching nodes in name order, a node being deleted i
   const deleting = gpuNode('a', A10_NODE_LABELS);
   deleting.metadata!.deletionTimestamp = new Date(0);
   const other = { metadata: { name: '0-other', labels: A10_NODE_LABELS } };
-  const r = resolveFromFacts(byoWorkspace('phi-4-mini-instruct'), byoFacts({ nodes: [gpuNode('c', A10_NODE_LABELS, false), deleting, other, gpuNode('b', A10_NODE_LABELS)] }));
-  assert.deepEqual(r.nodes?.map((n) => [n.name, n.ready]), [['a', false], ['b', true], ['c', false]]);
+  const r = resolveFromFacts(
+    byoWorkspace('phi-4-mini-instruct'),
+    byoFacts({ nodes: [gpuNode('c', A10_NODE_LABELS, false), deleting, other, gpuNode('b', A10_NODE_LABELS)] }),
+  );
+  assert.deepEqual(
+    r.nodes?.map((n) => [n.name, n.ready]),
+    [
+      ['a', false],
+      ['b', true],
+      ['c', false],
+    ],
+  );
   assert.equal(firstReadyNode(r)?.name, 'b');
 });
 

@@ -32,17 +32,54 @@ const cfg = (sections: string) => `training_config:\n${sections}`;
 const CONFIGS: { name: string; text: string | undefined; method: 'lora' | 'qlora'; errors: RegExp[]; outputDir?: string; rewrite?: boolean }[] = [
   { name: 'the chart lora template', text: builtinTrainingConfig('lora'), method: 'lora', errors: [], outputDir: '/mnt/results', rewrite: false },
   { name: 'the chart qlora template', text: builtinTrainingConfig('qlora'), method: 'qlora', errors: [], outputDir: '/mnt/results', rewrite: false },
-  { name: 'lora template used for qlora', text: builtinTrainingConfig('lora'), method: 'qlora', errors: [/For method 'qlora', either 'load_in_4bit' or 'load_in_8bit' must be true in ConfigMap 'cm'/] },
-  { name: 'qlora template used for lora', text: builtinTrainingConfig('qlora'), method: 'lora', errors: [/For method 'lora', 'load_in_4bit' or 'load_in_8bit' in ConfigMap 'cm' must not be true/] },
-  { name: 'both bits', text: cfg('  QuantizationConfig:\n    load_in_4bit: true\n    load_in_8bit: true\n'), method: 'qlora', errors: [/Cannot set both 'load_in_4bit' and 'load_in_8bit' to true in ConfigMap 'cm'/] },
-  { name: 'a bit that is not a boolean', text: cfg('  QuantizationConfig:\n    load_in_4bit: "yes"\n'), method: 'qlora', errors: [/value must be either nil or a boolean, got type string/] },
-  { name: 'qlora without the section', text: cfg('  LoraConfig:\n    r: 8\n'), method: 'qlora', errors: [/either 'load_in_4bit' or 'load_in_8bit' must be true/] },
+  {
+    name: 'lora template used for qlora',
+    text: builtinTrainingConfig('lora'),
+    method: 'qlora',
+    errors: [/For method 'qlora', either 'load_in_4bit' or 'load_in_8bit' must be true in ConfigMap 'cm'/],
+  },
+  {
+    name: 'qlora template used for lora',
+    text: builtinTrainingConfig('qlora'),
+    method: 'lora',
+    errors: [/For method 'lora', 'load_in_4bit' or 'load_in_8bit' in ConfigMap 'cm' must not be true/],
+  },
+  {
+    name: 'both bits',
+    text: cfg('  QuantizationConfig:\n    load_in_4bit: true\n    load_in_8bit: true\n'),
+    method: 'qlora',
+    errors: [/Cannot set both 'load_in_4bit' and 'load_in_8bit' to true in ConfigMap 'cm'/],
+  },
+  {
+    name: 'a bit that is not a boolean',
+    text: cfg('  QuantizationConfig:\n    load_in_4bit: "yes"\n'),
+    method: 'qlora',
+    errors: [/value must be either nil or a boolean, got type string/],
+  },
+  {
+    name: 'qlora without the section',
+    text: cfg('  LoraConfig:\n    r: 8\n'),
+    method: 'qlora',
+    errors: [/either 'load_in_4bit' or 'load_in_8bit' must be true/],
+  },
   { name: 'an unknown section', text: cfg('  Bogus:\n    a: 1\n'), method: 'lora', errors: [/Unrecognized section: Bogus/] },
   { name: 'not a map', text: 'training_config: 3\n', method: 'lora', errors: [/Expected 'training_config' key to contain a map/] },
   { name: 'no key', text: undefined, method: 'lora', errors: [/has no key 'training_config.yaml'/] },
   { name: 'invalid YAML', text: 'training_config: [\n', method: 'lora', errors: [/Failed to parse training_config.yaml/] },
-  { name: 'explicit empty output_dir', text: cfg('  TrainingArguments:\n    output_dir: ""\n'), method: 'lora', errors: [/Invalid output_dir specified: '', must be a directory/] },
-  { name: 'relative output_dir: usable, rewritten', text: cfg('  TrainingArguments:\n    output_dir: "output"\n'), method: 'lora', errors: [], outputDir: '/mnt/output', rewrite: true },
+  {
+    name: 'explicit empty output_dir',
+    text: cfg('  TrainingArguments:\n    output_dir: ""\n'),
+    method: 'lora',
+    errors: [/Invalid output_dir specified: '', must be a directory/],
+  },
+  {
+    name: 'relative output_dir: usable, rewritten',
+    text: cfg('  TrainingArguments:\n    output_dir: "output"\n'),
+    method: 'lora',
+    errors: [],
+    outputDir: '/mnt/output',
+    rewrite: true,
+  },
   { name: 'no output_dir: usable, rewritten', text: cfg('  LoraConfig:\n    r: 8\n'), method: 'lora', errors: [], outputDir: '/mnt/output', rewrite: true },
 ];
 for (const c of CONFIGS) {
@@ -64,7 +101,14 @@ test('withOutputDir sets TrainingArguments.output_dir and keeps the rest', () =>
 });
 
 test('tuningMethod lowercases lora/qlora and refuses the rest', () => {
-  const cases: [string | undefined, string | undefined][] = [['lora', 'lora'], ['LoRA', 'lora'], ['QLORA', 'qlora'], ['invalid-method', undefined], ['', undefined], [undefined, undefined]];
+  const cases: [string | undefined, string | undefined][] = [
+    ['lora', 'lora'],
+    ['LoRA', 'lora'],
+    ['QLORA', 'qlora'],
+    ['invalid-method', undefined],
+    ['', undefined],
+    [undefined, undefined],
+  ];
   for (const [m, want] of cases) assert.equal(tuningMethod(m), want, String(m));
 });
 

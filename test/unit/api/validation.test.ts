@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { DEFAULT_FEATURE_GATES, type FeatureGates } from '../../../src/api/feature-gates.js';
 import { ANNOTATION_BYPASS_RESOURCE_CHECKS, ANNOTATION_RUNTIME } from '../../../src/api/labels.js';
 import type { Workspace } from '../../../src/api/types.js';
-import { errorsOf, formatIssues, parseWorkspace, validateWorkspace, WorkspaceParseError, type InferenceConfigLookup, type ValidationContext } from '../../../src/api/validation.js';
+import {
+  errorsOf,
+  formatIssues,
+  parseWorkspace,
+  validateWorkspace,
+  WorkspaceParseError,
+  type InferenceConfigLookup,
+  type ValidationContext,
+} from '../../../src/api/validation.js';
 import { labelSelectorAsMap } from '../../../src/api/selector.js';
 import { resolveWorkspace, type ResolveInput } from '../../../src/api/resolved-workspace.js';
 import type { NodeLabelsSource } from '../../../src/catalog/node-gpu.js';
@@ -79,117 +87,212 @@ const cm = (yaml: string | undefined, found = true): InferenceConfigLookup => ({
 // [case, workspace, context, expected issues as "severity field: message" (exact, in order)]
 const cases: [string, Workspace, Ctx, string[]][] = [
   ['valid NAP preset workspace', ws({}), ctx(), []],
-  ['NAP requires instanceType', ws({ instanceType: null }), ctx(), [
-    'error resource.instanceType: instanceType is required when node auto-provisioning is enabled',
-  ]],
-  ['BYO forbids instanceType', ws({ preset: 'phi-4-mini-instruct' }), ctx({ gates: BYO, nodes: [gpuNode('n1')] }), [
-    'error resource.instanceType: instanceType must be empty when node auto-provisioning is disabled (BYO scenario)',
-  ]],
+  [
+    'NAP requires instanceType',
+    ws({ instanceType: null }),
+    ctx(),
+    ['error resource.instanceType: instanceType is required when node auto-provisioning is enabled'],
+  ],
+  [
+    'BYO forbids instanceType',
+    ws({ preset: 'phi-4-mini-instruct' }),
+    ctx({ gates: BYO, nodes: [gpuNode('n1')] }),
+    ['error resource.instanceType: instanceType must be empty when node auto-provisioning is disabled (BYO scenario)'],
+  ],
   ['BYO update keeps an already stored instanceType', ws({}), ctx({ gates: BYO, operation: 'update', old: ws({}) }), []],
-  ['BYO update may not add an instanceType', ws({}), ctx({ gates: BYO, operation: 'update', old: ws({ instanceType: null }) }), [
-    'error resource.instanceType: instanceType must be empty when node auto-provisioning is disabled (BYO scenario)',
-  ]],
+  [
+    'BYO update may not add an instanceType',
+    ws({}),
+    ctx({ gates: BYO, operation: 'update', old: ws({ instanceType: null }) }),
+    ['error resource.instanceType: instanceType must be empty when node auto-provisioning is disabled (BYO scenario)'],
+  ],
   ['update skips create-only checks (unknown preset)', ws({ preset: 'nope' }), ctx({ operation: 'update', old: ws({ preset: 'nope' }) }), []],
-  ['deprecated preset (case-insensitive)', ws({ preset: 'Phi-2' }), ctx(), [
-    'error inference.preset.name: Model phi-2 is deprecated and no longer supported',
-  ]],
-  ['unknown preset names the closest ones', ws({ preset: 'phi-4-mini' }), ctx(), [
-    // The ranking beyond the two obvious names is the catalog's business.
-    /^error inference\.preset\.name: Unsupported inference preset name phi-4-mini \(closest: phi-4-mini-instruct, phi-4, [a-z0-9.-]+\)$/.source,
-  ]],
-  ['unknown SKU', ws({ instanceType: 'p9.huge' }), ctx({ cloud: 'aws' }), [
-    /^error resource\.instanceType: Unsupported instance type p9\.huge\. Supported SKUs: p2\.xlarge, p2\.8xlarge, .*inf2\.48xlarge$/.source,
-  ]],
+  ['deprecated preset (case-insensitive)', ws({ preset: 'Phi-2' }), ctx(), ['error inference.preset.name: Model phi-2 is deprecated and no longer supported']],
+  [
+    'unknown preset names the closest ones',
+    ws({ preset: 'phi-4-mini' }),
+    ctx(),
+    [
+      // The ranking beyond the two obvious names is the catalog's business.
+      /^error inference\.preset\.name: Unsupported inference preset name phi-4-mini \(closest: phi-4-mini-instruct, phi-4, [a-z0-9.-]+\)$/.source,
+    ],
+  ],
+  [
+    'unknown SKU',
+    ws({ instanceType: 'p9.huge' }),
+    ctx({ cloud: 'aws' }),
+    [/^error resource\.instanceType: Unsupported instance type p9\.huge\. Supported SKUs: p2\.xlarge, p2\.8xlarge, .*inf2\.48xlarge$/.source],
+  ],
   ['azure Standard_N* leniency', ws({ instanceType: 'Standard_NC999_future' }), ctx(), []],
-  ['transformers: too few GPUs', ws({ preset: 'falcon-40b', runtime: 'transformers' }), ctx(), [
-    'error resource.instanceType: Insufficient number of GPUs: Instance type Standard_NC24ads_A100_v4 provides 1, but preset falcon-40b requires at least 2',
-  ]],
-  ['transformers: too little memory + no multi-node transformers', ws({ preset: 'llama-3.3-70b-instruct', runtime: 'transformers', secret: 'hf' }), ctx(), [
-    'error resource.instanceType: Insufficient total GPU memory: Instance type Standard_NC24ads_A100_v4 has a total of 80Gi, but preset llama-3.3-70b-instruct requires at least 131.42Gi',
-    'error metadata.annotations[kaito.sh/runtime]: Multi-node distributed inference is not supported with Huggingface Transformers runtime',
-  ]],
-  ['bypass annotation turns shortfalls into warnings', ws({ preset: 'falcon-40b', runtime: 'transformers', bypass: true }), ctx(), [
-    'warning resource.instanceType: Insufficient number of GPUs: Instance type Standard_NC24ads_A100_v4 provides 1, but preset falcon-40b requires at least 2',
-  ]],
+  [
+    'transformers: too few GPUs',
+    ws({ preset: 'falcon-40b', runtime: 'transformers' }),
+    ctx(),
+    ['error resource.instanceType: Insufficient number of GPUs: Instance type Standard_NC24ads_A100_v4 provides 1, but preset falcon-40b requires at least 2'],
+  ],
+  [
+    'transformers: too little memory + no multi-node transformers',
+    ws({ preset: 'llama-3.3-70b-instruct', runtime: 'transformers', secret: 'hf' }),
+    ctx(),
+    [
+      'error resource.instanceType: Insufficient total GPU memory: Instance type Standard_NC24ads_A100_v4 has a total of 80Gi, but preset llama-3.3-70b-instruct requires at least 131.42Gi',
+      'error metadata.annotations[kaito.sh/runtime]: Multi-node distributed inference is not supported with Huggingface Transformers runtime',
+    ],
+  ],
+  [
+    'bypass annotation turns shortfalls into warnings',
+    ws({ preset: 'falcon-40b', runtime: 'transformers', bypass: true }),
+    ctx(),
+    [
+      'warning resource.instanceType: Insufficient number of GPUs: Instance type Standard_NC24ads_A100_v4 provides 1, but preset falcon-40b requires at least 2',
+    ],
+  ],
   ['count multiplies the GPUs', ws({ preset: 'falcon-40b', runtime: 'transformers', count: 2 }), ctx(), []],
   ['NAP + vLLM leaves sizing to the estimator', ws({ preset: 'llama-3.3-70b-instruct', secret: 'hf' }), ctx(), []],
-  ['vLLM gate off means transformers checks', ws({ preset: 'falcon-40b' }), ctx({ gates: { ...NAP, vLLM: false } }), [
-    'error resource.instanceType: Insufficient number of GPUs: Instance type Standard_NC24ads_A100_v4 provides 1, but preset falcon-40b requires at least 2',
-  ]],
-  ['BYO: no matching nodes', ws({ instanceType: null }), ctx({ gates: BYO, nodes: [] }), [
-    'error resource.labelSelector: No nodes found matching the specified label selector',
-  ]],
-  ['BYO: node list failed', ws({ instanceType: null }), ctx({ gates: BYO, nodeListError: 'forbidden' }), [
-    'error resource.labelSelector: Failed to list nodes with labelSelector: forbidden',
-  ]],
-  ['BYO: node without GFD labels', ws({ instanceType: null }), ctx({ gates: BYO, nodes: [{ metadata: { name: 'bare', labels: {} } }] }), [
-    'error resource.labelSelector: Failed to get GPU config from nvidia labels on node bare: missing required nvidia.com labels on node bare',
-  ]],
-  ['BYO: mixed GPU products', ws({ instanceType: null }), ctx({ gates: BYO, nodes: [gpuNode('a'), gpuNode('b', 'NVIDIA-T4')] }), [
-    'error resource.labelSelector: Non-uniform GPU product: node b has NVIDIA-T4 GPUs, but previous node has NVIDIA-A10 GPUs, all nodes must have the same GPU product for homogeneous placement',
-  ]],
-  ['BYO: mixed GPU counts', ws({ instanceType: null }), ctx({ gates: BYO, nodes: [gpuNode('a'), gpuNode('b', 'NVIDIA-A10', '2')] }), [
-    'error resource.labelSelector: Non-uniform GPU count: node b has 2 GPUs, but previous node has 1 GPUs',
-  ]],
-  ['BYO: mixed GPU memory', ws({ instanceType: null }), ctx({ gates: BYO, nodes: [gpuNode('a'), gpuNode('b', 'NVIDIA-A10', '1', '16384')] }), [
-    'error resource.labelSelector: Non-uniform GPU memory: node b has 16 GB memory, but previous node has 24 GB memory',
-  ]],
-  ['BYO checks sufficiency even with vLLM (nodes × per-GPU × count)', ws({ instanceType: null, preset: 'llama-3.3-70b-instruct', secret: 'hf' }),
-    ctx({ gates: BYO, nodes: [gpuNode('a', 'NVIDIA-A10', '2'), gpuNode('b', 'NVIDIA-A10', '2')] }), [
+  [
+    'vLLM gate off means transformers checks',
+    ws({ preset: 'falcon-40b' }),
+    ctx({ gates: { ...NAP, vLLM: false } }),
+    ['error resource.instanceType: Insufficient number of GPUs: Instance type Standard_NC24ads_A100_v4 provides 1, but preset falcon-40b requires at least 2'],
+  ],
+  [
+    'BYO: no matching nodes',
+    ws({ instanceType: null }),
+    ctx({ gates: BYO, nodes: [] }),
+    ['error resource.labelSelector: No nodes found matching the specified label selector'],
+  ],
+  [
+    'BYO: node list failed',
+    ws({ instanceType: null }),
+    ctx({ gates: BYO, nodeListError: 'forbidden' }),
+    ['error resource.labelSelector: Failed to list nodes with labelSelector: forbidden'],
+  ],
+  [
+    'BYO: node without GFD labels',
+    ws({ instanceType: null }),
+    ctx({ gates: BYO, nodes: [{ metadata: { name: 'bare', labels: {} } }] }),
+    ['error resource.labelSelector: Failed to get GPU config from nvidia labels on node bare: missing required nvidia.com labels on node bare'],
+  ],
+  [
+    'BYO: mixed GPU products',
+    ws({ instanceType: null }),
+    ctx({ gates: BYO, nodes: [gpuNode('a'), gpuNode('b', 'NVIDIA-T4')] }),
+    [
+      'error resource.labelSelector: Non-uniform GPU product: node b has NVIDIA-T4 GPUs, but previous node has NVIDIA-A10 GPUs, all nodes must have the same GPU product for homogeneous placement',
+    ],
+  ],
+  [
+    'BYO: mixed GPU counts',
+    ws({ instanceType: null }),
+    ctx({ gates: BYO, nodes: [gpuNode('a'), gpuNode('b', 'NVIDIA-A10', '2')] }),
+    ['error resource.labelSelector: Non-uniform GPU count: node b has 2 GPUs, but previous node has 1 GPUs'],
+  ],
+  [
+    'BYO: mixed GPU memory',
+    ws({ instanceType: null }),
+    ctx({ gates: BYO, nodes: [gpuNode('a'), gpuNode('b', 'NVIDIA-A10', '1', '16384')] }),
+    ['error resource.labelSelector: Non-uniform GPU memory: node b has 16 GB memory, but previous node has 24 GB memory'],
+  ],
+  [
+    'BYO checks sufficiency even with vLLM (nodes × per-GPU × count)',
+    ws({ instanceType: null, preset: 'llama-3.3-70b-instruct', secret: 'hf' }),
+    ctx({ gates: BYO, nodes: [gpuNode('a', 'NVIDIA-A10', '2'), gpuNode('b', 'NVIDIA-A10', '2')] }),
+    [
       'error resource.instanceType: Insufficient total GPU memory: Instance type of the selected nodes has a total of 96Gi, but preset llama-3.3-70b-instruct requires at least 131.42Gi',
-    ]],
-  ['BYO fits on three 2×A10 nodes', ws({ instanceType: null, preset: 'llama-3.3-70b-instruct', secret: 'hf' }),
-    ctx({ gates: BYO, nodes: ['a', 'b', 'c'].map((n) => gpuNode(n, 'NVIDIA-A10', '2')) }), []],
+    ],
+  ],
+  [
+    'BYO fits on three 2×A10 nodes',
+    ws({ instanceType: null, preset: 'llama-3.3-70b-instruct', secret: 'hf' }),
+    ctx({ gates: BYO, nodes: ['a', 'b', 'c'].map((n) => gpuNode(n, 'NVIDIA-A10', '2')) }),
+    [],
+  ],
   ['BYO template: no node checks', ws({ instanceType: null, template: true }), ctx({ gates: BYO, nodes: [] }), []],
   ['BYO without a node lookup skips node checks (offline render)', ws({ instanceType: null }), ctx({ gates: BYO }), []],
-  ['vLLM: LoRA not allowed for falcon-7b', ws({ preset: 'falcon-7b', adapters: [{ name: 'a' }] }), ctx(), [
-    'error inference.adapters: Runtime validation: vLLM does not support LoRA adapters for this model: falcon-7b',
-  ]],
-  ['vLLM: LoRA + strength messages joined', ws({ preset: 'falcon-7b', adapters: [{ name: 'a', strength: '0.5' }] }), ctx(), [
-    'error inference.adapters: Runtime validation: vLLM does not support LoRA adapters for this model: falcon-7b; vLLM does not support adapter strength',
-  ]],
+  [
+    'vLLM: LoRA not allowed for falcon-7b',
+    ws({ preset: 'falcon-7b', adapters: [{ name: 'a' }] }),
+    ctx(),
+    ['error inference.adapters: Runtime validation: vLLM does not support LoRA adapters for this model: falcon-7b'],
+  ],
+  [
+    'vLLM: LoRA + strength messages joined',
+    ws({ preset: 'falcon-7b', adapters: [{ name: 'a', strength: '0.5' }] }),
+    ctx(),
+    ['error inference.adapters: Runtime validation: vLLM does not support LoRA adapters for this model: falcon-7b; vLLM does not support adapter strength'],
+  ],
   ['transformers allows strength', ws({ preset: 'falcon-7b', runtime: 'transformers', adapters: [{ name: 'a', strength: '0.5' }] }), ctx(), []],
-  ['gated HF model needs modelAccessSecret', ws({ preset: 'llama-3.1-8b-instruct' }), ctx(), [
-    'error inference.preset.presetOptions.modelAccessSecret: This preset requires authentication and needs a modelAccessSecret with HF_TOKEN key under presetOptions to download the model',
-  ]],
-  ['OCI preset refuses modelAccessSecret', ws({ secret: 'hf' }), ctx(), [
-    'error inference.preset.presetOptions.modelAccessSecret: This preset does not require a modelAccessSecret with HF_TOKEN key under presetOptions',
-  ]],
+  [
+    'gated HF model needs modelAccessSecret',
+    ws({ preset: 'llama-3.1-8b-instruct' }),
+    ctx(),
+    [
+      'error inference.preset.presetOptions.modelAccessSecret: This preset requires authentication and needs a modelAccessSecret with HF_TOKEN key under presetOptions to download the model',
+    ],
+  ],
+  [
+    'OCI preset refuses modelAccessSecret',
+    ws({ secret: 'hf' }),
+    ctx(),
+    ['error inference.preset.presetOptions.modelAccessSecret: This preset does not require a modelAccessSecret with HF_TOKEN key under presetOptions'],
+  ],
   ['public HF preset: secret optional', ws({ preset: 'gemma-3-4b-instruct' }), ctx(), []],
-  ['config map missing', ws({}), ctx({ inferenceConfig: cm('', false) }), [
-    "error inference.config: ConfigMap 'inference-params-template' specified in 'config' not found in namespace 'ns'",
-  ]],
-  ['config key missing', ws({}), ctx({ inferenceConfig: cm(undefined) }), [
-    'error inference.config: missing field(s): inference_config.yaml in ConfigMap',
-  ]],
-  ['config not YAML', ws({}), ctx({ inferenceConfig: cm('vllm: [unclosed') }), [
-    /^error inference\.config: Failed to parse inference_config\.yaml: .+/.source,
-  ]],
-  ['max-model-len not an integer', ws({}), ctx({ inferenceConfig: cm('vllm:\n  max-model-len: 12.5\n') }), [
-    'error inference.config[max-model-len]: max-model-len must be an integer: invalid syntax: "12.5"',
-  ]],
-  ['max-model-len above ModelTokenLimit', ws({ preset: 'phi-3-mini-4k-instruct' }), ctx({ inferenceConfig: cm('vllm:\n  max-model-len: 8192\n') }), [
-    "error inference.config[max-model-len]: max-model-len 8192 exceeds model's maximum supported context window 4096 (ModelTokenLimit)",
-  ]],
+  [
+    'config map missing',
+    ws({}),
+    ctx({ inferenceConfig: cm('', false) }),
+    ["error inference.config: ConfigMap 'inference-params-template' specified in 'config' not found in namespace 'ns'"],
+  ],
+  ['config key missing', ws({}), ctx({ inferenceConfig: cm(undefined) }), ['error inference.config: missing field(s): inference_config.yaml in ConfigMap']],
+  ['config not YAML', ws({}), ctx({ inferenceConfig: cm('vllm: [unclosed') }), [/^error inference\.config: Failed to parse inference_config\.yaml: .+/.source]],
+  [
+    'max-model-len not an integer',
+    ws({}),
+    ctx({ inferenceConfig: cm('vllm:\n  max-model-len: 12.5\n') }),
+    ['error inference.config[max-model-len]: max-model-len must be an integer: invalid syntax: "12.5"'],
+  ],
+  [
+    'max-model-len above ModelTokenLimit',
+    ws({ preset: 'phi-3-mini-4k-instruct' }),
+    ctx({ inferenceConfig: cm('vllm:\n  max-model-len: 8192\n') }),
+    ["error inference.config[max-model-len]: max-model-len 8192 exceeds model's maximum supported context window 4096 (ModelTokenLimit)"],
+  ],
   ['max-model-len within limit, as a string', ws({ preset: 'phi-3-mini-4k-instruct' }), ctx({ inferenceConfig: cm('vllm:\n  max-model-len: "4096"\n') }), []],
   ['config not checked for transformers', ws({ runtime: 'transformers' }), ctx({ inferenceConfig: cm('', false) }), []],
-  ['tuning: unknown preset', ws({ tuning: 'phi-5' }), ctx(), [
-    /^error tuning\.preset\.name: Unsupported tuning preset name phi-5 \(closest tunable: .+\)$/.source,
-  ]],
-  ['tuning: preset that cannot be tuned', ws({ tuning: 'falcon-7b-instruct' }), ctx(), [
-    'error tuning.preset.name: Preset falcon-7b-instruct does not support tuning',
-  ]],
+  [
+    'tuning: unknown preset',
+    ws({ tuning: 'phi-5' }),
+    ctx(),
+    [/^error tuning\.preset\.name: Unsupported tuning preset name phi-5 \(closest tunable: .+\)$/.source],
+  ],
+  [
+    'tuning: preset that cannot be tuned',
+    ws({ tuning: 'falcon-7b-instruct' }),
+    ctx(),
+    ['error tuning.preset.name: Preset falcon-7b-instruct does not support tuning'],
+  ],
   ['tuning: tunable preset', ws({ tuning: 'phi-4' }), ctx(), []],
   ['tuning: the chart lora template', ws({ tuning: 'phi-4' }), ctx({ tuningConfig: tcm(builtinTrainingConfig('lora')) }), []],
-  ['tuning: ConfigMap missing', ws({ tuning: 'phi-4' }), ctx({ tuningConfig: tcm(undefined, false) }), [
-    "error tuning.config: Failed to evaluate validateConfigMap: ConfigMap 'lora-params-template' specified in 'config' not found in namespace 'ns'",
-  ]],
-  ['tuning: qlora settings for a lora workspace', ws({ tuning: 'phi-4' }), ctx({ tuningConfig: tcm(builtinTrainingConfig('qlora')) }), [
-    "error tuning.config: Failed to evaluate validateConfigMap: For method 'lora', 'load_in_4bit' or 'load_in_8bit' in ConfigMap 'lora-params-template' must not be true",
-  ]],
-  ['tuning: method not lora/qlora', { ...ws({ tuning: 'phi-4' }), tuning: { ...ws({ tuning: 'phi-4' }).tuning!, method: 'full' } }, ctx(), [
-    'error tuning.method: invalid value: full: Method',
-  ]],
+  [
+    'tuning: ConfigMap missing',
+    ws({ tuning: 'phi-4' }),
+    ctx({ tuningConfig: tcm(undefined, false) }),
+    ["error tuning.config: Failed to evaluate validateConfigMap: ConfigMap 'lora-params-template' specified in 'config' not found in namespace 'ns'"],
+  ],
+  [
+    'tuning: qlora settings for a lora workspace',
+    ws({ tuning: 'phi-4' }),
+    ctx({ tuningConfig: tcm(builtinTrainingConfig('qlora')) }),
+    [
+      "error tuning.config: Failed to evaluate validateConfigMap: For method 'lora', 'load_in_4bit' or 'load_in_8bit' in ConfigMap 'lora-params-template' must not be true",
+    ],
+  ],
+  [
+    'tuning: method not lora/qlora',
+    { ...ws({ tuning: 'phi-4' }), tuning: { ...ws({ tuning: 'phi-4' }).tuning!, method: 'full' } },
+    ctx(),
+    ['error tuning.method: invalid value: full: Method'],
+  ],
 ];
 
 for (const [name, workspace, context, expected] of cases) {
@@ -206,7 +309,10 @@ for (const [name, workspace, context, expected] of cases) {
 
 test('errorsOf drops warnings; formatIssues joins field: message', () => {
   const issues = validate(ws({ preset: 'falcon-40b', runtime: 'transformers', bypass: true, instanceType: null }), ctx());
-  assert.deepEqual(errorsOf(issues).map((i) => i.field), ['resource.instanceType']);
+  assert.deepEqual(
+    errorsOf(issues).map((i) => i.field),
+    ['resource.instanceType'],
+  );
   assert.equal(formatIssues(errorsOf(issues)), 'resource.instanceType: instanceType is required when node auto-provisioning is enabled');
 });
 
@@ -234,16 +340,23 @@ const parseErrors: [string, unknown, RegExp][] = [
   ['no resource', { ...minimal(), resource: undefined }, /^workspace p: resource is required$/],
   ['no labelSelector', { ...minimal(), resource: { instanceType: 'x' } }, /^workspace p: resource\.labelSelector is required$/],
   ['spec wrapper', { ...minimal(), spec: {} }, /unexpected field spec \(KAITO Workspaces have resource\/inference\/tuning at the top level\)/],
-  ['schema violation', { ...minimal(), resource: { labelSelector: {}, count: 'two' } }, /^workspace p: resource\.count: Invalid value: "string": must be of type integer$/],
+  [
+    'schema violation',
+    { ...minimal(), resource: { labelSelector: {}, count: 'two' } },
+    /^workspace p: resource\.count: Invalid value: "string": must be of type integer$/,
+  ],
 ];
 for (const [name, value, message] of parseErrors) {
   test(`parseWorkspace rejects: ${name}`, () => {
-    assert.throws(() => parseWorkspace(value), (err: unknown) => {
-      assert.ok(err instanceof WorkspaceParseError);
-      assert.match(err.message, message);
-      assert.equal(err.message.includes('\n'), false);
-      return true;
-    });
+    assert.throws(
+      () => parseWorkspace(value),
+      (err: unknown) => {
+        assert.ok(err instanceof WorkspaceParseError);
+        assert.match(err.message, message);
+        assert.equal(err.message.includes('\n'), false);
+        return true;
+      },
+    );
   });
 }
 
@@ -253,7 +366,10 @@ test('labelSelectorAsMap flattens single-value In and refuses the rest', () => {
     map: { a: '1', b: '2' },
   });
   assert.deepEqual(labelSelectorAsMap(undefined), { ok: true, map: {} });
-  for (const expr of [{ key: 'b', operator: 'In', values: ['2', '3'] }, { key: 'b', operator: 'Exists' }]) {
+  for (const expr of [
+    { key: 'b', operator: 'In', values: ['2', '3'] },
+    { key: 'b', operator: 'Exists' },
+  ]) {
     assert.deepEqual(labelSelectorAsMap({ matchExpressions: [expr] }), { ok: false, message: "Only allow matchLabels or 'IN' matchExpression" });
   }
 });

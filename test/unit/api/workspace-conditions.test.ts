@@ -47,7 +47,10 @@ test('other conditions keep their place; find', () => {
   let list = setCondition([], ready, t0).conditions;
   list = setCondition(list, { type: ConditionType.ResourceReady, status: 'False', reason: 'NodeNotReady', message: 'x' }, t0).conditions;
   list = setCondition(list, { ...ready, status: 'False', reason: 'r' }, t1).conditions;
-  assert.deepEqual(list.map((c) => c.type), [ConditionType.InferenceReady, ConditionType.ResourceReady]);
+  assert.deepEqual(
+    list.map((c) => c.type),
+    [ConditionType.InferenceReady, ConditionType.ResourceReady],
+  );
   assert.equal(findCondition(list, ConditionType.InferenceReady)?.status, 'False');
   assert.equal(findCondition(list, ConditionType.ResourceReady)?.reason, 'NodeNotReady');
   assert.equal(findCondition(list, 'Nope'), undefined);

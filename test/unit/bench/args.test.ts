@@ -23,19 +23,59 @@ describe('parseBenchArgs', () => {
   });
   it('takes every flag', () => {
     const o = parseBenchArgs([
-      '--workspaces=200', '--json', 'out.json', '--controllers', 'kaito-v0.8.0, kaito-ts', '--qps', '100', '--burst', '200',
-      '--idle-seconds', '0', '--timeout-seconds', '900', '--remove-nodes', '--shared-cluster', '--keep-cluster', '--node-options=--cpu-prof', '--kcm-qps', '0', '--kaito-ts-flags=--max-concurrent-reconciles=20', '--pod-ready-delay', '0',
+      '--workspaces=200',
+      '--json',
+      'out.json',
+      '--controllers',
+      'kaito-v0.8.0, kaito-ts',
+      '--qps',
+      '100',
+      '--burst',
+      '200',
+      '--idle-seconds',
+      '0',
+      '--timeout-seconds',
+      '900',
+      '--remove-nodes',
+      '--shared-cluster',
+      '--keep-cluster',
+      '--node-options=--cpu-prof',
+      '--kcm-qps',
+      '0',
+      '--kaito-ts-flags=--max-concurrent-reconciles=20',
+      '--pod-ready-delay',
+      '0',
     ]);
     assert.deepEqual(o, {
-      workspaces: 200, json: 'out.json', controllers: ['kaito-v0.8.0', 'kaito-ts'], qps: 100, burst: 200,
-      idleSeconds: 0, timeoutSeconds: 900, removeNodes: true, sharedCluster: true, keepCluster: true, nodeOptions: '--cpu-prof', kaitoTsFlags: '--max-concurrent-reconciles=20', kcmQps: 0, podReadyDelaySeconds: 0,
-      mode: 'byo', provisionDelaySeconds: 1, devicePluginDelaySeconds: 1,
+      workspaces: 200,
+      json: 'out.json',
+      controllers: ['kaito-v0.8.0', 'kaito-ts'],
+      qps: 100,
+      burst: 200,
+      idleSeconds: 0,
+      timeoutSeconds: 900,
+      removeNodes: true,
+      sharedCluster: true,
+      keepCluster: true,
+      nodeOptions: '--cpu-prof',
+      kaitoTsFlags: '--max-concurrent-reconciles=20',
+      kcmQps: 0,
+      podReadyDelaySeconds: 0,
+      mode: 'byo',
+      provisionDelaySeconds: 1,
+      devicePluginDelaySeconds: 1,
     });
   });
   const napCases: Array<[string[], { mode: string; provisionDelaySeconds: number; devicePluginDelaySeconds: number; podReadyDelaySeconds: number }]> = [
     [['--mode', 'nap'], { mode: 'nap', provisionDelaySeconds: 1, devicePluginDelaySeconds: 1, podReadyDelaySeconds: 0 }],
-    [['--mode=nap', '--provision-delay', '30', '--pod-ready-delay', '30'], { mode: 'nap', provisionDelaySeconds: 30, devicePluginDelaySeconds: 1, podReadyDelaySeconds: 30 }],
-    [['--mode', 'nap', '--provision-delay', '0', '--device-plugin-delay', '12'], { mode: 'nap', provisionDelaySeconds: 0, devicePluginDelaySeconds: 12, podReadyDelaySeconds: 0 }],
+    [
+      ['--mode=nap', '--provision-delay', '30', '--pod-ready-delay', '30'],
+      { mode: 'nap', provisionDelaySeconds: 30, devicePluginDelaySeconds: 1, podReadyDelaySeconds: 30 },
+    ],
+    [
+      ['--mode', 'nap', '--provision-delay', '0', '--device-plugin-delay', '12'],
+      { mode: 'nap', provisionDelaySeconds: 0, devicePluginDelaySeconds: 12, podReadyDelaySeconds: 0 },
+    ],
     [['--mode', 'byo'], { mode: 'byo', provisionDelaySeconds: 1, devicePluginDelaySeconds: 1, podReadyDelaySeconds: 0 }],
   ];
   for (const [argv, want] of napCases) {
@@ -43,7 +83,15 @@ describe('parseBenchArgs', () => {
       const o = parseBenchArgs(['--workspaces', '5', ...argv]);
       assert.notEqual(o, 'help');
       if (o === 'help') return;
-      assert.deepEqual({ mode: o.mode, provisionDelaySeconds: o.provisionDelaySeconds, devicePluginDelaySeconds: o.devicePluginDelaySeconds, podReadyDelaySeconds: o.podReadyDelaySeconds }, want);
+      assert.deepEqual(
+        {
+          mode: o.mode,
+          provisionDelaySeconds: o.provisionDelaySeconds,
+          devicePluginDelaySeconds: o.devicePluginDelaySeconds,
+          podReadyDelaySeconds: o.podReadyDelaySeconds,
+        },
+        want,
+      );
     });
   }
   it('takes a pod-ready delay on the benchmark cluster', () => {
@@ -75,7 +123,10 @@ describe('parseBenchArgs', () => {
   ];
   for (const [argv, message] of bad) {
     it(`refuses ${JSON.stringify(argv)}`, () => {
-      assert.throws(() => parseBenchArgs(argv), (err: unknown) => err instanceof BenchArgsError && message.test(err.message));
+      assert.throws(
+        () => parseBenchArgs(argv),
+        (err: unknown) => err instanceof BenchArgsError && message.test(err.message),
+      );
     });
   }
 });

@@ -5,7 +5,14 @@ import type { BenchDocument } from '../../../bench/results.js';
 
 function doc(n: number, ts: number | null, kaito: number | null): BenchDocument {
   const r = (controller: 'kaito-ts' | 'kaito-v0.8.0', allReadySeconds: number | null) => ({
-    controller, allStatefulSetsSeconds: null, allReadySeconds, peakRssMiB: 0, cpuSeconds: 0, requestsByVerb: {}, writesPerIdleMinute: 0, correct: true,
+    controller,
+    allStatefulSetsSeconds: null,
+    allReadySeconds,
+    peakRssMiB: 0,
+    cpuSeconds: 0,
+    requestsByVerb: {},
+    writesPerIdleMinute: 0,
+    correct: true,
   });
   return { n, results: [r('kaito-ts', ts), r('kaito-v0.8.0', kaito)] };
 }
@@ -13,14 +20,37 @@ function doc(n: number, ts: number | null, kaito: number | null): BenchDocument 
 describe('readySeries', () => {
   it('groups by controller, sorts by N and leaves out timeouts', () => {
     assert.deepEqual(readySeries([doc(200, 8, 80), doc(50, 3, 20), doc(500, 15, null)]), [
-      { controller: 'kaito-ts', points: [[50, 3], [200, 8], [500, 15]] },
-      { controller: 'kaito-v0.8.0', points: [[50, 20], [200, 80]] },
+      {
+        controller: 'kaito-ts',
+        points: [
+          [50, 3],
+          [200, 8],
+          [500, 15],
+        ],
+      },
+      {
+        controller: 'kaito-v0.8.0',
+        points: [
+          [50, 20],
+          [200, 80],
+        ],
+      },
     ]);
   });
 });
 
 describe('niceCeiling', () => {
-  const cases: Array<[number, number]> = [[0, 1], [1, 1], [3, 5], [7.5, 10], [20, 20], [21, 50], [420, 500], [1000, 1000], [1001, 2000]];
+  const cases: Array<[number, number]> = [
+    [0, 1],
+    [1, 1],
+    [3, 5],
+    [7.5, 10],
+    [20, 20],
+    [21, 50],
+    [420, 500],
+    [1000, 1000],
+    [1001, 2000],
+  ];
   for (const [max, want] of cases) it(`${max} → ${want}`, () => assert.equal(niceCeiling(max), want));
 });
 
@@ -51,9 +81,19 @@ describe('readyChartSvg', () => {
 
 describe('labelled documents', () => {
   it('keep one series per controller and label', () => {
-    const series = readySeries([{ ...doc(50, 3, 20), label: '30/50' }, { ...doc(50, 2, 19), label: '500/1000' }, { ...doc(200, 8, 80), label: '30/50' }]);
-    assert.deepEqual(series.map((s) => [s.controller, s.points.length]), [
-      ['kaito-ts (30/50)', 2], ['kaito-v0.8.0 (30/50)', 2], ['kaito-ts (500/1000)', 1], ['kaito-v0.8.0 (500/1000)', 1],
+    const series = readySeries([
+      { ...doc(50, 3, 20), label: '30/50' },
+      { ...doc(50, 2, 19), label: '500/1000' },
+      { ...doc(200, 8, 80), label: '30/50' },
     ]);
+    assert.deepEqual(
+      series.map((s) => [s.controller, s.points.length]),
+      [
+        ['kaito-ts (30/50)', 2],
+        ['kaito-v0.8.0 (30/50)', 2],
+        ['kaito-ts (500/1000)', 1],
+        ['kaito-v0.8.0 (500/1000)', 1],
+      ],
+    );
   });
 });

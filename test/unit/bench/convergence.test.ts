@@ -5,7 +5,10 @@ import { ConvergenceTracker, isInferenceReady } from '../../../bench/convergence
 
 function ws(name: string, ready?: 'True' | 'False'): Workspace {
   return {
-    apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', metadata: { name }, resource: { labelSelector: {} },
+    apiVersion: 'kaito.sh/v1beta1',
+    kind: 'Workspace',
+    metadata: { name },
+    resource: { labelSelector: {} },
     ...(ready ? { status: { conditions: [{ type: 'InferenceReady', status: ready, reason: 'r', message: '', lastTransitionTime: '' }] } } : {}),
   };
 }

@@ -10,7 +10,12 @@ function claim(name: string, ws: string, ready?: 'True' | 'False', deleting = fa
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodeClaim',
     metadata: { name, labels: { 'kaito.sh/workspace': ws, 'kaito.sh/workspacenamespace': 'ns' }, ...(deleting ? { deletionTimestamp: new Date() } : {}) },
-    spec: { nodeClassRef: { group: 'kaito.sh', kind: 'KaitoNodeClass', name: 'default' }, taints: [], requirements: [], resources: { requests: { storage: '1Gi' } } },
+    spec: {
+      nodeClassRef: { group: 'kaito.sh', kind: 'KaitoNodeClass', name: 'default' },
+      taints: [],
+      requirements: [],
+      resources: { requests: { storage: '1Gi' } },
+    },
     ...(ready ? { status: { conditions: [{ type: 'Ready', status: ready }] } } : {}),
   };
 }
@@ -52,7 +57,10 @@ describe('NapTracker', () => {
     t.onClaim(claim('wsbbb', 'b'), 2);
     t.onClaim(claim('wsbbc', 'b', undefined, true), 30); // a replacement
     t.onClaim(claim('wszzz', 'stranger'), 3);
-    const f = t.figures(() => undefined, () => undefined);
+    const f = t.figures(
+      () => undefined,
+      () => undefined,
+    );
     assert.equal(f.nodeClaimsCreated, 3);
     assert.deepEqual(f.claimsPerWorkspace, { min: 0, max: 2, mean: 1 });
     assert.equal(f.nodesCreated, 0);
@@ -73,7 +81,10 @@ describe('NapTracker', () => {
     t.onNode(node('n-b', 'b', { ready: true, gpus: '2' }), 99); // a heartbeat later changes nothing
     const sts: Record<string, number> = { a: 34, b: 41.9 }; // b's seen a moment before its node event
     const ready: Record<string, number> = { a: 65 };
-    const f = t.figures((w) => sts[w], (w) => ready[w]);
+    const f = t.figures(
+      (w) => sts[w],
+      (w) => ready[w],
+    );
     assert.equal(f.nodesCreated, 2);
     assert.deepEqual(f.stages, {
       claim: { p50: 1, p90: 2, p99: 2, max: 2 },
@@ -88,7 +99,10 @@ describe('NapTracker', () => {
   it('leaves a stage out for a workspace that skipped the stage before it', () => {
     const t = new NapTracker(new Set(['a']));
     t.onClaim(claim('wsa', 'a'), 2);
-    const f = t.figures(() => 50, () => undefined);
+    const f = t.figures(
+      () => 50,
+      () => undefined,
+    );
     assert.deepEqual(f.stages.claim, { p50: 2, p90: 2, p99: 2, max: 2 });
     assert.equal(f.stages.claimReady, null);
     assert.equal(f.stages.statefulSet, null); // no node time to measure from
@@ -99,8 +113,11 @@ describe('NapTracker', () => {
 describe('nodeClaimCreates', () => {
   it('picks the NodeClaim creates by status out of the proxy counts', () => {
     const counts = {
-      'create karpenter.sh/nodeclaims 201': 50, 'create karpenter.sh/nodeclaims 409': 2, 'list karpenter.sh/nodeclaims 200': 1,
-      'create core/nodes 201': 7, 'patch karpenter.sh/nodeclaims 200': 3,
+      'create karpenter.sh/nodeclaims 201': 50,
+      'create karpenter.sh/nodeclaims 409': 2,
+      'list karpenter.sh/nodeclaims 200': 1,
+      'create core/nodes 201': 7,
+      'patch karpenter.sh/nodeclaims 200': 3,
     };
     assert.deepEqual(nodeClaimCreates(counts), { 201: 50, 409: 2 });
     assert.deepEqual(nodeClaimCreates({}), {});

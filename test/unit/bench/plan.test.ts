@@ -10,13 +10,22 @@ const base = parseNodePools(readFileSync(new URL('../../../../simcluster/nodes.y
 describe('planWorkspaces', () => {
   it('mixes NVMe and non-NVMe pools 2:2:1 and cycles three presets', () => {
     const plan = planWorkspaces(10, base);
-    assert.deepEqual(plan.map((w) => w.pool), ['a100', 'a10', 'h100', 'a100', 'a10', 'a100', 'a10', 'h100', 'a100', 'a10']);
-    assert.deepEqual(plan.slice(0, 4).map((w) => w.preset), ['phi-4-mini-instruct', 'mistral-7b-instruct', 'qwen2.5-coder-7b-instruct', 'phi-4-mini-instruct']);
-    assert.deepEqual(plan.slice(0, 3).map((w) => [w.name, w.instanceType, w.nvme]), [
-      ['ws-0000', 'Standard_NC24ads_A100_v4', true],
-      ['ws-0001', 'Standard_NV36ads_A10_v5', false],
-      ['ws-0002', 'Standard_NC80adis_H100_v5', true],
-    ]);
+    assert.deepEqual(
+      plan.map((w) => w.pool),
+      ['a100', 'a10', 'h100', 'a100', 'a10', 'a100', 'a10', 'h100', 'a100', 'a10'],
+    );
+    assert.deepEqual(
+      plan.slice(0, 4).map((w) => w.preset),
+      ['phi-4-mini-instruct', 'mistral-7b-instruct', 'qwen2.5-coder-7b-instruct', 'phi-4-mini-instruct'],
+    );
+    assert.deepEqual(
+      plan.slice(0, 3).map((w) => [w.name, w.instanceType, w.nvme]),
+      [
+        ['ws-0000', 'Standard_NC24ads_A100_v4', true],
+        ['ws-0001', 'Standard_NV36ads_A10_v5', false],
+        ['ws-0002', 'Standard_NC80adis_H100_v5', true],
+      ],
+    );
   });
   it('gives unique names up to N = 1000', () => {
     const names = planWorkspaces(1000, base).map((w) => w.name);
@@ -24,15 +33,32 @@ describe('planWorkspaces', () => {
     assert.equal(names[999], 'ws-0999');
   });
   it('fails clearly when the node file lacks a pool', () => {
-    assert.throws(() => planWorkspaces(3, base.filter((p) => p.name !== 'h100')), /no pool "h100"/);
+    assert.throws(
+      () =>
+        planWorkspaces(
+          3,
+          base.filter((p) => p.name !== 'h100'),
+        ),
+      /no pool "h100"/,
+    );
   });
 });
 
 describe('poolsForPlan', () => {
   it('sizes each pool to its workspaces, one NVMe volume per node', () => {
     const pools = poolsForPlan(base, planWorkspaces(200, base));
-    assert.deepEqual(pools.map((p) => [p.name, p.count, p.nvme?.volumes]), [['a100', 80, 1], ['h100', 40, 1], ['a10', 80, undefined]]);
-    assert.equal(pools.reduce((s, p) => s + p.count, 0), 200);
+    assert.deepEqual(
+      pools.map((p) => [p.name, p.count, p.nvme?.volumes]),
+      [
+        ['a100', 80, 1],
+        ['h100', 40, 1],
+        ['a10', 80, undefined],
+      ],
+    );
+    assert.equal(
+      pools.reduce((s, p) => s + p.count, 0),
+      200,
+    );
     // GPU facts stay those of the node file.
     assert.deepEqual(pools[1]?.gpu, base[1]?.gpu);
   });
@@ -69,8 +95,18 @@ describe('workspaceManifest', () => {
 describe('napPools', () => {
   it('makes no node up front but keeps every pool (the provisioner reads SKU shapes from them)', () => {
     const pools = napPools(base);
-    assert.deepEqual(pools.map((p) => [p.name, p.count]), [['a100', 0], ['h100', 0], ['a10', 0]]);
-    assert.deepEqual(pools.map((p) => p.instanceType), base.map((p) => p.instanceType));
+    assert.deepEqual(
+      pools.map((p) => [p.name, p.count]),
+      [
+        ['a100', 0],
+        ['h100', 0],
+        ['a10', 0],
+      ],
+    );
+    assert.deepEqual(
+      pools.map((p) => p.instanceType),
+      base.map((p) => p.instanceType),
+    );
   });
 });
 

@@ -2,16 +2,37 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1StatefulSet } from '@kubernetes/client-node';
 import type { VolumeKind } from '../../../bench/controllers.js';
-import { benchDocument, checkVolumes, formatTable, markdownTable, napStageTable, parseBenchDocument, volumeKindOf, type ControllerResult } from '../../../bench/results.js';
+import {
+  benchDocument,
+  checkVolumes,
+  formatTable,
+  markdownTable,
+  napStageTable,
+  parseBenchDocument,
+  volumeKindOf,
+  type ControllerResult,
+} from '../../../bench/results.js';
 import type { NapFigures } from '../../../bench/nap.js';
 
 const kaitoTs: ControllerResult = {
-  controller: 'kaito-ts', allStatefulSetsSeconds: 3.2, allReadySeconds: 6.8, peakRssMiB: 88.4, cpuSeconds: 4.25,
-  requestsByVerb: { patch: 400, watch: 8, list: 8, create: 10 }, writesPerIdleMinute: 0, correct: true,
+  controller: 'kaito-ts',
+  allStatefulSetsSeconds: 3.2,
+  allReadySeconds: 6.8,
+  peakRssMiB: 88.4,
+  cpuSeconds: 4.25,
+  requestsByVerb: { patch: 400, watch: 8, list: 8, create: 10 },
+  writesPerIdleMinute: 0,
+  correct: true,
 };
 const kaito: ControllerResult = {
-  controller: 'kaito-v0.8.0', allStatefulSetsSeconds: 70, allReadySeconds: null, peakRssMiB: 120, cpuSeconds: 9,
-  requestsByVerb: { update: 900, get: 2 }, writesPerIdleMinute: 3, correct: false,
+  controller: 'kaito-v0.8.0',
+  allStatefulSetsSeconds: 70,
+  allReadySeconds: null,
+  peakRssMiB: 120,
+  cpuSeconds: 9,
+  requestsByVerb: { update: 900, get: 2 },
+  writesPerIdleMinute: 3,
+  correct: false,
 };
 
 describe('benchDocument', () => {
@@ -19,7 +40,14 @@ describe('benchDocument', () => {
     const doc = benchDocument(200, [kaitoTs, kaito]);
     assert.deepEqual(Object.keys(doc), ['n', 'results']);
     assert.deepEqual(Object.keys(doc.results[0] ?? {}), [
-      'controller', 'allStatefulSetsSeconds', 'allReadySeconds', 'peakRssMiB', 'cpuSeconds', 'requestsByVerb', 'writesPerIdleMinute', 'correct',
+      'controller',
+      'allStatefulSetsSeconds',
+      'allReadySeconds',
+      'peakRssMiB',
+      'cpuSeconds',
+      'requestsByVerb',
+      'writesPerIdleMinute',
+      'correct',
     ]);
     assert.deepEqual(Object.keys(doc.results[0]?.requestsByVerb ?? {}), ['list', 'watch', 'create', 'patch']);
     assert.equal(JSON.stringify(JSON.parse(JSON.stringify(doc))), JSON.stringify(doc));
@@ -33,12 +61,22 @@ describe('benchDocument', () => {
 });
 
 const stages = (p50: number): NapFigures['stages'] => ({
-  claim: { p50, p90: p50, p99: p50, max: p50 }, claimReady: { p50: 31, p90: 31.5, p99: 32, max: 32 }, nodeGpu: { p50: 1, p90: 1, p99: 1.2, max: 1.2 },
-  statefulSet: { p50: 0.2, p90: 0.4, p99: 0.5, max: 0.5 }, inferenceReady: null,
+  claim: { p50, p90: p50, p99: p50, max: p50 },
+  claimReady: { p50: 31, p90: 31.5, p99: 32, max: 32 },
+  nodeGpu: { p50: 1, p90: 1, p99: 1.2, max: 1.2 },
+  statefulSet: { p50: 0.2, p90: 0.4, p99: 0.5, max: 0.5 },
+  inferenceReady: null,
 });
 const napTs: ControllerResult = {
   ...kaitoTs,
-  nap: { nodeClaimsCreated: 50, claimsPerWorkspace: { min: 1, max: 1, mean: 1 }, nodesCreated: 50, createRequests: { 201: 50 }, stages: stages(0.3), leftAfterCleanup: { nodeClaims: 0, nodes: 0 } },
+  nap: {
+    nodeClaimsCreated: 50,
+    claimsPerWorkspace: { min: 1, max: 1, mean: 1 },
+    nodesCreated: 50,
+    createRequests: { 201: 50 },
+    stages: stages(0.3),
+    leftAfterCleanup: { nodeClaims: 0, nodes: 0 },
+  },
 };
 const napKaito: ControllerResult = {
   ...kaito,
@@ -58,14 +96,18 @@ describe('node auto-provisioning results', () => {
     assert.equal('nap' in (benchDocument(50, [kaitoTs]).results[0] ?? {}), false);
   });
   it('print claims per workspace, what was left and the stages under the table', () => {
-    const lines = formatTable(benchDocument(50, [napTs, napKaito], delays)).trimEnd().split('\n');
+    const lines = formatTable(benchDocument(50, [napTs, napKaito], delays))
+      .trimEnd()
+      .split('\n');
     assert.equal(lines[0], 'N = 50, node auto-provisioning (provision 30s, device plugin 1s, pod ready 30s)');
     assert.equal(lines[4], 'kaito-ts: 50 NodeClaims (1 per workspace) (create requests by status: 201 50), 50 nodes; left 0 claims, 0 nodes');
     assert.equal(lines[5], '  stages p50/p90/max s: claim 0.3/0.3/0.3, claimReady 31/31.5/32, nodeGpu 1/1/1.2, statefulSet 0.2/0.4/0.5, inferenceReady -');
     assert.equal(lines[6], 'kaito-v0.8.0: 52 NodeClaims (1–2 per workspace), 51 nodes; left: not measured');
   });
   it('add two Markdown columns, blank for bring-your-own rows', () => {
-    const md = markdownTable([benchDocument(50, [napTs, napKaito], delays), benchDocument(10, [kaitoTs])]).trimEnd().split('\n');
+    const md = markdownTable([benchDocument(50, [napTs, napKaito], delays), benchDocument(10, [kaitoTs])])
+      .trimEnd()
+      .split('\n');
     assert.match(md[0] ?? '', /\| correct \| NodeClaims \/ workspace \| left after cleanup \(claims, nodes\) \| requests by verb \|$/);
     assert.equal((md[1] ?? '').split('|').length, (md[0] ?? '').split('|').length);
     assert.match(md[2] ?? '', /^\| 10 \| kaito-ts \| .* \| yes \| {2}\| {2}\| list 8/);
@@ -74,11 +116,15 @@ describe('node auto-provisioning results', () => {
   });
   it('give a stage table of NAP rows only', () => {
     assert.equal(napStageTable([benchDocument(10, [kaitoTs])]), '');
-    const rows = napStageTable([benchDocument(50, [napTs, napKaito], delays)]).trimEnd().split('\n');
+    const rows = napStageTable([benchDocument(50, [napTs, napKaito], delays)])
+      .trimEnd()
+      .split('\n');
     assert.equal(rows[0], '| N | controller | claim | claimReady | nodeGpu | statefulSet | inferenceReady |');
     assert.equal(rows[2], '| 50 | kaito-ts | 0.3 / 0.3 / 0.3 | 31 / 31.5 / 32 | 1 / 1 / 1.2 | 0.2 / 0.4 / 0.5 | - |');
     assert.equal(rows.length, 4);
-    const labelled = napStageTable([{ ...benchDocument(50, [napTs], delays), label: 'first' }]).trimEnd().split('\n');
+    const labelled = napStageTable([{ ...benchDocument(50, [napTs], delays), label: 'first' }])
+      .trimEnd()
+      .split('\n');
     assert.equal(labelled[0], '| run | N | controller | claim | claimReady | nodeGpu | statefulSet | inferenceReady |');
     assert.match(labelled[2] ?? '', /^\| first \| 50 \| kaito-ts \| 0\.3 /);
   });
@@ -129,8 +175,18 @@ describe('volumeKindOf / checkVolumes', () => {
     assert.equal(volumeKindOf(sts({})), 'none');
   });
   it('names each wrong or missing workspace and counts the kinds', () => {
-    const expected = new Map<string, VolumeKind>([['a', 'nvme'], ['b', 'emptyDir'], ['c', 'nvme'], ['d', 'emptyDir']]);
-    const actual = new Map<string, VolumeKind>([['a', 'nvme'], ['b', 'emptyDir'], ['c', 'emptyDir'], ['zzz', 'nvme']]);
+    const expected = new Map<string, VolumeKind>([
+      ['a', 'nvme'],
+      ['b', 'emptyDir'],
+      ['c', 'nvme'],
+      ['d', 'emptyDir'],
+    ]);
+    const actual = new Map<string, VolumeKind>([
+      ['a', 'nvme'],
+      ['b', 'emptyDir'],
+      ['c', 'emptyDir'],
+      ['zzz', 'nvme'],
+    ]);
     assert.deepEqual(checkVolumes(expected, actual), {
       ok: false,
       problems: ['c: emptyDir, expected nvme', 'd: no StatefulSet'],
@@ -158,19 +214,38 @@ describe('sumMetric', () => {
 describe('controllerManagerArgs', () => {
   it('raises qps, burst (2×), StatefulSet workers and node grace, or leaves kcm alone at 0', async () => {
     const { controllerManagerArgs } = await import('../../../bench/cluster.js');
-    assert.deepEqual(controllerManagerArgs(300), ['--kube-api-qps=300', '--kube-api-burst=600', '--concurrent-statefulset-syncs=20', '--node-monitor-grace-period=10m']);
+    assert.deepEqual(controllerManagerArgs(300), [
+      '--kube-api-qps=300',
+      '--kube-api-burst=600',
+      '--concurrent-statefulset-syncs=20',
+      '--node-monitor-grace-period=10m',
+    ]);
     assert.deepEqual(controllerManagerArgs(0), []);
   });
 });
 
 describe('markdownTable with labels', () => {
   it('adds a limits column and sorts by label, then N', () => {
-    const md = markdownTable([{ ...benchDocument(200, [kaito]), label: '500/1000' }, { ...benchDocument(200, [kaitoTs]), label: '30/50' }, { ...benchDocument(50, [kaitoTs]), label: '30/50' }]);
+    const md = markdownTable([
+      { ...benchDocument(200, [kaito]), label: '500/1000' },
+      { ...benchDocument(200, [kaitoTs]), label: '30/50' },
+      { ...benchDocument(50, [kaitoTs]), label: '30/50' },
+    ]);
     const rows = md.trimEnd().split('\n');
     assert.match(rows[0] ?? '', /^\| limits \| N \| controller \|/);
-    assert.deepEqual(rows.slice(2).map((r) => r.split('|').slice(1, 4).map((c) => c.trim())), [
-      ['30/50', '50', 'kaito-ts'], ['30/50', '200', 'kaito-ts'], ['500/1000', '200', 'kaito-v0.8.0'],
-    ]);
+    assert.deepEqual(
+      rows.slice(2).map((r) =>
+        r
+          .split('|')
+          .slice(1, 4)
+          .map((c) => c.trim()),
+      ),
+      [
+        ['30/50', '50', 'kaito-ts'],
+        ['30/50', '200', 'kaito-ts'],
+        ['500/1000', '200', 'kaito-v0.8.0'],
+      ],
+    );
   });
 });
 
@@ -198,7 +273,10 @@ describe('withPodReadyDelay', () => {
     const { withPodReadyDelay } = await import('../../../bench/cluster.js');
     const { parseAllDocuments } = await import('yaml');
     const out = parseAllDocuments(withPodReadyDelay(stages, 30_000)).map((d) => d.toJS() as { metadata: { name: string }; spec: Record<string, unknown> });
-    assert.deepEqual(out.map((d) => d.metadata.name), ['node-initialize', 'pod-ready']);
+    assert.deepEqual(
+      out.map((d) => d.metadata.name),
+      ['node-initialize', 'pod-ready'],
+    );
     assert.deepEqual(out[1]?.spec.delay, { durationMilliseconds: 30000 });
     assert.equal(out[0]?.spec.delay, undefined);
     assert.deepEqual(out[1]?.spec.next, { statusTemplate: 'conditions: []\n' });

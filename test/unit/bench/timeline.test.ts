@@ -12,7 +12,10 @@ function sts(name: string, replicas: number, nvme: boolean): V1StatefulSet {
   return {
     metadata: { name },
     spec: {
-      replicas, selector: {}, serviceName: name, template: { spec: { containers: [] } },
+      replicas,
+      selector: {},
+      serviceName: name,
+      template: { spec: { containers: [] } },
       ...(nvme ? { volumeClaimTemplates: [{ metadata: { name: 'model-weights-volume' } }] } : {}),
     },
   };
@@ -79,19 +82,28 @@ describe('TimelineTracker', () => {
     it(c.name, () => {
       const t = new TimelineTracker(new Set(['a']));
       for (const [at, ev] of c.events) ev(t, at);
-      const f = t.figures(() => 1, () => 34);
+      const f = t.figures(
+        () => 1,
+        () => 34,
+      );
       assert.deepEqual(f.workspaces, { a: c.want });
     });
   }
 
   it('gives percentiles of stage times and of steps, skipping a claimBound that does not apply', () => {
     const t = new TimelineTracker(new Set(['a', 'b']));
-    for (const [name, start] of [['a', 0], ['b', 10]] as const) {
+    for (const [name, start] of [
+      ['a', 0],
+      ['b', 10],
+    ] as const) {
       t.onWorkspace(ws(name), start);
       t.onStatefulSet(sts(name, 1, false), start + 1);
       t.onPod(pod(name, 0, { node: true, ready: true }), start + 3);
     }
-    const f = t.figures((w) => (w === 'a' ? 1 : 11), (w) => (w === 'a' ? 4 : 20));
+    const f = t.figures(
+      (w) => (w === 'a' ? 1 : 11),
+      (w) => (w === 'a' ? 4 : 20),
+    );
     assert.deepEqual(Object.keys(f.stages), [...TIMELINE_STAGES]);
     assert.deepEqual(f.stages.podReady, { p50: 3, p90: 13, p99: 13, max: 13 });
     assert.equal(f.stages.claimBound, null);
@@ -104,7 +116,24 @@ describe('TimelineTracker', () => {
     assert.equal(text[0], 'kaito-ts timeline (p50 / p90 / p99 / max):');
     assert.match(text[6] ?? '', /^ {2}claimBound +n\/a +n\/a +every pod's weights PVC Bound/);
     assert.match(text[8] ?? '', /^ {2}inferenceReady +4 \/ 20 \/ 20 \/ 20 +1 \/ 7 \/ 7 \/ 7 /);
-    const md = timelineMarkdown([{ n: 2, results: [{ controller: 'kaito-ts', allStatefulSetsSeconds: 11, allReadySeconds: 20, peakRssMiB: 1, cpuSeconds: 1, requestsByVerb: {}, writesPerIdleMinute: 0, correct: true, timeline: f }] }]).split('\n');
+    const md = timelineMarkdown([
+      {
+        n: 2,
+        results: [
+          {
+            controller: 'kaito-ts',
+            allStatefulSetsSeconds: 11,
+            allReadySeconds: 20,
+            peakRssMiB: 1,
+            cpuSeconds: 1,
+            requestsByVerb: {},
+            writesPerIdleMinute: 0,
+            correct: true,
+            timeline: f,
+          },
+        ],
+      },
+    ]).split('\n');
     assert.equal(md[2], '| N = 2 | kaito-ts | created | 0 / 10 / 10 / 10 | 0 / 10 / 10 / 10 |');
     assert.equal(timelineMarkdown([{ n: 2, results: [] }]), '');
   });
@@ -113,7 +142,24 @@ describe('TimelineTracker', () => {
 describe('timelineChartSvg', () => {
   it('draws one panel per result with a timeline, one step line per reached stage', () => {
     const workspaces = { a: [0.1, 1, 2, 3, null, 33, 34], b: [0.2, 2, 3, 4, null, 35, 36] };
-    const svg = timelineChartSvg([{ n: 2, results: [{ controller: 'kaito-ts', allStatefulSetsSeconds: 2, allReadySeconds: 36, peakRssMiB: 1, cpuSeconds: 1, requestsByVerb: {}, writesPerIdleMinute: 0, correct: true, timeline: { stages: {} as never, steps: {} as never, workspaces } }] }]);
+    const svg = timelineChartSvg([
+      {
+        n: 2,
+        results: [
+          {
+            controller: 'kaito-ts',
+            allStatefulSetsSeconds: 2,
+            allReadySeconds: 36,
+            peakRssMiB: 1,
+            cpuSeconds: 1,
+            requestsByVerb: {},
+            writesPerIdleMinute: 0,
+            correct: true,
+            timeline: { stages: {} as never, steps: {} as never, workspaces },
+          },
+        ],
+      },
+    ]);
     assert.match(svg, /^<svg /);
     assert.match(svg, /Workspaces that reached each stage: kaito-ts, N = 2/);
     assert.equal(svg.match(/<polyline /g)?.length, 6);

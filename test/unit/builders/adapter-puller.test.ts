@@ -49,7 +49,13 @@ test('pullerScript: byte-identical to KAITO v0.8.0 (SHA-256 of the rendered scri
     [`repo@${DIGEST}`, '/mnt/adapter/x', 'a3b93cb78b32fb09f9a67cd55e50d1e45621b38c9e29af13b42ba6e2151e7d5a'],
   ];
   for (const [image, dir, sha256] of cases) {
-    assert.equal(createHash('sha256').update(pullerScript(normalizeImageRef(image), dir)).digest('hex'), sha256, image);
+    assert.equal(
+      createHash('sha256')
+        .update(pullerScript(normalizeImageRef(image), dir))
+        .digest('hex'),
+      sha256,
+      image,
+    );
   }
 });
 

@@ -30,8 +30,13 @@ test('azure NodeClaim: labels, do-not-disrupt, taint, requirements, KaitoNodeCla
 });
 
 const cases: [string, 'azure' | 'aws' | 'arc', object, object | undefined][] = [
-  ['aws', 'aws', { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'Gt', values: ['0'] }],
-  ['arc (no NodeClass: the CRD refuses it, as KAITO\'s)', 'arc', { group: '', kind: '', name: 'default' }, undefined],
+  [
+    'aws',
+    'aws',
+    { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+    { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'Gt', values: ['0'] },
+  ],
+  ["arc (no NodeClass: the CRD refuses it, as KAITO's)", 'arc', { group: '', kind: '', name: 'default' }, undefined],
 ];
 for (const [name, cloud, ref, extra] of cases) {
   test(`${name}: nodeClassRef and cloud requirement`, () => {

@@ -62,5 +62,8 @@ test('a template workspace with a huge count gets at most one replica per matchi
   assert.ok(nap.ok);
   assert.equal(nap.objects.statefulSet.spec?.replicas, 4, 'auto-provisioning: no bound');
   assert.equal(nap.replicaBound, undefined);
-  assert.equal(nap.decisions.find((d) => d.topic === 'replicas'), undefined);
+  assert.equal(
+    nap.decisions.find((d) => d.topic === 'replicas'),
+    undefined,
+  );
 });

@@ -2,13 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1ControllerRevision } from '@kubernetes/client-node';
 import type { Workspace } from '../../../src/api/types.js';
-import {
-  buildControllerRevision,
-  computeSpecHash,
-  controllerRevisionName,
-  revisionNumberFor,
-  specHashInput,
-} from '../../../src/builders/revision.js';
+import { buildControllerRevision, computeSpecHash, controllerRevisionName, revisionNumberFor, specHashInput } from '../../../src/builders/revision.js';
 import { encodeGo } from '../../../src/builders/gojson/encode.js';
 
 // KAITO pkg/utils/test MockWorkspaceWithComputeHash (spec §4.5).

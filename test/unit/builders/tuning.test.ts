@@ -33,25 +33,47 @@ const trainerOf = (j: V1Job) => [...(podOf(j).initContainers ?? []), ...podOf(j)
 const PVC_IN = { persistentVolumeClaim: { claimName: 'pvc-in' } };
 const PVC_OUT = { persistentVolumeClaim: { claimName: 'pvc-out' } };
 
-const SHAPES: { name: string; tuning: Partial<TuningSpec>; init: string[]; containers: string[]; volumes: string[]; trainerMounts: string[]; pullSecrets?: string[] }[] = [
+const SHAPES: {
+  name: string;
+  tuning: Partial<TuningSpec>;
+  init: string[];
+  containers: string[];
+  volumes: string[];
+  trainerMounts: string[];
+  pullSecrets?: string[];
+}[] = [
   {
     name: 'URL input, image output',
     tuning: {},
     init: ['model-weights-downloader', 'data-downloader', 'ws1'],
     containers: ['pusher'],
     volumes: ['dshm', 'model-weights-volume', 'config-volume', 'results-volume', 'data-volume', 'docker-config'],
-    trainerMounts: ['dshm:/dev/shm', 'model-weights-volume:/workspace/weights', 'config-volume:/mnt/config', 'results-volume:/mnt/results', 'data-volume:/mnt/data'],
+    trainerMounts: [
+      'dshm:/dev/shm',
+      'model-weights-volume:/workspace/weights',
+      'config-volume:/mnt/config',
+      'results-volume:/mnt/results',
+      'data-volume:/mnt/data',
+    ],
     pullSecrets: ['push'],
   },
   {
     name: 'image input, volume output',
-    tuning: { method: 'lora', input: { name: 'some-name', image: 'custom/data-loader-image', imagePullSecrets: ['image-pull-secret-name'] }, output: { volumeSource: PVC_OUT } },
+    tuning: {
+      method: 'lora',
+      input: { name: 'some-name', image: 'custom/data-loader-image', imagePullSecrets: ['image-pull-secret-name'] },
+      output: { volumeSource: PVC_OUT },
+    },
     init: ['model-weights-downloader', 'puller'],
     containers: ['ws1'],
     volumes: ['dshm', 'model-weights-volume', 'config-volume', 'results-volume', 'docker-config-some-name-tuning-input', 'data-volume'],
     trainerMounts: [
-      'dshm:/dev/shm', 'model-weights-volume:/workspace/weights', 'config-volume:/mnt/config', 'results-volume:/mnt/results',
-      'docker-config-some-name-tuning-input:/root/.docker/config.d/some-name-tuning-input', 'data-volume:/mnt/data',
+      'dshm:/dev/shm',
+      'model-weights-volume:/workspace/weights',
+      'config-volume:/mnt/config',
+      'results-volume:/mnt/results',
+      'docker-config-some-name-tuning-input:/root/.docker/config.d/some-name-tuning-input',
+      'data-volume:/mnt/data',
     ],
   },
   {
@@ -60,7 +82,13 @@ const SHAPES: { name: string; tuning: Partial<TuningSpec>; init: string[]; conta
     init: ['model-weights-downloader'],
     containers: ['ws1'],
     volumes: ['dshm', 'model-weights-volume', 'config-volume', 'results-volume', 'data-volume'],
-    trainerMounts: ['dshm:/dev/shm', 'model-weights-volume:/workspace/weights', 'config-volume:/mnt/config', 'results-volume:/mnt/results', 'data-volume:/mnt/data'],
+    trainerMounts: [
+      'dshm:/dev/shm',
+      'model-weights-volume:/workspace/weights',
+      'config-volume:/mnt/config',
+      'results-volume:/mnt/results',
+      'data-volume:/mnt/data',
+    ],
   },
   {
     name: 'image input, image output',
@@ -69,8 +97,12 @@ const SHAPES: { name: string; tuning: Partial<TuningSpec>; init: string[]; conta
     containers: ['pusher'],
     volumes: ['dshm', 'model-weights-volume', 'config-volume', 'results-volume', 'docker-config--tuning-input', 'data-volume', 'docker-config'],
     trainerMounts: [
-      'dshm:/dev/shm', 'model-weights-volume:/workspace/weights', 'config-volume:/mnt/config', 'results-volume:/mnt/results',
-      'docker-config--tuning-input:/root/.docker/config.d/-tuning-input', 'data-volume:/mnt/data',
+      'dshm:/dev/shm',
+      'model-weights-volume:/workspace/weights',
+      'config-volume:/mnt/config',
+      'results-volume:/mnt/results',
+      'docker-config--tuning-input:/root/.docker/config.d/-tuning-input',
+      'data-volume:/mnt/data',
     ],
     pullSecrets: ['push'],
   },
@@ -81,9 +113,18 @@ for (const s of SHAPES) {
     const pod = podOf(j);
     assert.deepEqual(names(pod.initContainers), s.init);
     assert.deepEqual(names(pod.containers), s.containers);
-    assert.deepEqual(pod.volumes?.map((v) => v.name), s.volumes);
-    assert.deepEqual(trainerOf(j).volumeMounts?.map((m) => `${m.name}:${m.mountPath}`), s.trainerMounts);
-    assert.deepEqual(pod.imagePullSecrets?.map((p) => p.name), s.pullSecrets);
+    assert.deepEqual(
+      pod.volumes?.map((v) => v.name),
+      s.volumes,
+    );
+    assert.deepEqual(
+      trainerOf(j).volumeMounts?.map((m) => `${m.name}:${m.mountPath}`),
+      s.trainerMounts,
+    );
+    assert.deepEqual(
+      pod.imagePullSecrets?.map((p) => p.name),
+      s.pullSecrets,
+    );
     assert.equal(pod.restartPolicy, 'Never');
     assert.equal(pod.shareProcessNamespace, undefined, 'no pause trick: the pusher runs after the trainer');
     assert.ok(!names(pod.containers).includes('pause'));
@@ -97,15 +138,25 @@ test('the Job: name, labels, revision annotation, controller owner reference, on
   assert.equal(j.metadata?.namespace, 'ns1');
   assert.deepEqual(j.metadata?.labels, { 'kaito.sh/workspace': 'ws1' });
   assert.deepEqual(j.metadata?.annotations, { 'workspace.kaito.io/revision': String(r.revision) });
-  assert.deepEqual(j.metadata?.ownerReferences, [{ apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', name: 'ws1', uid: 'uid-1', controller: true, blockOwnerDeletion: true }]);
+  assert.deepEqual(j.metadata?.ownerReferences, [
+    { apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', name: 'ws1', uid: 'uid-1', controller: true, blockOwnerDeletion: true },
+  ]);
   assert.deepEqual(j.spec?.template.metadata?.labels, { 'kaito.sh/workspace': 'ws1' });
   assert.equal(j.spec?.backoffLimit, 0);
   assert.equal(j.spec?.ttlSecondsAfterFinished, undefined, 'a finished Job stays, so a restart never reruns it');
   const pod = podOf(j);
   assert.deepEqual(pod.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms, [
-    { matchExpressions: [{ key: 'apps', operator: 'In', values: ['test'] }, { key: 'pool', operator: 'In', values: ['gpu'] }] },
+    {
+      matchExpressions: [
+        { key: 'apps', operator: 'In', values: ['test'] },
+        { key: 'pool', operator: 'In', values: ['gpu'] },
+      ],
+    },
   ]);
-  assert.deepEqual(pod.tolerations?.map((t) => `${t.key}:${t.operator}:${t.value ?? ''}:${t.effect}`), ['nvidia.com/gpu:Exists::NoSchedule', 'sku:Equal:gpu:NoSchedule']);
+  assert.deepEqual(
+    pod.tolerations?.map((t) => `${t.key}:${t.operator}:${t.value ?? ''}:${t.effect}`),
+    ['nvidia.com/gpu:Exists::NoSchedule', 'sku:Equal:gpu:NoSchedule'],
+  );
 });
 
 test('the trainer: tuning recipe command (not the inference flags, #1943), env, port, GPUs', () => {
@@ -123,15 +174,29 @@ test('the trainer: tuning recipe command (not the inference flags, #1943), env, 
   assert.deepEqual(trainer.ports, [{ containerPort: 5000 }]);
   assert.deepEqual(trainer.resources, { requests: { 'nvidia.com/gpu': '1' }, limits: { 'nvidia.com/gpu': '1' } });
   const falcon = trainerOf(job(buildTuning(tuningWs({ preset: { name: 'falcon-7b' } }), facts())));
-  assert.deepEqual(falcon.env?.map((e) => e.name), ['PYTORCH_CUDA_ALLOC_CONF'], 'DEFAULT_TARGET_MODULES only for phi-3*');
+  assert.deepEqual(
+    falcon.env?.map((e) => e.name),
+    ['PYTORCH_CUDA_ALLOC_CONF'],
+    'DEFAULT_TARGET_MODULES only for phi-3*',
+  );
 });
 
 const GPU_CASES: { name: string; ws: Workspace; facts: ReturnType<typeof facts>; gpus?: number; problem?: RegExp }[] = [
   { name: 'NAP: from the SKU catalog (A100: 1)', ws: tuningWs({}), facts: facts(), gpus: 1 },
   { name: 'NAP: from the SKU catalog (H100: 2)', ws: tuningWs({}, 'Standard_NC80adis_H100_v5'), facts: facts(), gpus: 2 },
   { name: 'NAP: unknown SKU', ws: tuningWs({}, 'Standard_Nope'), facts: facts(), problem: /Unsupported SKU|Standard_Nope/ },
-  { name: 'BYO: from the labels of the matching node (KAITO: always fails, W4)', ws: tuningWs({}, undefined), facts: byoFacts({ nodes: [gpuNode('n1', H100_NODE_LABELS)] }), gpus: 2 },
-  { name: 'BYO: no ready matching node', ws: tuningWs({}, undefined), facts: byoFacts({ nodes: [gpuNode('n1', H100_NODE_LABELS, false)] }), problem: /no ready nodes/ },
+  {
+    name: 'BYO: from the labels of the matching node (KAITO: always fails, W4)',
+    ws: tuningWs({}, undefined),
+    facts: byoFacts({ nodes: [gpuNode('n1', H100_NODE_LABELS)] }),
+    gpus: 2,
+  },
+  {
+    name: 'BYO: no ready matching node',
+    ws: tuningWs({}, undefined),
+    facts: byoFacts({ nodes: [gpuNode('n1', H100_NODE_LABELS, false)] }),
+    problem: /no ready nodes/,
+  },
 ];
 for (const c of GPU_CASES) {
   test(`GPU count: ${c.name}`, () => {
@@ -206,11 +271,16 @@ test('input helpers: downloader env and script, puller secrets projected as KAIT
   const urls = job(buildTuning(tuningWs({}), facts()));
   const dl = podOf(urls).initContainers?.find((c) => c.name === 'data-downloader');
   assert.equal(dl?.image, 'curlimages/curl');
-  assert.deepEqual(dl?.env, [{ name: 'DATA_URLS', value: 'https://x/a.parquet?download=true https://x/b.json' }, { name: 'DATA_VOLUME_PATH', value: '/mnt/data' }]);
+  assert.deepEqual(dl?.env, [
+    { name: 'DATA_URLS', value: 'https://x/a.parquet?download=true https://x/b.json' },
+    { name: 'DATA_VOLUME_PATH', value: '/mnt/data' },
+  ]);
   assert.match(dl?.command?.[2] ?? '', /curl -sSL -w "%\{http_code\}" -o "\$DATA_VOLUME_PATH\/\$file" "\$url"/);
   assert.deepEqual(dl?.volumeMounts, [{ name: 'data-volume', mountPath: '/mnt/data' }]);
 
-  const img = job(buildTuning(tuningWs({ input: { name: 'some-name', image: 'custom/data-loader-image', imagePullSecrets: ['image-pull-secret-name'] } }), facts()));
+  const img = job(
+    buildTuning(tuningWs({ input: { name: 'some-name', image: 'custom/data-loader-image', imagePullSecrets: ['image-pull-secret-name'] } }), facts()),
+  );
   const pod = podOf(img);
   const puller = pod.initContainers?.find((c) => c.name === 'puller');
   assert.equal(puller?.image, 'mcr.microsoft.com/aks/skopeo:1.14.4-6');
@@ -220,33 +290,51 @@ test('input helpers: downloader env and script, puller secrets projected as KAIT
     { name: 'docker-config-some-name-tuning-input', mountPath: '/root/.docker/config.d/some-name-tuning-input' },
     { name: 'data-volume', mountPath: '/mnt/data' },
   ]);
-  assert.deepEqual(pod.volumes?.find((v) => v.name === 'docker-config-some-name-tuning-input'), {
-    name: 'docker-config-some-name-tuning-input',
-    projected: { sources: [{ secret: { name: 'image-pull-secret-name', items: [{ key: '.dockerconfigjson', path: 'image-pull-secret-name.json' }] } }] },
-  });
-  assert.deepEqual(pod.volumes?.find((v) => v.name === 'data-volume'), { name: 'data-volume', emptyDir: {} });
+  assert.deepEqual(
+    pod.volumes?.find((v) => v.name === 'docker-config-some-name-tuning-input'),
+    {
+      name: 'docker-config-some-name-tuning-input',
+      projected: { sources: [{ secret: { name: 'image-pull-secret-name', items: [{ key: '.dockerconfigjson', path: 'image-pull-secret-name.json' }] } }] },
+    },
+  );
+  assert.deepEqual(
+    pod.volumes?.find((v) => v.name === 'data-volume'),
+    { name: 'data-volume', emptyDir: {} },
+  );
 });
 
 test('output helpers: the pusher fails loudly and pushes only the adapter (W5)', () => {
   const pod = podOf(job(buildTuning(tuningWs({}), facts())));
   const pusher = pod.containers[0]!;
   assert.equal(pusher.image, 'ghcr.io/oras-project/oras:v1.2.2');
-  assert.deepEqual(pusher.volumeMounts, [{ name: 'docker-config', mountPath: '/root/.docker' }, { name: 'results-volume', mountPath: '/mnt/results' }]);
+  assert.deepEqual(pusher.volumeMounts, [
+    { name: 'docker-config', mountPath: '/root/.docker' },
+    { name: 'results-volume', mountPath: '/mnt/results' },
+  ]);
   const script = pusher.args?.[0] ?? '';
   assert.match(script, /^set -eu\n/);
   assert.doesNotMatch(script, /\|\| true/);
   assert.match(script, /IMG_REF='myacr\.azurecr\.io\/adapter:0\.0\.1'/);
   assert.match(script, /"sh\.kaito\.model\.name":"phi-3-mini-128k-instruct"/);
-  assert.deepEqual(pod.volumes?.find((v) => v.name === 'docker-config'), {
-    name: 'docker-config',
-    projected: { sources: [{ secret: { name: 'push', items: [{ key: '.dockerconfigjson', path: 'config.json' }] } }] },
-  });
+  assert.deepEqual(
+    pod.volumes?.find((v) => v.name === 'docker-config'),
+    {
+      name: 'docker-config',
+      projected: { sources: [{ secret: { name: 'push', items: [{ key: '.dockerconfigjson', path: 'config.json' }] } }] },
+    },
+  );
 });
 
 test('volume sources are used verbatim', () => {
   const pod = podOf(job(buildTuning(tuningWs({ input: { volumeSource: PVC_IN }, output: { volumeSource: PVC_OUT } }), facts())));
-  assert.deepEqual(pod.volumes?.find((v) => v.name === 'data-volume'), { name: 'data-volume', ...PVC_IN });
-  assert.deepEqual(pod.volumes?.find((v) => v.name === 'results-volume'), { name: 'results-volume', ...PVC_OUT });
+  assert.deepEqual(
+    pod.volumes?.find((v) => v.name === 'data-volume'),
+    { name: 'data-volume', ...PVC_IN },
+  );
+  assert.deepEqual(
+    pod.volumes?.find((v) => v.name === 'results-volume'),
+    { name: 'results-volume', ...PVC_OUT },
+  );
 });
 
 test('pure: same input, same output', () => {

@@ -22,7 +22,10 @@ function command(s: V1StatefulSet): string {
   return main(s).command?.[2] ?? '';
 }
 function flagSet(cmd: string): string[] {
-  return cmd.split(' ').filter((w) => w.startsWith('--')).sort();
+  return cmd
+    .split(' ')
+    .filter((w) => w.startsWith('--'))
+    .sort();
 }
 function decision(result: BuildResult, topic: string) {
   return result.decisions.find((d) => d.topic === topic);
@@ -31,11 +34,29 @@ function decision(result: BuildResult, topic: string) {
 test('model weights volume: NVMe claim or size-limited emptyDir', () => {
   const cases: { name: string; ws: Workspace; facts: ClusterFacts; kind: 'nvme' | 'emptyDir'; size: string }[] = [
     { name: 'NVMe SKU + StorageClass', ws: presetWorkspace('phi-4-mini-instruct'), facts: facts(), kind: 'nvme', size: '70Gi' },
-    { name: 'NVMe SKU, no StorageClass', ws: presetWorkspace('phi-4-mini-instruct'), facts: facts({ storageClassNames: ['other'] }), kind: 'emptyDir', size: '70Gi' },
+    {
+      name: 'NVMe SKU, no StorageClass',
+      ws: presetWorkspace('phi-4-mini-instruct'),
+      facts: facts({ storageClassNames: ['other'] }),
+      kind: 'emptyDir',
+      size: '70Gi',
+    },
     { name: 'non-NVMe SKU', ws: presetWorkspace('phi-3-mini-4k-instruct', 'Standard_NV36ads_A10_v5'), facts: facts(), kind: 'emptyDir', size: '80Gi' },
     { name: 'AWS NVMe SKU', ws: presetWorkspace('phi-4-mini-instruct', 'g6.xlarge'), facts: facts({ cloudProvider: 'aws' }), kind: 'nvme', size: '70Gi' },
-    { name: 'BYO node with NVMe instance type', ws: byoWorkspace('qwen2.5-coder-7b-instruct'), facts: byoFacts({ nodes: [gpuNode('n1', H100_NODE_LABELS)] }), kind: 'nvme', size: '110Gi' },
-    { name: 'BYO node, instance type without NVMe', ws: byoWorkspace('phi-4-mini-instruct'), facts: byoFacts({ nodes: [gpuNode('n1', A10_NODE_LABELS)] }), kind: 'emptyDir', size: '70Gi' },
+    {
+      name: 'BYO node with NVMe instance type',
+      ws: byoWorkspace('qwen2.5-coder-7b-instruct'),
+      facts: byoFacts({ nodes: [gpuNode('n1', H100_NODE_LABELS)] }),
+      kind: 'nvme',
+      size: '110Gi',
+    },
+    {
+      name: 'BYO node, instance type without NVMe',
+      ws: byoWorkspace('phi-4-mini-instruct'),
+      facts: byoFacts({ nodes: [gpuNode('n1', A10_NODE_LABELS)] }),
+      kind: 'emptyDir',
+      size: '70Gi',
+    },
     {
       name: 'BYO node without instance-type label',
       ws: byoWorkspace('phi-4-mini-instruct'),
@@ -43,8 +64,20 @@ test('model weights volume: NVMe claim or size-limited emptyDir', () => {
       kind: 'emptyDir',
       size: '70Gi',
     },
-    { name: 'override keeps an existing emptyDir StatefulSet', ws: presetWorkspace('phi-4-mini-instruct'), facts: facts({ volumeKindOverride: 'emptyDir' }), kind: 'emptyDir', size: '70Gi' },
-    { name: 'override keeps an existing NVMe StatefulSet', ws: presetWorkspace('phi-4-mini-instruct'), facts: facts({ storageClassNames: [], volumeKindOverride: 'nvme' }), kind: 'nvme', size: '70Gi' },
+    {
+      name: 'override keeps an existing emptyDir StatefulSet',
+      ws: presetWorkspace('phi-4-mini-instruct'),
+      facts: facts({ volumeKindOverride: 'emptyDir' }),
+      kind: 'emptyDir',
+      size: '70Gi',
+    },
+    {
+      name: 'override keeps an existing NVMe StatefulSet',
+      ws: presetWorkspace('phi-4-mini-instruct'),
+      facts: facts({ storageClassNames: [], volumeKindOverride: 'nvme' }),
+      kind: 'nvme',
+      size: '70Gi',
+    },
   ];
   for (const c of cases) {
     const result = buildWorkspace(c.ws, c.facts);
@@ -54,18 +87,25 @@ test('model weights volume: NVMe claim or size-limited emptyDir', () => {
     assert.equal(decision(result, 'modelWeightsVolume')?.choice, c.kind, c.name);
     if (c.kind === 'nvme') {
       assert.equal(weights, undefined, c.name);
-      assert.deepEqual(claims, [
-        {
-          metadata: { name: 'model-weights-volume', labels: { 'kaito.sh/workspace': 'ws1' } },
-          spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'kaito-local-nvme-disk', resources: { requests: { storage: c.size } } },
-        },
-      ], c.name);
+      assert.deepEqual(
+        claims,
+        [
+          {
+            metadata: { name: 'model-weights-volume', labels: { 'kaito.sh/workspace': 'ws1' } },
+            spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'kaito-local-nvme-disk', resources: { requests: { storage: c.size } } },
+          },
+        ],
+        c.name,
+      );
     } else {
       assert.deepEqual(claims, [], c.name);
       assert.deepEqual(weights, { name: 'model-weights-volume', emptyDir: { sizeLimit: c.size } }, c.name);
     }
     // Either way the main container and the downloader mount it at /workspace/weights.
-    assert.ok(main(s).volumeMounts?.some((m) => m.name === 'model-weights-volume' && m.mountPath === '/workspace/weights'), c.name);
+    assert.ok(
+      main(s).volumeMounts?.some((m) => m.name === 'model-weights-volume' && m.mountPath === '/workspace/weights'),
+      c.name,
+    );
   }
 });
 
@@ -86,7 +126,12 @@ test('StatefulSet shape (spec §5.2, §5.14)', () => {
   assert.deepEqual(s.spec?.template.metadata?.labels, { 'kaito.sh/workspace': 'ws1' });
   const pod = s.spec?.template.spec;
   assert.deepEqual(pod?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms, [
-    { matchExpressions: [{ key: 'apps', operator: 'In', values: ['test'] }, { key: 'pool', operator: 'In', values: ['gpu'] }] },
+    {
+      matchExpressions: [
+        { key: 'apps', operator: 'In', values: ['test'] },
+        { key: 'pool', operator: 'In', values: ['gpu'] },
+      ],
+    },
   ]);
   assert.deepEqual(pod?.tolerations, [
     { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' },
@@ -99,8 +144,14 @@ test('StatefulSet shape (spec §5.2, §5.14)', () => {
   assert.deepEqual(c.ports, [{ containerPort: 5000 }]);
   assert.deepEqual(c.livenessProbe, { httpGet: { path: '/health', port: 5000 }, initialDelaySeconds: 600, periodSeconds: 10 });
   assert.deepEqual(c.readinessProbe, { httpGet: { path: '/health', port: 5000 }, initialDelaySeconds: 30, periodSeconds: 10 });
-  assert.deepEqual(c.volumeMounts?.map((m) => `${m.name}:${m.mountPath}`), ['config-volume:/mnt/config', 'model-weights-volume:/workspace/weights', 'dshm:/dev/shm']);
-  assert.deepEqual(pod?.volumes?.slice(0, 2), [{ name: 'config-volume', configMap: { name: 'inference-params-template' } }, { name: 'dshm', emptyDir: { medium: 'Memory' } }]);
+  assert.deepEqual(
+    c.volumeMounts?.map((m) => `${m.name}:${m.mountPath}`),
+    ['config-volume:/mnt/config', 'model-weights-volume:/workspace/weights', 'dshm:/dev/shm'],
+  );
+  assert.deepEqual(pod?.volumes?.slice(0, 2), [
+    { name: 'config-volume', configMap: { name: 'inference-params-template' } },
+    { name: 'dshm', emptyDir: { medium: 'Memory' } },
+  ]);
   assert.equal(
     command(s),
     'python3 /workspace/vllm/inference_api.py --served-model-name=phi-4-mini-instruct --max-model-len=131072 --gpu-memory-utilization=0.84 ' +
@@ -164,7 +215,9 @@ test('transformers commands match the spec examples (§5.4, §8.3)', () => {
     ],
   ];
   for (const [preset, want] of cases) {
-    const ws = presetWorkspace(preset, 'Standard_NC24ads_A100_v4', { metadata: { name: 'ws1', namespace: 'ns1', annotations: { 'kaito.sh/runtime': 'transformers' } } });
+    const ws = presetWorkspace(preset, 'Standard_NC24ads_A100_v4', {
+      metadata: { name: 'ws1', namespace: 'ns1', annotations: { 'kaito.sh/runtime': 'transformers' } },
+    });
     const result = buildWorkspace(ws, facts());
     assert.equal(command(sts(result)), want, preset);
     assert.equal(decision(result, 'runtime')?.choice, 'transformers');
@@ -173,7 +226,14 @@ test('transformers commands match the spec examples (§5.4, §8.3)', () => {
 });
 
 test('vLLM flags per preset: TP disabled, LoRA, max-model-len (§9.1)', () => {
-  const falcon = sts(buildWorkspace(presetWorkspace('falcon-7b', 'Standard_NV36ads_A10_v5', { inference: { preset: { name: 'falcon-7b' }, adapters: [{ source: { name: 'a1', image: 'x/y:1' } }] } }), facts()));
+  const falcon = sts(
+    buildWorkspace(
+      presetWorkspace('falcon-7b', 'Standard_NV36ads_A10_v5', {
+        inference: { preset: { name: 'falcon-7b' }, adapters: [{ source: { name: 'a1', image: 'x/y:1' } }] },
+      }),
+      facts(),
+    ),
+  );
   assert.ok(!command(falcon).includes('--tensor-parallel-size'));
   assert.ok(!command(falcon).includes('--enable-lora'), 'falcon disallows LoRA under vLLM');
   assert.match(command(falcon), / --max-model-len=2048 /);
@@ -197,7 +257,10 @@ test('adapters: pullers, volumes, pull secrets, strength env, --enable-lora (§5
   });
   const s = sts(buildWorkspace(ws, facts()));
   const pod = s.spec?.template.spec;
-  assert.deepEqual(pod?.initContainers?.map((c) => c.name), ['model-weights-downloader', 'puller-adapterA', 'puller-adapterB', 'puller-adapterC']);
+  assert.deepEqual(
+    pod?.initContainers?.map((c) => c.name),
+    ['model-weights-downloader', 'puller-adapterA', 'puller-adapterB', 'puller-adapterC'],
+  );
   const pullerA = pod?.initContainers?.[1];
   assert.equal(pullerA?.image, 'mcr.microsoft.com/aks/skopeo:1.14.4-6');
   assert.deepEqual(pullerA?.command, ['/bin/sh', '-c']);
@@ -209,9 +272,10 @@ test('adapters: pullers, volumes, pull secrets, strength env, --enable-lora (§5
   ]);
   assert.match(pod?.initContainers?.[2]?.args?.[0] ?? '', /IMG_REF='docker\.io\/library\/alpine:latest'/);
   assert.deepEqual(pod?.imagePullSecrets, [{ name: 'fake-secret' }, { name: 'other' }]);
-  assert.deepEqual(pod?.volumes?.map((v) => v.name), [
-    'config-volume', 'dshm', 'adapter-volume', 'docker-config-adapterA-inference-adapter', 'docker-config-adapterC-inference-adapter',
-  ]);
+  assert.deepEqual(
+    pod?.volumes?.map((v) => v.name),
+    ['config-volume', 'dshm', 'adapter-volume', 'docker-config-adapterA-inference-adapter', 'docker-config-adapterC-inference-adapter'],
+  );
   assert.deepEqual(pod?.volumes?.[3]?.projected?.sources, [
     { secret: { name: 'fake-secret', items: [{ key: '.dockerconfigjson', path: 'fake-secret.json' }] } },
     { secret: { name: 'other', items: [{ key: '.dockerconfigjson', path: 'other.json' }] } },
@@ -219,7 +283,12 @@ test('adapters: pullers, volumes, pull secrets, strength env, --enable-lora (§5
   assert.deepEqual(main(s).env, [{ name: 'adapterA', value: '0.5' }]);
   assert.ok(main(s).volumeMounts?.some((m) => m.name === 'adapter-volume' && m.mountPath === '/mnt/adapter'));
 
-  const vllm = sts(buildWorkspace({ ...ws, metadata: { name: 'ws1', namespace: 'ns1' }, inference: { ...ws.inference, adapters: [{ source: { name: 'a', image: 'r.io/a:1' } }] } }, facts()));
+  const vllm = sts(
+    buildWorkspace(
+      { ...ws, metadata: { name: 'ws1', namespace: 'ns1' }, inference: { ...ws.inference, adapters: [{ source: { name: 'a', image: 'r.io/a:1' } }] } },
+      facts(),
+    ),
+  );
   assert.match(command(vllm), / --enable-lora /);
 });
 
@@ -239,7 +308,10 @@ test('multi-node vLLM: 3 replicas, Ray leader/worker command, POD_INDEX, exec pr
   assert.ok(m[2]?.includes(' --pipeline-parallel-size=3 '));
   assert.ok(m[2]?.includes(' --distributed-executor-backend=ray '));
   assert.ok(m[2]?.includes(' --max-model-len=22016 '), 'spec §5.5 vector: 3 nodes → 22016');
-  assert.deepEqual(main(s).env?.map((e) => e.name), ['HF_TOKEN', 'POD_INDEX']);
+  assert.deepEqual(
+    main(s).env?.map((e) => e.name),
+    ['HF_TOKEN', 'POD_INDEX'],
+  );
   assert.deepEqual(main(s).env?.[1]?.valueFrom, { fieldRef: { fieldPath: "metadata.labels['apps.kubernetes.io/pod-index']" } });
   assert.deepEqual(main(s).livenessProbe, {
     exec: { command: ['/bin/sh', '-c', `python3 /workspace/vllm/multi-node-health-check.py liveness --leader-address=${leader} --ray-port=6379`] },
@@ -262,7 +334,12 @@ test('multi-node vLLM: 3 replicas, Ray leader/worker command, POD_INDEX, exec pr
   // Set-once status value wins over the estimator; transformers with count 2 gives independent replicas.
   const pinned = ok(buildWorkspace(ws, facts({ targetNodeCount: 4 })));
   assert.equal(pinned.objects.statefulSet.spec?.replicas, 4);
-  const tf = ok(buildWorkspace({ ...ws, metadata: { ...ws.metadata, annotations: { 'kaito.sh/runtime': 'transformers' } }, resource: { ...ws.resource, count: 2 } }, facts()));
+  const tf = ok(
+    buildWorkspace(
+      { ...ws, metadata: { ...ws.metadata, annotations: { 'kaito.sh/runtime': 'transformers' } }, resource: { ...ws.resource, count: 2 } },
+      facts(),
+    ),
+  );
   assert.equal(tf.objects.statefulSet.spec?.replicas, 2);
   assert.ok(!command(tf.objects.statefulSet).startsWith('if '));
   assert.equal(decision(tf, 'distributed')?.choice, 'replicas');
@@ -281,7 +358,14 @@ test('services: pod-0 main Service (ClusterIP or LoadBalancer) and headless Serv
     assert.equal(mainService.spec?.type, type);
     assert.equal(mainService.metadata?.name, 'ws1');
     assert.deepEqual(mainService.spec?.selector, { 'kaito.sh/workspace': 'ws1', 'statefulset.kubernetes.io/pod-name': 'ws1-0' });
-    assert.deepEqual(mainService.spec?.ports?.map((p) => [p.name, p.port, p.targetPort]), [['http', 80, 5000], ['ray', 6379, 6379], ['dashboard', 8265, 8265]]);
+    assert.deepEqual(
+      mainService.spec?.ports?.map((p) => [p.name, p.port, p.targetPort]),
+      [
+        ['http', 80, 5000],
+        ['ray', 6379, 6379],
+        ['dashboard', 8265, 8265],
+      ],
+    );
     assert.equal(mainService.spec?.publishNotReadyAddresses, true);
     assert.equal(headlessService.metadata?.name, 'ws1-headless');
     assert.equal(headlessService.spec?.clusterIP, 'None');
@@ -320,9 +404,14 @@ test('template workspace: user pod template as a StatefulSet (§5.13)', () => {
   assert.deepEqual(s.spec?.selector.matchLabels, { 'kaito.sh/workspace': 'custom', 'inferenceset.kaito.sh/created-by': 'iset' });
   assert.deepEqual(s.spec?.template.metadata?.labels, { app: 'mine', 'kaito.sh/workspace': 'custom', 'inferenceset.kaito.sh/created-by': 'iset' });
   assert.deepEqual(s.spec?.template.spec?.affinity, {
-    nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'apps', operator: 'In', values: ['custom'] }] }] } },
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'apps', operator: 'In', values: ['custom'] }] }] },
+    },
   });
-  assert.deepEqual(s.spec?.template.spec?.tolerations?.map((t) => t.key), ['mine', 'nvidia.com/gpu', 'sku']);
+  assert.deepEqual(
+    s.spec?.template.spec?.tolerations?.map((t) => t.key),
+    ['mine', 'nvidia.com/gpu', 'sku'],
+  );
   // Go's decoding drops the unknown field (server-side apply would refuse it) and canonicalises quantities.
   assert.deepEqual(s.spec?.template.spec?.containers, [{ name: 'c', image: 'nginx', resources: { limits: { cpu: '1' } } }]);
   assert.equal(result.objects.configMap, undefined);
@@ -332,11 +421,20 @@ test('template workspace: user pod template as a StatefulSet (§5.13)', () => {
 });
 
 test('inference ConfigMap: user, existing default, copy from release namespace, built-in', () => {
-  const template = { metadata: { name: 'inference-params-template', namespace: 'kaito-workspace', labels: { l: '1' }, uid: 'x', resourceVersion: '9' }, data: { 'inference_config.yaml': 'vllm:\n  max-model-len: 4096\n' } };
+  const template = {
+    metadata: { name: 'inference-params-template', namespace: 'kaito-workspace', labels: { l: '1' }, uid: 'x', resourceVersion: '9' },
+    data: { 'inference_config.yaml': 'vllm:\n  max-model-len: 4096\n' },
+  };
   const copied = ok(buildWorkspace(presetWorkspace('phi-4-mini-instruct'), facts({ configMaps: [template] })));
   assert.deepEqual(copied.objects.configMap, {
-    apiVersion: 'v1', kind: 'ConfigMap',
-    metadata: { name: 'inference-params-template', namespace: 'ns1', labels: { l: '1' }, annotations: { 'kaito-ts/copied-from': 'default, copied from namespace kaito-workspace' } },
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: 'inference-params-template',
+      namespace: 'ns1',
+      labels: { l: '1' },
+      annotations: { 'kaito-ts/copied-from': 'default, copied from namespace kaito-workspace' },
+    },
     data: template.data,
   });
   // Once the copy exists, the decision still says where it came from (a stable status).
@@ -345,7 +443,12 @@ test('inference ConfigMap: user, existing default, copy from release namespace, 
   // Explicit max-model-len in the config is used for the flag (W13).
   assert.match(command(copied.objects.statefulSet), / --max-model-len=4096 /);
 
-  const local = ok(buildWorkspace(presetWorkspace('phi-4-mini-instruct'), facts({ configMaps: [{ ...template, metadata: { name: 'inference-params-template', namespace: 'ns1' } }] })));
+  const local = ok(
+    buildWorkspace(
+      presetWorkspace('phi-4-mini-instruct'),
+      facts({ configMaps: [{ ...template, metadata: { name: 'inference-params-template', namespace: 'ns1' } }] }),
+    ),
+  );
   assert.equal(local.objects.configMap, undefined);
 
   const builtin = ok(buildWorkspace(presetWorkspace('phi-4-mini-instruct'), facts()));
@@ -355,8 +458,12 @@ test('inference ConfigMap: user, existing default, copy from release namespace, 
   user.inference = { ...user.inference, config: 'mine' };
   const missing = buildWorkspace(user, facts());
   assert.ok(!missing.ok);
-  assert.deepEqual(missing.problems, [{ field: 'inference.config', reason: 'ConfigMapNotFound', message: 'user specified ConfigMap mine not found in namespace ns1' }]);
-  const present = ok(buildWorkspace(user, facts({ configMaps: [{ metadata: { name: 'mine', namespace: 'ns1' }, data: { 'inference_config.yaml': 'vllm: {}\n' } }] })));
+  assert.deepEqual(missing.problems, [
+    { field: 'inference.config', reason: 'ConfigMapNotFound', message: 'user specified ConfigMap mine not found in namespace ns1' },
+  ]);
+  const present = ok(
+    buildWorkspace(user, facts({ configMaps: [{ metadata: { name: 'mine', namespace: 'ns1' }, data: { 'inference_config.yaml': 'vllm: {}\n' } }] })),
+  );
   assert.equal(present.objects.statefulSet.spec?.template.spec?.volumes?.[0]?.configMap?.name, 'mine');
   assert.equal(present.objects.configMap, undefined);
 });
@@ -364,15 +471,63 @@ test('inference ConfigMap: user, existing default, copy from release namespace, 
 test('problems instead of objects', () => {
   const falconSmall = presetWorkspace('falcon-7b', 'Standard_NC6s_v3');
   const cases: { name: string; ws: Workspace; facts: ClusterFacts; field: string; message: RegExp }[] = [
-    { name: 'unknown preset', ws: presetWorkspace('phi-4-mini'), facts: facts(), field: 'inference.preset.name', message: /Unsupported inference preset name phi-4-mini; closest names: phi-4-mini-instruct, phi-4, / },
+    {
+      name: 'unknown preset',
+      ws: presetWorkspace('phi-4-mini'),
+      facts: facts(),
+      field: 'inference.preset.name',
+      message: /Unsupported inference preset name phi-4-mini; closest names: phi-4-mini-instruct, phi-4, /,
+    },
     { name: 'deprecated preset', ws: presetWorkspace('phi-2'), facts: facts(), field: 'inference.preset.name', message: /Model phi-2 is deprecated/ },
-    { name: 'unknown SKU', ws: presetWorkspace('phi-4', 'Standard_X1'), facts: facts(), field: 'resource.instanceType', message: /Unsupported SKU 'Standard_X1'/ },
-    { name: 'SKU of another cloud', ws: presetWorkspace('phi-4', 'Standard_NC24ads_A100_v4'), facts: facts({ cloudProvider: 'aws' }), field: 'resource.instanceType', message: /cloud aws/ },
-    { name: 'BYO without ready nodes', ws: byoWorkspace('phi-4'), facts: byoFacts({ nodes: [gpuNode('n1', A10_NODE_LABELS, false)] }), field: 'resource.labelSelector', message: /no ready nodes/ },
-    { name: 'BYO node without GPU labels', ws: byoWorkspace('phi-4'), facts: byoFacts({ nodes: [gpuNode('n1', {})] }), field: 'resource.labelSelector', message: /missing required nvidia.com labels on node n1/ },
-    { name: 'too little GPU memory (TP disabled)', ws: falconSmall, facts: facts(), field: 'resource', message: /failed to calculate target node count: GPU memory \d+ bytes is too small for model/ },
-    { name: 'auth preset without secret', ws: presetWorkspace('llama-3.1-8b-instruct'), facts: facts(), field: 'inference.preset.presetOptions.modelAccessSecret', message: /requires authentication/ },
-    { name: 'tuning', ws: { ...presetWorkspace('phi-4'), inference: undefined, tuning: { preset: { name: 'phi-4' } } }, facts: facts(), field: 'tuning', message: /tuning workspaces are built by buildTuning/ },
+    {
+      name: 'unknown SKU',
+      ws: presetWorkspace('phi-4', 'Standard_X1'),
+      facts: facts(),
+      field: 'resource.instanceType',
+      message: /Unsupported SKU 'Standard_X1'/,
+    },
+    {
+      name: 'SKU of another cloud',
+      ws: presetWorkspace('phi-4', 'Standard_NC24ads_A100_v4'),
+      facts: facts({ cloudProvider: 'aws' }),
+      field: 'resource.instanceType',
+      message: /cloud aws/,
+    },
+    {
+      name: 'BYO without ready nodes',
+      ws: byoWorkspace('phi-4'),
+      facts: byoFacts({ nodes: [gpuNode('n1', A10_NODE_LABELS, false)] }),
+      field: 'resource.labelSelector',
+      message: /no ready nodes/,
+    },
+    {
+      name: 'BYO node without GPU labels',
+      ws: byoWorkspace('phi-4'),
+      facts: byoFacts({ nodes: [gpuNode('n1', {})] }),
+      field: 'resource.labelSelector',
+      message: /missing required nvidia.com labels on node n1/,
+    },
+    {
+      name: 'too little GPU memory (TP disabled)',
+      ws: falconSmall,
+      facts: facts(),
+      field: 'resource',
+      message: /failed to calculate target node count: GPU memory \d+ bytes is too small for model/,
+    },
+    {
+      name: 'auth preset without secret',
+      ws: presetWorkspace('llama-3.1-8b-instruct'),
+      facts: facts(),
+      field: 'inference.preset.presetOptions.modelAccessSecret',
+      message: /requires authentication/,
+    },
+    {
+      name: 'tuning',
+      ws: { ...presetWorkspace('phi-4'), inference: undefined, tuning: { preset: { name: 'phi-4' } } },
+      facts: facts(),
+      field: 'tuning',
+      message: /tuning workspaces are built by buildTuning/,
+    },
   ];
   for (const c of cases) {
     const result = buildWorkspace(c.ws, c.facts);
@@ -403,7 +558,10 @@ test('deterministic output and no owner reference without a uid', () => {
   const b = JSON.stringify(objectList(ok(buildWorkspace(structuredClone(ws), facts())).objects));
   assert.equal(a, b);
   const s = ok(buildWorkspace(ws, facts())).objects.statefulSet;
-  assert.deepEqual(s.spec?.template.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]?.matchExpressions?.map((e) => e.key), ['a', 'm', 'z']);
+  assert.deepEqual(
+    s.spec?.template.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]?.matchExpressions?.map((e) => e.key),
+    ['a', 'm', 'z'],
+  );
   const noUid = ok(buildWorkspace({ ...ws, metadata: { name: 'ws1' } }, facts()));
   assert.equal(noUid.objects.statefulSet.metadata?.ownerReferences, undefined);
   assert.equal(noUid.objects.statefulSet.metadata?.namespace, 'default');
@@ -413,7 +571,14 @@ test('label selector: In expressions join the affinity (W25); none at all → no
   const ws = presetWorkspace('phi-4-mini-instruct');
   ws.resource.labelSelector = { matchLabels: { a: '1' }, matchExpressions: [{ key: 'zone', operator: 'In', values: ['z1'] }] };
   const terms = sts(buildWorkspace(ws, facts())).spec?.template.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
-  assert.deepEqual(terms, [{ matchExpressions: [{ key: 'a', operator: 'In', values: ['1'] }, { key: 'zone', operator: 'In', values: ['z1'] }] }]);
+  assert.deepEqual(terms, [
+    {
+      matchExpressions: [
+        { key: 'a', operator: 'In', values: ['1'] },
+        { key: 'zone', operator: 'In', values: ['z1'] },
+      ],
+    },
+  ]);
   ws.resource.labelSelector = {};
   assert.equal(sts(buildWorkspace(ws, facts())).spec?.template.spec?.affinity, undefined);
 });
@@ -440,7 +605,7 @@ test('startup probe (KAITO v0.10): /health every 10 s for the preset readiness t
   }
 });
 
-test('an InferenceSet member: created-by on the selector and pod labels, served as the set\'s name (KAITO #2004); a MultiRoleInference member keeps the preset\'s', () => {
+test("an InferenceSet member: created-by on the selector and pod labels, served as the set's name (KAITO #2004); a MultiRoleInference member keeps the preset's", () => {
   const member = presetWorkspace('phi-4-mini-instruct');
   member.metadata.labels = { 'inferenceset.kaito.sh/created-by': 'chat' };
   const s = ok(buildWorkspace(member, facts())).objects.statefulSet;

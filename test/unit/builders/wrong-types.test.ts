@@ -193,10 +193,26 @@ test('wrong JSON types in a template: refused by validation with the field named
     [['inference', 'template', 'spec'], 'oops', 'inference.template.spec: Invalid value: "string": must be of type object'],
     [['inference', 'template', 'metadata'], ['x'], 'inference.template.metadata: Invalid value: "array": must be of type object'],
     [['inference', 'template'], 'oops', 'inference.template: Invalid value: "string": must be of type object'],
-    [['inference', 'template', 'spec', 'tolerations'], 42, 'inference.template.spec.tolerations: Invalid value: "number": must be an array, as in a core/v1 PodTemplateSpec'],
-    [['inference', 'template', 'spec', 'containers', 0, 'image'], 42, 'inference.template.spec.containers[0].image: Invalid value: "number": must be a string, as in a core/v1 PodTemplateSpec'],
-    [['inference', 'template', 'metadata', 'labels'], 'a=b', 'inference.template.metadata.labels: Invalid value: "string": must be an object (a map), as in a core/v1 PodTemplateSpec'],
-    [['inference', 'template', 'spec', 'nodeSelector', 'zone'], 1, 'inference.template.spec.nodeSelector[zone]: Invalid value: "number": must be a string, as in a core/v1 PodTemplateSpec'],
+    [
+      ['inference', 'template', 'spec', 'tolerations'],
+      42,
+      'inference.template.spec.tolerations: Invalid value: "number": must be an array, as in a core/v1 PodTemplateSpec',
+    ],
+    [
+      ['inference', 'template', 'spec', 'containers', 0, 'image'],
+      42,
+      'inference.template.spec.containers[0].image: Invalid value: "number": must be a string, as in a core/v1 PodTemplateSpec',
+    ],
+    [
+      ['inference', 'template', 'metadata', 'labels'],
+      'a=b',
+      'inference.template.metadata.labels: Invalid value: "string": must be an object (a map), as in a core/v1 PodTemplateSpec',
+    ],
+    [
+      ['inference', 'template', 'spec', 'nodeSelector', 'zone'],
+      1,
+      'inference.template.spec.nodeSelector[zone]: Invalid value: "number": must be a string, as in a core/v1 PodTemplateSpec',
+    ],
     [['resource', 'instanceType'], 42, 'resource.instanceType: Invalid value: "integer": must be of type string'],
   ];
   for (const [path, value, refused] of cases) {
@@ -219,11 +235,19 @@ test('values Go accepts are not refused: null anywhere in a template, numbers fo
 test('the builders called without validation: a wrong-typed value is an InvalidSpec problem, not a TypeError', () => {
   const template = buildWorkspace(setAt(templateWorkspace(), ['inference', 'template', 'spec'], 'oops'), facts());
   assert.equal(template.ok, false);
-  assert.deepEqual(template.problems, [{ field: 'inference.template.spec', reason: 'InvalidSpec', message: 'Invalid value: "string": must be of type object' }]);
+  assert.deepEqual(template.problems, [
+    { field: 'inference.template.spec', reason: 'InvalidSpec', message: 'Invalid value: "string": must be of type object' },
+  ]);
   const tolerations = buildWorkspace(setAt(templateWorkspace(), ['inference', 'template', 'spec', 'tolerations'], 42), facts());
   assert.deepEqual(tolerations.problems, [
-    { field: 'inference.template.spec.tolerations', reason: 'InvalidSpec', message: 'Invalid value: "number": must be an array, as in a core/v1 PodTemplateSpec' },
+    {
+      field: 'inference.template.spec.tolerations',
+      reason: 'InvalidSpec',
+      message: 'Invalid value: "number": must be an array, as in a core/v1 PodTemplateSpec',
+    },
   ]);
   const tuning = buildTuning(setAt(tuningWorkspace('urls'), ['tuning', 'input', 'urls'], 'https://example.com/a'), facts());
-  assert.deepEqual(tuning.ok ? [] : tuning.problems, [{ field: 'tuning.input.urls', reason: 'InvalidSpec', message: 'Invalid value: "string": must be of type array' }]);
+  assert.deepEqual(tuning.ok ? [] : tuning.problems, [
+    { field: 'tuning.input.urls', reason: 'InvalidSpec', message: 'Invalid value: "string": must be of type array' },
+  ]);
 });

@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  CLOUD_PROVIDERS,
-  isLenientAzureSku,
-  lookupSku,
-  resolveCloudProvider,
-  supportedSkus,
-  unsupportedSkuMessage,
-} from '../../../src/catalog/gpu-skus.js';
+import { CLOUD_PROVIDERS, isLenientAzureSku, lookupSku, resolveCloudProvider, supportedSkus, unsupportedSkuMessage } from '../../../src/catalog/gpu-skus.js';
 import type { CloudProvider, GpuConfig } from '../../../src/catalog/types.js';
 
 describe('SKU catalogs', () => {

@@ -81,6 +81,13 @@ describe('gpuConfigFromNodeLabels', () => {
 });
 
 describe('mibToRoundedGiB (KAITO int(MiB/1024 + 0.5))', () => {
-  const cases: Array<[number, number]> = [[24512, 24], [15360, 15], [16383, 16], [1535, 1], [1536, 2], [81559, 80]];
+  const cases: Array<[number, number]> = [
+    [24512, 24],
+    [15360, 15],
+    [16383, 16],
+    [1535, 1],
+    [1536, 2],
+    [81559, 80],
+  ];
   for (const [mib, gib] of cases) it(`${mib} MiB → ${gib} GiB`, () => assert.equal(mibToRoundedGiB(mib), gib));
 });

@@ -15,7 +15,6 @@ import {
 import { tryParseQuantity } from '../../../src/catalog/quantity.js';
 import { mustPreset } from './fixtures.js';
 
-
 describe('preset catalog', () => {
   it('registers the 29 presets of spec §8.2 and not phi-2', () => {
     assert.equal(presetNames().length, 29);
@@ -109,19 +108,37 @@ describe('preset catalog', () => {
   it('tuning presets match §8.4 and distributed presets match §8.2', () => {
     const withFlag = (flag: 'supportTuning' | 'supportDistributedInference') => presetNames().filter((n) => mustPreset(n)[flag]);
     assert.deepEqual(withFlag('supportTuning').sort(), [
-      'falcon-40b', 'falcon-7b', 'mistral-7b', 'phi-3-medium-128k-instruct', 'phi-3-medium-4k-instruct',
-      'phi-3-mini-128k-instruct', 'phi-3-mini-4k-instruct', 'phi-3.5-mini-instruct', 'phi-4', 'phi-4-mini-instruct',
-      'qwen2.5-coder-32b-instruct', 'qwen2.5-coder-7b-instruct',
+      'falcon-40b',
+      'falcon-7b',
+      'mistral-7b',
+      'phi-3-medium-128k-instruct',
+      'phi-3-medium-4k-instruct',
+      'phi-3-mini-128k-instruct',
+      'phi-3-mini-4k-instruct',
+      'phi-3.5-mini-instruct',
+      'phi-4',
+      'phi-4-mini-instruct',
+      'qwen2.5-coder-32b-instruct',
+      'qwen2.5-coder-7b-instruct',
     ]);
     assert.deepEqual(withFlag('supportDistributedInference').sort(), [
-      'deepseek-r1-0528', 'deepseek-v3-0324', 'llama-3.1-8b-instruct', 'llama-3.3-70b-instruct', 'mistral-large-3-675b-instruct',
+      'deepseek-r1-0528',
+      'deepseek-v3-0324',
+      'llama-3.1-8b-instruct',
+      'llama-3.3-70b-instruct',
+      'mistral-large-3-675b-instruct',
     ]);
-    assert.deepEqual(presetNames().filter((n) => mustPreset(n).vllm.disallowLoRA), ['falcon-7b', 'falcon-7b-instruct']);
+    assert.deepEqual(
+      presetNames().filter((n) => mustPreset(n).vllm.disallowLoRA),
+      ['falcon-7b', 'falcon-7b-instruct'],
+    );
   });
 
   it('vLLM params of ministral and phi-4-mini, transformers of phi-3', () => {
     assert.equal(
-      Object.entries(mustPreset('ministral-3-8b-instruct').vllm.modelRunParams).map(([k, v]) => (v ? `${k}=${v}` : k)).join(' '),
+      Object.entries(mustPreset('ministral-3-8b-instruct').vllm.modelRunParams)
+        .map(([k, v]) => (v ? `${k}=${v}` : k))
+        .join(' '),
       'dtype=float16 tool-call-parser=mistral tokenizer_mode=mistral config_format=mistral load_format=mistral enable-auto-tool-choice',
     );
     assert.equal(mustPreset('phi-4-mini-instruct').vllm.modelRunParams['tool-call-parser'], 'phi4_mini_json');
@@ -176,12 +193,21 @@ describe('closestPresetNames', () => {
   it('without a prefix match, returns names sorted by edit distance', () => {
     const names = closestPresetNames('qwen-coder', 5);
     const distances = names.map((n) => editDistance('qwen-coder', n));
-    assert.deepEqual(distances, [...distances].sort((a, b) => a - b));
+    assert.deepEqual(
+      distances,
+      [...distances].sort((a, b) => a - b),
+    );
     assert.equal(names.length, 5);
   });
 });
 
 describe('editDistance', () => {
-  const cases: Array<[string, string, number]> = [['', '', 0], ['abc', '', 3], ['kitten', 'sitting', 3], ['Phi-4', 'phi-4', 0], ['flaw', 'lawn', 2]];
+  const cases: Array<[string, string, number]> = [
+    ['', '', 0],
+    ['abc', '', 3],
+    ['kitten', 'sitting', 3],
+    ['Phi-4', 'phi-4', 0],
+    ['flaw', 'lawn', 2],
+  ];
   for (const [a, b, d] of cases) it(`${a}/${b} → ${d}`, () => assert.equal(editDistance(a, b), d));
 });

@@ -13,35 +13,88 @@ import { ObjectCache } from '../../../src/runtime/cache.js';
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 const managedFields = [{ manager: 'kaito-ts', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': {} } }];
 const meta = (name: string, extra: object = {}) => ({
-  name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: '7', labels: { 'kaito.sh/workspace': 'ws' },
-  annotations: { keep: 'me', [LAST_APPLIED]: '{"big":"copy"}' }, managedFields,
-  ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'ws', uid: 'sts-uid', controller: true }], ...extra,
+  name,
+  namespace: 'ns',
+  uid: `uid-${name}`,
+  resourceVersion: '7',
+  labels: { 'kaito.sh/workspace': 'ws' },
+  annotations: { keep: 'me', [LAST_APPLIED]: '{"big":"copy"}' },
+  managedFields,
+  ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'ws', uid: 'sts-uid', controller: true }],
+  ...extra,
 });
 const container = { name: 'model', image: 'img', command: ['python'], args: ['--x'], env: [{ name: 'A', value: 'b' }] };
 const podStatus = (ready: boolean, extra: object = {}): V1Pod['status'] => ({
-  phase: 'Running', hostIP: '10.0.0.1', podIP: '10.1.0.1', podIPs: [{ ip: '10.1.0.1' }], qosClass: 'BestEffort', startTime: new Date(0),
-  conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }, { type: 'PodScheduled', status: 'True' }],
-  containerStatuses: [{ name: 'model', image: 'img', imageID: 'id', ready, restartCount: 0, state: ready ? { running: {} } : { waiting: { reason: 'CrashLoopBackOff', message: 'boom' } } }],
+  phase: 'Running',
+  hostIP: '10.0.0.1',
+  podIP: '10.1.0.1',
+  podIPs: [{ ip: '10.1.0.1' }],
+  qosClass: 'BestEffort',
+  startTime: new Date(0),
+  conditions: [
+    { type: 'Ready', status: ready ? 'True' : 'False' },
+    { type: 'PodScheduled', status: 'True' },
+  ],
+  containerStatuses: [
+    {
+      name: 'model',
+      image: 'img',
+      imageID: 'id',
+      ready,
+      restartCount: 0,
+      state: ready ? { running: {} } : { waiting: { reason: 'CrashLoopBackOff', message: 'boom' } },
+    },
+  ],
   ...extra,
 });
 const pod = (name: string, status: V1Pod['status'], nodeName = 'gpu-1'): V1Pod => ({
-  apiVersion: 'v1', kind: 'Pod', metadata: meta(name),
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: meta(name),
   spec: { nodeName, containers: [container], volumes: [{ name: 'dshm', emptyDir: { medium: 'Memory' } }], tolerations: [{ key: 'sku', operator: 'Exists' }] },
   status,
 });
 const node = (name: string, pressure = false): V1Node => ({
-  apiVersion: 'v1', kind: 'Node', metadata: { ...meta(name), namespace: undefined, labels: { pool: 'a', 'nvidia.com/gpu.product': 'A100' } },
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { ...meta(name), namespace: undefined, labels: { pool: 'a', 'nvidia.com/gpu.product': 'A100' } },
   spec: { unschedulable: false, taints: [{ key: 'sku', effect: 'NoSchedule' }] },
   status: {
-    capacity: { 'nvidia.com/gpu': '1' }, allocatable: { 'nvidia.com/gpu': '1' },
-    conditions: [{ type: 'Ready', status: 'True' }, { type: 'MemoryPressure', status: pressure ? 'True' : 'False' }],
-    images: [{ names: ['a/very/long/image@sha256:0000'], sizeBytes: 1 }], addresses: [{ type: 'InternalIP', address: '10.0.0.1' }],
-    nodeInfo: { architecture: 'amd64', bootID: '', containerRuntimeVersion: '', kernelVersion: '', kubeProxyVersion: '', kubeletVersion: '', machineID: '', operatingSystem: 'linux', osImage: '', systemUUID: '' },
-    daemonEndpoints: { kubeletEndpoint: { Port: 10250 } }, volumesInUse: ['v'],
+    capacity: { 'nvidia.com/gpu': '1' },
+    allocatable: { 'nvidia.com/gpu': '1' },
+    conditions: [
+      { type: 'Ready', status: 'True' },
+      { type: 'MemoryPressure', status: pressure ? 'True' : 'False' },
+    ],
+    images: [{ names: ['a/very/long/image@sha256:0000'], sizeBytes: 1 }],
+    addresses: [{ type: 'InternalIP', address: '10.0.0.1' }],
+    nodeInfo: {
+      architecture: 'amd64',
+      bootID: '',
+      containerRuntimeVersion: '',
+      kernelVersion: '',
+      kubeProxyVersion: '',
+      kubeletVersion: '',
+      machineID: '',
+      operatingSystem: 'linux',
+      osImage: '',
+      systemUUID: '',
+    },
+    daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+    volumesInUse: ['v'],
   },
 });
-const sts: V1StatefulSet = { metadata: { name: 'ws', namespace: 'ns', uid: 'sts-uid', generation: 1 }, spec: { replicas: 2, selector: {}, serviceName: 'ws', template: {} }, status: { replicas: 2, readyReplicas: 1, observedGeneration: 1, updatedReplicas: 2, currentRevision: 'r', updateRevision: 'r' } };
-const ws = { apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', metadata: { name: 'ws', namespace: 'ns' }, resource: { labelSelector: { matchLabels: { pool: 'a' } } } };
+const sts: V1StatefulSet = {
+  metadata: { name: 'ws', namespace: 'ns', uid: 'sts-uid', generation: 1 },
+  spec: { replicas: 2, selector: {}, serviceName: 'ws', template: {} },
+  status: { replicas: 2, readyReplicas: 1, observedGeneration: 1, updatedReplicas: 2, currentRevision: 'r', updateRevision: 'r' },
+};
+const ws = {
+  apiVersion: 'kaito.sh/v1beta1',
+  kind: 'Workspace',
+  metadata: { name: 'ws', namespace: 'ns' },
+  resource: { labelSelector: { matchLabels: { pool: 'a' } } },
+};
 
 describe('cache transforms', () => {
   it('every kind: managedFields keep only who wrote them, the last-applied copy goes, other annotations stay', () => {
@@ -69,9 +122,28 @@ describe('cache transforms', () => {
   // The readers give the same answers on the lean objects as on the full ones.
   const full = {
     readyAndNot: [pod('ws-0', podStatus(true)), pod('ws-1', podStatus(false))],
-    pending: [pod('ws-0', { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes: Insufficient nvidia.com/gpu' }] }, '')],
+    pending: [
+      pod(
+        'ws-0',
+        {
+          phase: 'Pending',
+          conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes: Insufficient nvidia.com/gpu' }],
+        },
+        '',
+      ),
+    ],
     failed: [pod('ws-0', podStatus(false, { phase: 'Failed', reason: 'Evicted', message: 'low on memory' }))],
-    exited: [pod('ws-0', podStatus(false, { phase: 'Failed', containerStatuses: [{ name: 'model', image: 'i', imageID: 'i', ready: false, restartCount: 0, state: { terminated: { exitCode: 3, reason: 'Error' } } }] }))],
+    exited: [
+      pod(
+        'ws-0',
+        podStatus(false, {
+          phase: 'Failed',
+          containerStatuses: [
+            { name: 'model', image: 'i', imageID: 'i', ready: false, restartCount: 0, state: { terminated: { exitCode: 3, reason: 'Error' } } },
+          ],
+        }),
+      ),
+    ],
   };
   for (const [name, pods] of Object.entries(full)) {
     it(`pods, ${name}: the readers' answers do not change`, () => {
@@ -86,14 +158,17 @@ describe('cache transforms', () => {
     });
   }
 
-  it('pods keep their containers\' GPU limits: a legacy Deployment pod still holds its GPUs (migration fallback)', () => {
+  it("pods keep their containers' GPU limits: a legacy Deployment pod still holds its GPUs (migration fallback)", () => {
     const rsOwner = [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'ws-7d9', uid: 'rs-uid', controller: true }];
     const legacy = (gpus: string): V1Pod => ({
       ...pod('ws-7d9-abc', podStatus(true)),
       metadata: meta('ws-7d9-abc', { ownerReferences: rsOwner }),
       spec: { nodeName: 'gpu-1', containers: [{ ...container, resources: { limits: { 'nvidia.com/gpu': gpus } } }] },
     });
-    for (const [gpus, holds] of [['1', true], ['0', false]] as const) {
+    for (const [gpus, holds] of [
+      ['1', true],
+      ['0', false],
+    ] as const) {
       assert.equal(legacyPodsHoldGpus([leanPod(legacy(gpus))]), holds);
       assert.equal(legacyPodsHoldGpus([leanPod(legacy(gpus))]), legacyPodsHoldGpus([legacy(gpus)]));
     }
@@ -111,7 +186,13 @@ describe('cache transforms', () => {
   });
 
   it('revisions keep name, owner, labels, annotations and number, not data', () => {
-    const cr: V1ControllerRevision = { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: meta('ws-abc'), revision: 3, data: { spec: { template: { big: true } } } };
+    const cr: V1ControllerRevision = {
+      apiVersion: 'apps/v1',
+      kind: 'ControllerRevision',
+      metadata: meta('ws-abc'),
+      revision: 3,
+      data: { spec: { template: { big: true } } },
+    };
     const lean = leanRevision(cr);
     assert.equal(lean.data, undefined);
     assert.equal(lean.revision, 3);

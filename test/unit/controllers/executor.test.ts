@@ -44,7 +44,13 @@ class ScriptedApiServer {
       req.on('data', (c: Buffer) => (raw += c.toString()));
       req.on('end', () => {
         const url = new URL(req.url ?? '/', 'http://x');
-        const seen: Seen = { method: req.method ?? '', path: url.pathname, query: url.searchParams, contentType: req.headers['content-type'], body: raw ? (JSON.parse(raw) as Seen['body']) : undefined };
+        const seen: Seen = {
+          method: req.method ?? '',
+          path: url.pathname,
+          query: url.searchParams,
+          contentType: req.headers['content-type'],
+          body: raw ? (JSON.parse(raw) as Seen['body']) : undefined,
+        };
         this.seen.push(seen);
         const reply = this.script?.(seen) ?? this.echo(seen);
         res.writeHead(reply.status, { 'content-type': 'application/json' });
@@ -71,8 +77,13 @@ class ScriptedApiServer {
     const name = path.split('/').at(-1);
     const namespace = parts.includes('namespaces') ? parts[parts.indexOf('namespaces') + 1] : undefined;
     const old = this.store.get(path);
-    const merged = status ? { ...old, status: { ...(old?.status as object), ...(body.status as object) } } : { ...old, ...body, metadata: { ...old?.metadata, ...body.metadata } };
-    const stored = { ...merged, metadata: { ...merged.metadata, name, namespace, uid: old?.metadata?.uid ?? `uid-${name}`, resourceVersion: String(++this.rv) } } as KubernetesObject & Record<string, unknown>;
+    const merged = status
+      ? { ...old, status: { ...(old?.status as object), ...(body.status as object) } }
+      : { ...old, ...body, metadata: { ...old?.metadata, ...body.metadata } };
+    const stored = {
+      ...merged,
+      metadata: { ...merged.metadata, name, namespace, uid: old?.metadata?.uid ?? `uid-${name}`, resourceVersion: String(++this.rv) },
+    } as KubernetesObject & Record<string, unknown>;
     this.store.set(path, stored);
     return { status: r.method === 'POST' ? 201 : 200, body: stored };
   }
@@ -93,19 +104,35 @@ after(() => server.stop());
 const base = defaultFacts();
 const config: OperatorConfig = {
   featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: true },
-  cloudProvider: base.cloudProvider, presetRegistry: base.presetRegistry, releaseNamespace: base.releaseNamespace, nodeProvisioningTimeoutMs: 1_800_000,
+  cloudProvider: base.cloudProvider,
+  presetRegistry: base.presetRegistry,
+  releaseNamespace: base.releaseNamespace,
+  nodeProvisioningTimeoutMs: 1_800_000,
 };
 const NOW = new Date('2026-12-01T12:00:00Z');
 
 function deps(objects: KubernetesObject[]): WorkspaceDeps & { events: EventBody[] } {
   const events: EventBody[] = [];
-  const recorder = new EventRecorder({ sink: { create: (e) => { events.push(e); return Promise.resolve(); }, patchSeries: () => Promise.resolve() }, now: () => NOW.getTime() });
+  const recorder = new EventRecorder({
+    sink: {
+      create: (e) => {
+        events.push(e);
+        return Promise.resolve();
+      },
+      patchSeries: () => Promise.resolve(),
+    },
+    now: () => NOW.getTime(),
+  });
   return { client, caches: cachesFromObjects(objects), recorder, log: silentLogger, config, now: () => NOW, nodeClaimCrdInstalled: () => undefined, events };
 }
 
-const ws = (): WorkspaceObject => ({ ...byoWorkspace('phi-3-mini-4k-instruct'), metadata: { name: 'ws1', namespace: 'ns1', uid: 'uid-1', resourceVersion: '7', generation: 1 } });
+const ws = (): WorkspaceObject => ({
+  ...byoWorkspace('phi-3-mini-4k-instruct'),
+  metadata: { name: 'ws1', namespace: 'ns1', uid: 'uid-1', resourceVersion: '7', generation: 1 },
+});
 const node = { ...gpuNode('n1', A10_NODE_LABELS), kind: 'Node' } as KubernetesObject;
-const line = (r: Seen) => `${r.method} ${r.path}${r.query.get('fieldManager') ? ` fieldManager=${r.query.get('fieldManager')}` : ''}${r.contentType?.includes('apply-patch') ? ' (apply)' : r.contentType?.includes('merge-patch') ? ' (merge)' : r.contentType?.includes('json-patch') ? ' (json-patch)' : ''}`;
+const line = (r: Seen) =>
+  `${r.method} ${r.path}${r.query.get('fieldManager') ? ` fieldManager=${r.query.get('fieldManager')}` : ''}${r.contentType?.includes('apply-patch') ? ' (apply)' : r.contentType?.includes('merge-patch') ? ' (merge)' : r.contentType?.includes('json-patch') ? ' (json-patch)' : ''}`;
 
 test('a new workspace: the exact requests of its first pass, in order, and nothing on the second', async () => {
   server.seen = [];
@@ -138,13 +165,29 @@ test('a new workspace: the exact requests of its first pass, in order, and nothi
 
 test('a StatefulSet the server refuses: ChildObjectRejected on the status and a Warning event, terminal', async () => {
   server.seen = [];
-  server.script = (r) => (r.path.endsWith('/statefulsets/ws1') ? { status: 422, body: { kind: 'Status', code: 422, reason: 'Invalid', message: 'StatefulSet.apps "ws1" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Never"' } } : undefined);
+  server.script = (r) =>
+    r.path.endsWith('/statefulsets/ws1')
+      ? {
+          status: 422,
+          body: {
+            kind: 'Status',
+            code: 422,
+            reason: 'Invalid',
+            message: 'StatefulSet.apps "ws1" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Never"',
+          },
+        }
+      : undefined;
   server.seed('/apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1', ws());
   const d = deps([ws(), node]);
-  const err = await new WorkspaceReconciler(d).reconcile('ns1/ws1').then(() => undefined, (e: unknown) => e);
+  const err = await new WorkspaceReconciler(d).reconcile('ns1/ws1').then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   assert.ok(err instanceof ActionFailed);
   assert.deepEqual(workspaceErrorPolicy(err, { retries: 0 }), { terminal: true });
-  const status = server.seen.filter((r) => r.path.endsWith('/status')).map((r) => (r.body as { status: { conditions: { type: string; reason: string; message: string }[] } }).status);
+  const status = server.seen
+    .filter((r) => r.path.endsWith('/status'))
+    .map((r) => (r.body as { status: { conditions: { type: string; reason: string; message: string }[] } }).status);
   assert.equal(status.length, 1, 'one status write, the report');
   const inference = status[0]!.conditions.find((c) => c.type === 'InferenceReady');
   assert.equal(inference?.reason, Reason.ChildObjectRejected);
@@ -155,7 +198,12 @@ test('a StatefulSet the server refuses: ChildObjectRejected on the status and a 
 
 test('executor: already-exists on a create and gone on a delete are done, not failures', async () => {
   server.seen = [];
-  server.script = (r) => (r.method === 'POST' ? { status: 409, body: { kind: 'Status', code: 409, reason: 'AlreadyExists', message: 'exists' } } : r.method === 'DELETE' ? { status: 404, body: { kind: 'Status', code: 404, reason: 'NotFound', message: 'gone' } } : undefined);
+  server.script = (r) =>
+    r.method === 'POST'
+      ? { status: 409, body: { kind: 'Status', code: 409, reason: 'AlreadyExists', message: 'exists' } }
+      : r.method === 'DELETE'
+        ? { status: 404, body: { kind: 'Status', code: 404, reason: 'NotFound', message: 'gone' } }
+        : undefined;
   const d = deps([ws()]);
   const record = await new PlanExecutor({ ...d, owner: Resources.workspaces }).execute(ws(), {
     actions: [
@@ -175,12 +223,21 @@ test('executor: a failed NodeClaim create says so in a Warning event and stops t
   const claim = { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'wsabc' } };
   const run = new PlanExecutor({ ...d, owner: Resources.workspaces }).execute(ws(), {
     actions: [
-      { kind: 'create', type: Resources.nodeClaims, object: claim, why: 'test', failed: { type: 'Warning', reason: 'NodeClaimCreationFailed', message: 'NodeClaim wsabc' } },
+      {
+        kind: 'create',
+        type: Resources.nodeClaims,
+        object: claim,
+        why: 'test',
+        failed: { type: 'Warning', reason: 'NodeClaimCreationFailed', message: 'NodeClaim wsabc' },
+      },
       { kind: 'event', note: { type: 'Normal', reason: 'Never', message: 'not reached' } },
     ],
   });
   await assert.rejects(run, (e: unknown) => e instanceof ActionFailed && e.action.kind === 'create');
-  assert.deepEqual(d.events.map((e) => e.reason), ['NodeClaimCreationFailed']);
+  assert.deepEqual(
+    d.events.map((e) => e.reason),
+    ['NodeClaimCreationFailed'],
+  );
   assert.match(d.events[0]!.note ?? '', /NodeClaim wsabc: .*etcd timeout/);
   assert.equal(workspaceErrorPolicy(await run.catch((e: unknown) => e), { retries: 0 }).terminal, false, 'a server error is retried');
 });

@@ -1,7 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1ControllerRevision } from '@kubernetes/client-node';
-import { childWorkspace, phaseOf, selectToDelete, specHash, type ChildWorkspace, type DeleteCandidate, type InferenceSetObject } from '../../../src/controllers/inferenceset/children.js';
+import {
+  childWorkspace,
+  phaseOf,
+  selectToDelete,
+  specHash,
+  type ChildWorkspace,
+  type DeleteCandidate,
+  type InferenceSetObject,
+} from '../../../src/controllers/inferenceset/children.js';
 import { Expectations } from '../../../src/controllers/inferenceset/expectations.js';
 import { MAX_REVISION_HISTORY, planInferenceSet, type InferenceSetSnapshot } from '../../../src/controllers/inferenceset/plan.js';
 import { inferenceSetChanged, memberChanged, memberToInferenceSet } from '../../../src/controllers/inferenceset/setup.js';
@@ -9,30 +17,80 @@ import { describeAction } from '../../../src/controllers/shared/actions.js';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 
-function iset(o: { replicas?: number; finalizer?: boolean; hash?: boolean; deleting?: boolean; instanceType?: string; labels?: Record<string, string>; annotations?: Record<string, string> } = {}): InferenceSetObject {
+function iset(
+  o: {
+    replicas?: number;
+    finalizer?: boolean;
+    hash?: boolean;
+    deleting?: boolean;
+    instanceType?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  } = {},
+): InferenceSetObject {
   const is: InferenceSetObject = {
-    apiVersion: 'kaito.sh/v1beta1', kind: 'InferenceSet',
-    metadata: { name: 'x', namespace: 'ns', uid: 'is-uid', generation: 2, resourceVersion: '7', labels: o.labels, annotations: o.annotations, ...(o.finalizer === false ? {} : { finalizers: ['inferenceset.finalizer.kaito.sh'] }), ...(o.deleting ? { deletionTimestamp: NOW } : {}) },
+    apiVersion: 'kaito.sh/v1beta1',
+    kind: 'InferenceSet',
+    metadata: {
+      name: 'x',
+      namespace: 'ns',
+      uid: 'is-uid',
+      generation: 2,
+      resourceVersion: '7',
+      labels: o.labels,
+      annotations: o.annotations,
+      ...(o.finalizer === false ? {} : { finalizers: ['inferenceset.finalizer.kaito.sh'] }),
+      ...(o.deleting ? { deletionTimestamp: NOW } : {}),
+    },
     spec: {
       ...(o.replicas !== undefined ? { replicas: o.replicas } : {}),
       labelSelector: { matchLabels: { pool: 'a' } },
-      template: { metadata: { labels: { team: 'ml' }, annotations: { note: 'n' } }, resource: o.instanceType ? { instanceType: o.instanceType } : {}, inference: { preset: { name: 'phi-4-mini-instruct' } } },
+      template: {
+        metadata: { labels: { team: 'ml' }, annotations: { note: 'n' } },
+        resource: o.instanceType ? { instanceType: o.instanceType } : {},
+        inference: { preset: { name: 'phi-4-mini-instruct' } },
+      },
     },
   };
-  if (o.hash !== false) is.metadata.annotations = { ...is.metadata.annotations, 'inferenceset.kaito.io/hash': specHash(is), 'inferenceset.kaito.io/revision': '1' };
+  if (o.hash !== false)
+    is.metadata.annotations = { ...is.metadata.annotations, 'inferenceset.kaito.io/hash': specHash(is), 'inferenceset.kaito.io/revision': '1' };
   return is;
 }
 
 function revision(is: InferenceSetObject, n = 1, name = `x-${specHash(is).slice(0, 5)}`): V1ControllerRevision {
-  return { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name, namespace: 'ns', uid: `rev-${n}`, labels: { 'inferenceset.kaito.io/name': 'x' }, annotations: { 'inferenceset.kaito.io/hash': name === `x-${specHash(is).slice(0, 5)}` ? specHash(is) : 'other' } }, revision: n };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'ControllerRevision',
+    metadata: {
+      name,
+      namespace: 'ns',
+      uid: `rev-${n}`,
+      labels: { 'inferenceset.kaito.io/name': 'x' },
+      annotations: { 'inferenceset.kaito.io/hash': name === `x-${specHash(is).slice(0, 5)}` ? specHash(is) : 'other' },
+    },
+    revision: n,
+  };
 }
 
 function child(name: string, o: { ready?: boolean; terminating?: boolean; labels?: Record<string, string> } = {}): ChildWorkspace {
   return {
-    apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace',
-    metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: '1', labels: o.labels ?? { team: 'ml', 'inferenceset.kaito.sh/created-by': 'x' }, ...(o.terminating ? { deletionTimestamp: NOW } : {}) },
+    apiVersion: 'kaito.sh/v1beta1',
+    kind: 'Workspace',
+    metadata: {
+      name,
+      namespace: 'ns',
+      uid: `uid-${name}`,
+      resourceVersion: '1',
+      labels: o.labels ?? { team: 'ml', 'inferenceset.kaito.sh/created-by': 'x' },
+      ...(o.terminating ? { deletionTimestamp: NOW } : {}),
+    },
     resource: { labelSelector: { matchLabels: { pool: 'a' } } },
-    status: o.ready === undefined ? {} : { conditions: [{ type: 'WorkspaceSucceeded', status: o.ready ? 'True' : 'False', reason: 'r', message: 'm', lastTransitionTime: NOW.toISOString() }] },
+    status:
+      o.ready === undefined
+        ? {}
+        : {
+            conditions: [{ type: 'WorkspaceSucceeded', status: o.ready ? 'True' : 'False', reason: 'r', message: 'm', lastTransitionTime: NOW.toISOString() }],
+          },
   };
 }
 
@@ -47,10 +105,15 @@ const statusOf = (s: InferenceSetSnapshot) => {
 };
 
 test('the child is the Workspace KAITO would create', () => {
-  const is = iset({ instanceType: 'Standard_NC24ads_A100_v4', labels: { 'kaito.sh/inference-role': 'decode', other: 'no' }, annotations: { 'kaito.sh/disable-benchmark': 'true' } });
+  const is = iset({
+    instanceType: 'Standard_NC24ads_A100_v4',
+    labels: { 'kaito.sh/inference-role': 'decode', other: 'no' },
+    annotations: { 'kaito.sh/disable-benchmark': 'true' },
+  });
   const byo = childWorkspace(is, { byo: true });
   assert.deepEqual(byo.metadata, {
-    generateName: 'x-', namespace: 'ns',
+    generateName: 'x-',
+    namespace: 'ns',
     labels: { team: 'ml', 'kaito.sh/inference-role': 'decode', 'inferenceset.kaito.sh/created-by': 'x' },
     annotations: { note: 'n', 'kaito.sh/disable-benchmark': 'true' },
     ownerReferences: [{ apiVersion: 'kaito.sh/v1beta1', kind: 'InferenceSet', name: 'x', uid: 'is-uid', controller: true, blockOwnerDeletion: true }],
@@ -70,16 +133,32 @@ test('phase: WorkspaceDeleting=True, then WorkspaceSucceeded decide (KAITO Deter
 });
 
 test('scale-down choice (table)', () => {
-  const c = (name: string, ready: boolean, extra: Partial<DeleteCandidate<string>> = {}): DeleteCandidate<string> => ({ child: name, ready, terminating: false, old: false, ...extra });
+  const c = (name: string, ready: boolean, extra: Partial<DeleteCandidate<string>> = {}): DeleteCandidate<string> => ({
+    child: name,
+    ready,
+    terminating: false,
+    old: false,
+    ...extra,
+  });
   const rows: { name: string; cands: DeleteCandidate<string>[]; desired: number; want: string[] }[] = [
     { name: 'not-Ready first', cands: [c('a', true), c('b', false), c('c', true)], desired: 2, want: ['b'] },
     { name: 'Ready goes only above desired', cands: [c('a', true), c('b', true), c('c', true)], desired: 1, want: ['a', 'b'] },
     { name: 'terminating counts as deleted', cands: [c('a', true, { terminating: true }), c('b', true), c('c', false)], desired: 1, want: ['c'] },
     { name: 'nothing when at or below desired', cands: [c('a', false), c('b', false)], desired: 2, want: [] },
-    { name: 'old before new: the old one is Ready at desired, the new one is kept (KAITO waits)', cands: [c('a', false), c('b', true, { old: true }), c('c', true)], desired: 2, want: [] },
+    {
+      name: 'old before new: the old one is Ready at desired, the new one is kept (KAITO waits)',
+      cands: [c('a', false), c('b', true, { old: true }), c('c', true)],
+      desired: 2,
+      want: [],
+    },
     { name: 'old not-Ready first', cands: [c('a', false), c('b', false, { old: true }), c('c', true)], desired: 2, want: ['b'] },
     { name: 'old Ready retired once the new one is Ready', cands: [c('a', true, { old: true }), c('b', true), c('c', true)], desired: 2, want: ['a'] },
-    { name: 'a surge not yet Ready: nothing goes (KAITO waits for it)', cands: [c('a', true, { old: true }), c('b', true), c('c', false)], desired: 2, want: [] },
+    {
+      name: 'a surge not yet Ready: nothing goes (KAITO waits for it)',
+      cands: [c('a', true, { old: true }), c('b', true), c('c', false)],
+      desired: 2,
+      want: [],
+    },
     { name: 'to zero', cands: [c('a', true), c('b', false)], desired: 0, want: ['b', 'a'] },
   ];
   for (const r of rows) assert.deepEqual(selectToDelete(r.cands, r.desired), r.want, r.name);
@@ -87,24 +166,65 @@ test('scale-down choice (table)', () => {
 
 test('plans (table)', () => {
   const rows: { name: string; s: InferenceSetSnapshot; want: string[] }[] = [
-    { name: 'new: finalizer, hash and revision first, a revision, then the children', s: snap(iset({ replicas: 2, finalizer: false, hash: false }), [], { revisions: [] }), want: [
-      'patch inferenceset metadata: finalizer annotations inferenceset.kaito.io/hash, inferenceset.kaito.io/revision',
-      `create ControllerRevision ns/x-${specHash(iset({ replicas: 2, hash: false })).slice(0, 5)}: a revision of the InferenceSet spec`,
-      'create Workspace ns/: replica 1 of 2', 'create Workspace ns/: replica 2 of 2', 'write inferenceset status'] },
+    {
+      name: 'new: finalizer, hash and revision first, a revision, then the children',
+      s: snap(iset({ replicas: 2, finalizer: false, hash: false }), [], { revisions: [] }),
+      want: [
+        'patch inferenceset metadata: finalizer annotations inferenceset.kaito.io/hash, inferenceset.kaito.io/revision',
+        `create ControllerRevision ns/x-${specHash(iset({ replicas: 2, hash: false })).slice(0, 5)}: a revision of the InferenceSet spec`,
+        'create Workspace ns/: replica 1 of 2',
+        'create Workspace ns/: replica 2 of 2',
+        'write inferenceset status',
+      ],
+    },
     { name: 'replicas defaults to 1', s: snap(iset()), want: ['create Workspace ns/: replica 1 of 1', 'write inferenceset status'] },
-    { name: 'steady: status only (written only if changed)', s: snap(iset({ replicas: 1 }), [child('x-a', { ready: true })]), want: ['write inferenceset status'] },
-    { name: 'scale down picks the not-Ready', s: snap(iset({ replicas: 1 }), [child('x-a', { ready: true }), child('x-b', { ready: false })]), want: ['delete Workspace ns/x-b: scale down to 1', 'write inferenceset status'] },
-    { name: 'a pending delete is not repeated nor replaced', s: snap(iset({ replicas: 1 }), [child('x-a', { ready: true }), child('x-b')], { expectations: { pendingDeletes: new Set(['uid-x-b']), holdCreates: false } }), want: ['write inferenceset status'] },
-    { name: 'terminating children do not count: a replacement is created', s: snap(iset({ replicas: 2 }), [child('x-a', { ready: true }), child('x-b', { terminating: true })]), want: ['create Workspace ns/: replica 2 of 2', 'write inferenceset status'] },
-    { name: 'an unanswered create holds further creates', s: snap(iset({ replicas: 3 }), [child('x-a')], { expectations: { pendingDeletes: new Set(), holdCreates: true, recheckAfterMs: 5 } }), want: ['write inferenceset status'] },
-    { name: 'template labels are added to children', s: snap(iset({ replicas: 1 }), [child('x-a', { labels: { 'inferenceset.kaito.sh/created-by': 'x', keep: 'me' } })]), want: ['label Workspace ns/x-a: team=ml', 'write inferenceset status'] },
-    { name: 'BYO with an instanceType: no child, a condition', s: snap(iset({ replicas: 1, instanceType: 'Standard_NC24ads_A100_v4' })), want: ['write inferenceset status'] },
-    { name: 'deleting: condition, children deleted, finalizer removed', s: snap(iset({ deleting: true }), [child('x-a'), child('x-b', { terminating: true })]), want: ['write inferenceset status', 'delete Workspace ns/x-a: the InferenceSet is being deleted', 'remove finalizer inferenceset.finalizer.kaito.sh'] },
+    {
+      name: 'steady: status only (written only if changed)',
+      s: snap(iset({ replicas: 1 }), [child('x-a', { ready: true })]),
+      want: ['write inferenceset status'],
+    },
+    {
+      name: 'scale down picks the not-Ready',
+      s: snap(iset({ replicas: 1 }), [child('x-a', { ready: true }), child('x-b', { ready: false })]),
+      want: ['delete Workspace ns/x-b: scale down to 1', 'write inferenceset status'],
+    },
+    {
+      name: 'a pending delete is not repeated nor replaced',
+      s: snap(iset({ replicas: 1 }), [child('x-a', { ready: true }), child('x-b')], {
+        expectations: { pendingDeletes: new Set(['uid-x-b']), holdCreates: false },
+      }),
+      want: ['write inferenceset status'],
+    },
+    {
+      name: 'terminating children do not count: a replacement is created',
+      s: snap(iset({ replicas: 2 }), [child('x-a', { ready: true }), child('x-b', { terminating: true })]),
+      want: ['create Workspace ns/: replica 2 of 2', 'write inferenceset status'],
+    },
+    {
+      name: 'an unanswered create holds further creates',
+      s: snap(iset({ replicas: 3 }), [child('x-a')], { expectations: { pendingDeletes: new Set(), holdCreates: true, recheckAfterMs: 5 } }),
+      want: ['write inferenceset status'],
+    },
+    {
+      name: 'template labels are added to children',
+      s: snap(iset({ replicas: 1 }), [child('x-a', { labels: { 'inferenceset.kaito.sh/created-by': 'x', keep: 'me' } })]),
+      want: ['label Workspace ns/x-a: team=ml', 'write inferenceset status'],
+    },
+    {
+      name: 'BYO with an instanceType: no child, a condition',
+      s: snap(iset({ replicas: 1, instanceType: 'Standard_NC24ads_A100_v4' })),
+      want: ['write inferenceset status'],
+    },
+    {
+      name: 'deleting: condition, children deleted, finalizer removed',
+      s: snap(iset({ deleting: true }), [child('x-a'), child('x-b', { terminating: true })]),
+      want: ['write inferenceset status', 'delete Workspace ns/x-a: the InferenceSet is being deleted', 'remove finalizer inferenceset.finalizer.kaito.sh'],
+    },
   ];
   for (const r of rows) assert.deepEqual(steps(r.s), r.want, r.name);
 });
 
-test('revision history is kept at KAITO\'s 10; a same-named revision with another hash fails the pass', () => {
+test("revision history is kept at KAITO's 10; a same-named revision with another hash fails the pass", () => {
   const is = iset({ replicas: 0, hash: false });
   const old = Array.from({ length: MAX_REVISION_HISTORY + 1 }, (_, i) => revision(is, i + 1, `x-old${i}`));
   const plan = planInferenceSet(snap(is, [], { revisions: old }));
@@ -115,14 +235,22 @@ test('revision history is kept at KAITO\'s 10; a same-named revision with anothe
   assert.match(planInferenceSet(snap(is, [], { revisions: [clash] })).failure?.message ?? '', /revision name conflicts/);
 });
 
-test('status: KAITO\'s condition and message, readyReplicas as KAITO counts, live replicas, the selector', () => {
-  const s = statusOf(snap(iset({ replicas: 3 }), [child('x-a', { ready: true }), child('x-b', { ready: false }), child('x-c', { ready: true, terminating: true })]));
+test("status: KAITO's condition and message, readyReplicas as KAITO counts, live replicas, the selector", () => {
+  const s = statusOf(
+    snap(iset({ replicas: 3 }), [child('x-a', { ready: true }), child('x-b', { ready: false }), child('x-c', { ready: true, terminating: true })]),
+  );
   assert.equal(s?.readyReplicas, 2); // KAITO counts a terminating Succeeded child
   assert.equal(s?.replicas, 3); // two live + one created this pass
   assert.equal(s?.selector, 'inferenceset.kaito.sh/created-by=x');
-  assert.deepEqual(s?.conditions?.map((c) => [c.type, c.status, c.reason, c.message, c.observedGeneration]), [['InferenceSetReady', 'False', 'inferencesetNotReady', 'inferenceset is not ready, 2/3 replicas are ready', 2]]);
+  assert.deepEqual(
+    s?.conditions?.map((c) => [c.type, c.status, c.reason, c.message, c.observedGeneration]),
+    [['InferenceSetReady', 'False', 'inferencesetNotReady', 'inferenceset is not ready, 2/3 replicas are ready', 2]],
+  );
   const ready = statusOf(snap(iset({ replicas: 1 }), [child('x-a', { ready: true })]));
-  assert.deepEqual(ready?.conditions?.map((c) => [c.status, c.reason, c.message]), [['True', 'inferencesetReady', 'inferenceset is ready']]);
+  assert.deepEqual(
+    ready?.conditions?.map((c) => [c.status, c.reason, c.message]),
+    [['True', 'inferencesetReady', 'inferenceset is ready']],
+  );
   const byo = statusOf(snap(iset({ instanceType: 'Standard_NC24ads_A100_v4' })));
   assert.match(byo?.conditions?.[0]?.message ?? '', /instanceType must be empty when nodeProvisioner is byo/);
   const nap = statusOf(snap(iset(), [], { byo: false }));

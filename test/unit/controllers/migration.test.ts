@@ -7,7 +7,9 @@ const WS_UID = 'ws-uid';
 function deployment(ownerUid?: string): V1Deployment {
   return {
     metadata: {
-      name: 'ws', namespace: 'team', uid: 'dep-uid',
+      name: 'ws',
+      namespace: 'team',
+      uid: 'dep-uid',
       ownerReferences: ownerUid ? [{ apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', name: 'ws', uid: ownerUid, controller: true }] : undefined,
     },
   };
@@ -15,7 +17,9 @@ function deployment(ownerUid?: string): V1Deployment {
 const readyPod: V1Pod = { metadata: { name: 'ws-0' }, status: { conditions: [{ type: 'Ready', status: 'True' }] } };
 const gpuBlocked: V1Pod = {
   metadata: { name: 'ws-0' },
-  status: { conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/6 nodes are available: 2 Insufficient nvidia.com/gpu.' }] },
+  status: {
+    conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/6 nodes are available: 2 Insufficient nvidia.com/gpu.' }],
+  },
 };
 const pendingPod: V1Pod = { metadata: { name: 'ws-0' }, status: { phase: 'Pending' } };
 
@@ -26,8 +30,22 @@ const cases: { name: string; dep?: V1Deployment; sts: boolean; pod0?: V1Pod; leg
   { name: 'owned, StatefulSet not yet created', dep: deployment(WS_UID), sts: false, kind: 'waitForPod0' },
   { name: 'owned, pod 0 pending', dep: deployment(WS_UID), sts: true, pod0: pendingPod, kind: 'waitForPod0' },
   { name: 'owned, pod 0 ready → delete', dep: deployment(WS_UID), sts: true, pod0: readyPod, kind: 'deleteDeployment' },
-  { name: 'owned, pod 0 blocked on GPUs the old pods hold → delete first', dep: deployment(WS_UID), sts: true, pod0: gpuBlocked, legacyGpus: true, kind: 'deleteDeploymentFirst' },
-  { name: 'owned, pod 0 blocked on GPUs but the old pods hold none → keep waiting', dep: deployment(WS_UID), sts: true, pod0: gpuBlocked, legacyGpus: false, kind: 'waitForPod0' },
+  {
+    name: 'owned, pod 0 blocked on GPUs the old pods hold → delete first',
+    dep: deployment(WS_UID),
+    sts: true,
+    pod0: gpuBlocked,
+    legacyGpus: true,
+    kind: 'deleteDeploymentFirst',
+  },
+  {
+    name: 'owned, pod 0 blocked on GPUs but the old pods hold none → keep waiting',
+    dep: deployment(WS_UID),
+    sts: true,
+    pod0: gpuBlocked,
+    legacyGpus: false,
+    kind: 'waitForPod0',
+  },
 ];
 
 for (const c of cases) {

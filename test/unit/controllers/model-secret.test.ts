@@ -8,7 +8,11 @@ import type { KubeClient } from '../../../src/runtime/client.js';
 import { KubeApiError } from '../../../src/runtime/errors.js';
 
 const ws = (preset: string, secret?: string) =>
-  ({ metadata: { name: 'ws', namespace: 'team' }, resource: {}, inference: { preset: { name: preset, ...(secret ? { presetOptions: { modelAccessSecret: secret } } : {}) } } }) as unknown as WorkspaceObject;
+  ({
+    metadata: { name: 'ws', namespace: 'team' },
+    resource: {},
+    inference: { preset: { name: preset, ...(secret ? { presetOptions: { modelAccessSecret: secret } } : {}) } },
+  }) as unknown as WorkspaceObject;
 
 test('modelAccessSecretOf: only presets that download at runtime need the Secret', () => {
   const cases: [string, WorkspaceObject, string | undefined][] = [
@@ -44,7 +48,11 @@ function fakeClient(store: { data?: Record<string, string> } | undefined) {
   return { client, calls };
 }
 
-const meta = (rv: string): KubernetesObject => ({ apiVersion: 'meta.k8s.io/v1', kind: 'Secret', metadata: { name: 'hf', namespace: 'team', uid: 'u1', resourceVersion: rv } });
+const meta = (rv: string): KubernetesObject => ({
+  apiVersion: 'meta.k8s.io/v1',
+  kind: 'Secret',
+  metadata: { name: 'hf', namespace: 'team', uid: 'u1', resourceVersion: rv },
+});
 
 test('ModelSecrets: missing, key missing, present; one GET per Secret version, none for workspaces without a Secret', async () => {
   const cache = new ObjectCache<KubernetesObject>();

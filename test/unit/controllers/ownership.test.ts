@@ -19,13 +19,21 @@ test('ownedBy: only a controller reference of kind Workspace with the workspace 
     ['controlled by another kind with our UID', obj('e', [owner('ConfigMap', 'uid-ws')]), false],
   ];
   for (const [name, o, want] of cases) assert.equal(ownedBy(o, ws), want, name);
-  assert.deepEqual(ownedOnly(cases.map((c) => c[1]), ws).map((o) => o.metadata?.name), ['a']);
+  assert.deepEqual(
+    ownedOnly(
+      cases.map((c) => c[1]),
+      ws,
+    ).map((o) => o.metadata?.name),
+    ['a'],
+  );
   const noUid = { ...ws, metadata: { ...ws.metadata, uid: undefined } } as unknown as WorkspaceObject;
   assert.equal(ownedBy(obj('f', [{ ...owner('Workspace', ''), uid: '' }]), noUid), false, 'an empty UID never matches');
 });
 
 test('writtenBy: our field manager among the writers (the cache keeps only manager names)', () => {
-  const cm = (managers: string[]): KubernetesObject => ({ metadata: { name: 'inference-params-template', managedFields: managers.map((manager) => ({ manager, operation: 'Update' })) } });
+  const cm = (managers: string[]): KubernetesObject => ({
+    metadata: { name: 'inference-params-template', managedFields: managers.map((manager) => ({ manager, operation: 'Update' })) },
+  });
   assert.equal(writtenBy(cm(['kaito-ts']), 'kaito-ts'), true);
   assert.equal(writtenBy(cm(['kubectl-create', 'kaito-ts']), 'kaito-ts'), true);
   assert.equal(writtenBy(cm(['kubectl-client-side-apply']), 'kaito-ts'), false, 'a look-alike with our label');
@@ -33,5 +41,8 @@ test('writtenBy: our field manager among the writers (the cache keeps only manag
 });
 
 test('notOwnedMessage names the kind and the object', () => {
-  assert.equal(notOwnedMessage('Service', obj('ws-headless')), 'Service team/ws-headless exists and is not controlled by this workspace; kaito-ts leaves it untouched');
+  assert.equal(
+    notOwnedMessage('Service', obj('ws-headless')),
+    'Service team/ws-headless exists and is not controlled by this workspace; kaito-ts leaves it untouched',
+  );
 });

@@ -20,24 +20,43 @@ const NOW = new Date('2026-12-01T12:00:00Z');
 const base = defaultFacts();
 const config = (byo: boolean): OperatorConfig => ({
   featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: byo },
-  cloudProvider: base.cloudProvider, presetRegistry: base.presetRegistry, releaseNamespace: base.releaseNamespace, nodeProvisioningTimeoutMs: 1_800_000,
+  cloudProvider: base.cloudProvider,
+  presetRegistry: base.presetRegistry,
+  releaseNamespace: base.releaseNamespace,
+  nodeProvisioningTimeoutMs: 1_800_000,
 });
-const a10 = () => ({ ...gpuNode('n1', A10_NODE_LABELS), kind: 'Node', status: { conditions: [{ type: 'Ready', status: 'True' }], capacity: { 'nvidia.com/gpu': '1' } } });
+const a10 = () => ({
+  ...gpuNode('n1', A10_NODE_LABELS),
+  kind: 'Node',
+  status: { conditions: [{ type: 'Ready', status: 'True' }], capacity: { 'nvidia.com/gpu': '1' } },
+});
 const nvmeClass = { kind: 'StorageClass', metadata: { name: NVME_CLASS } };
 
-function snapshot(ws: Workspace, objects: KubernetesObject[], opts: { byo?: boolean; crd?: boolean; patch?: Partial<WorkspaceSnapshot> } = {}): WorkspaceSnapshot {
+function snapshot(
+  ws: Workspace,
+  objects: KubernetesObject[],
+  opts: { byo?: boolean; crd?: boolean; patch?: Partial<WorkspaceSnapshot> } = {},
+): WorkspaceSnapshot {
   const byo = opts.byo ?? true;
-  const snap = readSnapshot(ws, { caches: cachesFromObjects(objects), config: config(byo), fieldManager: 'kaito-ts', now: NOW, nodeClaimCrdInstalled: () => opts.crd ?? true });
+  const snap = readSnapshot(ws, {
+    caches: cachesFromObjects(objects),
+    config: config(byo),
+    fieldManager: 'kaito-ts',
+    now: NOW,
+    nodeClaimCrdInstalled: () => opts.crd ?? true,
+  });
   return { ...snap, ...opts.patch };
 }
 
 /** `verb Kind name` per action; events as `event Reason`. */
-const steps = (p: Plan) => p.actions.map((a: Action) => {
-  if (a.kind === 'event') return `event ${a.note.reason}`;
-  if (a.kind === 'apply' || a.kind === 'create') return `${a.kind} ${a.type.kind} ${a.object.metadata?.name}`.replace(/ws[0-9a-f]{9}$/, 'ws<claim>').replace(/-[0-9a-f]{5,}$/, '-<hash>');
-  if (a.kind === 'delete') return `delete ${a.type.kind} ${a.ref.name}`;
-  return a.kind;
-});
+const steps = (p: Plan) =>
+  p.actions.map((a: Action) => {
+    if (a.kind === 'event') return `event ${a.note.reason}`;
+    if (a.kind === 'apply' || a.kind === 'create')
+      return `${a.kind} ${a.type.kind} ${a.object.metadata?.name}`.replace(/ws[0-9a-f]{9}$/, 'ws<claim>').replace(/-[0-9a-f]{5,}$/, '-<hash>');
+    if (a.kind === 'delete') return `delete ${a.type.kind} ${a.ref.name}`;
+    return a.kind;
+  });
 const statusOf = (p: Plan) => [...p.actions].reverse().find((a): a is Extract<Action, { kind: 'status' }> => a.kind === 'status')?.status;
 const inferenceReason = (p: Plan) => findCondition(statusOf(p)?.conditions, ConditionType.InferenceReady)?.reason;
 
@@ -45,7 +64,15 @@ const inferenceReason = (p: Plan) => findCondition(statusOf(p)?.conditions, Cond
 function converged(ws: Workspace, objects: KubernetesObject[] = [a10()], opts: { byo?: boolean; crd?: boolean } = {}): KubernetesObject[] {
   const first = planWorkspace(snapshot(ws, objects, opts));
   const written = first.actions.flatMap((a) =>
-    a.kind === 'apply' || a.kind === 'create' ? [{ ...a.object, kind: a.type.kind, metadata: { ...a.object.metadata, uid: `uid-${a.object.metadata?.name}`, managedFields: [{ manager: 'kaito-ts' }] } }] : [],
+    a.kind === 'apply' || a.kind === 'create'
+      ? [
+          {
+            ...a.object,
+            kind: a.type.kind,
+            metadata: { ...a.object.metadata, uid: `uid-${a.object.metadata?.name}`, managedFields: [{ manager: 'kaito-ts' }] },
+          },
+        ]
+      : [],
   );
   return [...objects, ...written];
 }
@@ -58,10 +85,23 @@ function afterFirstPass(ws: Workspace, objects: KubernetesObject[] = [a10()], op
 }
 
 const readySts = (objects: KubernetesObject[]): KubernetesObject[] =>
-  objects.map((o) => (o.kind === 'StatefulSet' ? ({ ...o, metadata: { ...o.metadata, generation: 1 }, status: { observedGeneration: 1, replicas: 1, readyReplicas: 1, updatedReplicas: 1, currentRevision: 'r1', updateRevision: 'r1' } } as V1StatefulSet) : o));
+  objects.map((o) =>
+    o.kind === 'StatefulSet'
+      ? ({
+          ...o,
+          metadata: { ...o.metadata, generation: 1 },
+          status: { observedGeneration: 1, replicas: 1, readyReplicas: 1, updatedReplicas: 1, currentRevision: 'r1', updateRevision: 'r1' },
+        } as V1StatefulSet)
+      : o,
+  );
 const pod0 = (ready: boolean, owner: { kind: string; uid: string }, extra: Partial<V1Pod['spec']> = {}): V1Pod & { kind: string } => ({
   kind: 'Pod',
-  metadata: { name: 'ws1-0', namespace: 'ns1', labels: { 'kaito.sh/workspace': 'ws1' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: owner.kind, name: 'x', uid: owner.uid, controller: true }] },
+  metadata: {
+    name: 'ws1-0',
+    namespace: 'ns1',
+    labels: { 'kaito.sh/workspace': 'ws1' },
+    ownerReferences: [{ apiVersion: 'apps/v1', kind: owner.kind, name: 'x', uid: owner.uid, controller: true }],
+  },
   spec: { containers: [{ name: 'c' }], ...extra },
   status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
 });
@@ -77,13 +117,28 @@ interface Row {
 }
 
 const byo = byoWorkspace('phi-3-mini-4k-instruct');
-const owned = (name: string) => ({ metadata: { name, namespace: 'ns1', uid: `uid-${name}`, ownerReferences: [{ apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', name: 'ws1', uid: 'uid-1', controller: true }] } });
+const owned = (name: string) => ({
+  metadata: {
+    name,
+    namespace: 'ns1',
+    uid: `uid-${name}`,
+    ownerReferences: [{ apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', name: 'ws1', uid: 'uid-1', controller: true }],
+  },
+});
 
 const rows: Row[] = [
   {
     name: 'a new workspace: metadata, revision, workload before Services, status',
     snap: () => snapshot(byo, [a10()]),
-    steps: ['patchMetadata', 'apply ControllerRevision ws1-<hash>', 'create ConfigMap inference-params-template', 'apply StatefulSet ws1', 'apply Service ws1-headless', 'apply Service ws1', 'status'],
+    steps: [
+      'patchMetadata',
+      'apply ControllerRevision ws1-<hash>',
+      'create ConfigMap inference-params-template',
+      'apply StatefulSet ws1',
+      'apply Service ws1-headless',
+      'apply Service ws1',
+      'status',
+    ],
     inference: 'RolloutInProgress',
   },
   {
@@ -139,11 +194,24 @@ const rows: Row[] = [
   {
     name: 'history beyond 10 older revisions: the oldest owned ones pruned, look-alikes kept',
     snap: () => {
-      const old = Array.from({ length: 12 }, (_, i) => ({ kind: 'ControllerRevision', revision: i + 1, ...owned(`ws1-old${i}`), metadata: { ...owned(`ws1-old${i}`).metadata, labels: { 'workspace.kaito.io/name': 'ws1' } } }));
-      const lookAlike = { kind: 'ControllerRevision', revision: 0, metadata: { name: 'ws1-copy', namespace: 'ns1', uid: 'copy', labels: { 'workspace.kaito.io/name': 'ws1' } } };
+      const old = Array.from({ length: 12 }, (_, i) => ({
+        kind: 'ControllerRevision',
+        revision: i + 1,
+        ...owned(`ws1-old${i}`),
+        metadata: { ...owned(`ws1-old${i}`).metadata, labels: { 'workspace.kaito.io/name': 'ws1' } },
+      }));
+      const lookAlike = {
+        kind: 'ControllerRevision',
+        revision: 0,
+        metadata: { name: 'ws1-copy', namespace: 'ns1', uid: 'copy', labels: { 'workspace.kaito.io/name': 'ws1' } },
+      };
       return snapshot(byo, [a10(), ...old, lookAlike] as KubernetesObject[]);
     },
-    check: (p) => assert.deepEqual(steps(p).filter((s) => s.startsWith('delete')), ['delete ControllerRevision ws1-old0', 'delete ControllerRevision ws1-old1']),
+    check: (p) =>
+      assert.deepEqual(
+        steps(p).filter((s) => s.startsWith('delete')),
+        ['delete ControllerRevision ws1-old0', 'delete ControllerRevision ws1-old1'],
+      ),
   },
   {
     name: 'a Secret problem before any workload: terminal, nothing created',
@@ -153,13 +221,20 @@ const rows: Row[] = [
   },
   {
     name: 'a Secret problem while serving: keeps serving, warned once',
-    snap: () => snapshot(afterFirstPass(byo), readySts(converged(byo)), { patch: { secretProblem: { reason: Reason.SecretNotFound, message: 'Secret ns1/hf does not exist' } } }),
+    snap: () =>
+      snapshot(afterFirstPass(byo), readySts(converged(byo)), {
+        patch: { secretProblem: { reason: Reason.SecretNotFound, message: 'Secret ns1/hf does not exist' } },
+      }),
     steps: [`event ${Reason.SecretNotFound}`, 'status'],
     check: (p) => assert.match(findCondition(statusOf(p)?.conditions, ConditionType.InferenceReady)?.message ?? '', /running pods keep serving/),
   },
   {
     name: 'BYO replica scale-up at the same revision: the StatefulSet applied with the new count',
-    snap: () => snapshot(afterFirstPass(byo), readySts(converged(byo)).map((o) => (o.kind === 'StatefulSet' ? { ...o, spec: { ...(o as V1StatefulSet).spec!, replicas: 0 } } : o))),
+    snap: () =>
+      snapshot(
+        afterFirstPass(byo),
+        readySts(converged(byo)).map((o) => (o.kind === 'StatefulSet' ? { ...o, spec: { ...(o as V1StatefulSet).spec!, replicas: 0 } } : o)),
+      ),
     check: (p) => {
       const sts = p.actions.find((a) => a.kind === 'apply' && a.type.kind === 'StatefulSet');
       assert.equal(sts?.kind === 'apply' ? (sts.object as V1StatefulSet).spec?.replicas : undefined, 1);
@@ -172,12 +247,25 @@ const rows: Row[] = [
       const ws = presetWorkspace('phi-3-mini-4k-instruct', 'Standard_NC24ads_A100_v4');
       const opts = { byo: false, crd: false };
       const objects = converged(ws, [nvmeClass], opts);
-      assert.ok(objects.some((o) => o.kind === 'StatefulSet' && (o as V1StatefulSet).spec?.volumeClaimTemplates?.length), 'the first StatefulSet has an NVMe claim template');
-      const changed = { ...afterFirstPass(ws, [nvmeClass], opts), inference: { preset: { name: 'phi-3-mini-4k-instruct' }, adapters: [{ source: { name: 'a', image: 'example/a:1' } }] } } as Workspace;
-      return snapshot(changed, objects.filter((o) => o.kind !== 'StorageClass'), { byo: false, crd: false });
+      assert.ok(
+        objects.some((o) => o.kind === 'StatefulSet' && (o as V1StatefulSet).spec?.volumeClaimTemplates?.length),
+        'the first StatefulSet has an NVMe claim template',
+      );
+      const changed = {
+        ...afterFirstPass(ws, [nvmeClass], opts),
+        inference: { preset: { name: 'phi-3-mini-4k-instruct' }, adapters: [{ source: { name: 'a', image: 'example/a:1' } }] },
+      } as Workspace;
+      return snapshot(
+        changed,
+        objects.filter((o) => o.kind !== 'StorageClass'),
+        { byo: false, crd: false },
+      );
     },
     check: (p) => {
-      assert.deepEqual(steps(p).filter((s) => /StatefulSet|WeightsVolume/.test(s)), [`event ${Reason.WeightsVolumeChange}`, 'delete StatefulSet ws1']);
+      assert.deepEqual(
+        steps(p).filter((s) => /StatefulSet|WeightsVolume/.test(s)),
+        [`event ${Reason.WeightsVolumeChange}`, 'delete StatefulSet ws1'],
+      );
       assert.equal(statusOf(p), undefined, 'the delete event brings the pass back; no status yet');
     },
   },
@@ -190,7 +278,10 @@ const rows: Row[] = [
       return snapshot(afterFirstPass(byo), [...objects, dep, pod0(true, { kind: 'StatefulSet', uid: sts.metadata!.uid! })]);
     },
     check: (p) => {
-      assert.deepEqual(steps(p).filter((s) => /Deployment|Migration/.test(s)), [`event ${Reason.WorkloadMigration}`, 'delete Deployment ws1']);
+      assert.deepEqual(
+        steps(p).filter((s) => /Deployment|Migration/.test(s)),
+        [`event ${Reason.WorkloadMigration}`, 'delete Deployment ws1'],
+      );
       const del = p.actions.find((a) => a.kind === 'delete');
       assert.equal(del?.kind === 'delete' ? del.uid : '', 'uid-ws1');
     },
@@ -207,13 +298,25 @@ const rows: Row[] = [
   },
   {
     name: 'migration: a Deployment of that name not ours → left alone, Warning event',
-    snap: () => snapshot(afterFirstPass(byo), [...readySts(converged(byo)), { kind: 'Deployment', metadata: { name: 'ws1', namespace: 'ns1', uid: 'd' } }] as KubernetesObject[]),
+    snap: () =>
+      snapshot(afterFirstPass(byo), [
+        ...readySts(converged(byo)),
+        { kind: 'Deployment', metadata: { name: 'ws1', namespace: 'ns1', uid: 'd' } },
+      ] as KubernetesObject[]),
     steps: [`event ${Reason.NotOwned}`, 'status'],
   },
   {
     name: 'auto-provisioning, no claim yet: one metadata patch carries the claim count, a NodeClaim, no StatefulSet',
     snap: () => snapshot(presetWorkspace('phi-3-mini-4k-instruct', 'Standard_NC24ads_A100_v4'), [nvmeClass], { byo: false }),
-    steps: ['patchMetadata', 'create NodeClaim ws<claim>', 'apply ControllerRevision ws1-<hash>', 'create ConfigMap inference-params-template', 'apply Service ws1-headless', 'apply Service ws1', 'status'],
+    steps: [
+      'patchMetadata',
+      'create NodeClaim ws<claim>',
+      'apply ControllerRevision ws1-<hash>',
+      'create ConfigMap inference-params-template',
+      'apply Service ws1-headless',
+      'apply Service ws1',
+      'status',
+    ],
     inference: Reason.WaitingForNodes,
     requeue: false, // the claim's own events bring it back; its bounded wait starts once it exists
     check: (p) => {
@@ -244,17 +347,31 @@ const rows: Row[] = [
   },
   {
     name: 'deletion with claims left: claims deleted, finalizer kept, status names them',
-    snap: () => snapshot({ ...byo, metadata: { ...byo.metadata, deletionTimestamp: NOW, finalizers: [WORKSPACE_FINALIZER] } }, [], {
-      byo: false,
-      patch: { provisioning: 'on', claims: [{ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'wsabc', uid: 'c1', labels: {} }, spec: {} } as never] },
-    }),
+    snap: () =>
+      snapshot({ ...byo, metadata: { ...byo.metadata, deletionTimestamp: NOW, finalizers: [WORKSPACE_FINALIZER] } }, [], {
+        byo: false,
+        patch: {
+          provisioning: 'on',
+          claims: [{ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', metadata: { name: 'wsabc', uid: 'c1', labels: {} }, spec: {} } as never],
+        },
+      }),
     steps: ['delete NodeClaim wsabc', 'status'],
   },
   {
     name: 'deletion, nothing left: the shared config copy (ours, unused) deleted, then the finalizer',
-    snap: () => snapshot({ ...byo, metadata: { ...byo.metadata, deletionTimestamp: NOW, finalizers: ['other', WORKSPACE_FINALIZER] } }, [
-      { kind: 'ConfigMap', metadata: { name: 'inference-params-template', namespace: 'ns1', uid: 'cm', labels: { 'app.kubernetes.io/managed-by': 'kaito-ts' }, managedFields: [{ manager: 'kaito-ts' }] } },
-    ]),
+    snap: () =>
+      snapshot({ ...byo, metadata: { ...byo.metadata, deletionTimestamp: NOW, finalizers: ['other', WORKSPACE_FINALIZER] } }, [
+        {
+          kind: 'ConfigMap',
+          metadata: {
+            name: 'inference-params-template',
+            namespace: 'ns1',
+            uid: 'cm',
+            labels: { 'app.kubernetes.io/managed-by': 'kaito-ts' },
+            managedFields: [{ manager: 'kaito-ts' }],
+          },
+        },
+      ]),
     steps: ['status', 'delete ConfigMap inference-params-template', 'removeFinalizer'],
     check: (p) => assert.equal((p.actions.at(-1) as Extract<Action, { kind: 'removeFinalizer' }>).index, 1),
   },
@@ -266,14 +383,26 @@ const rows: Row[] = [
 ];
 
 const tuningWs = (): Workspace => ({
-  apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace',
+  apiVersion: 'kaito.sh/v1beta1',
+  kind: 'Workspace',
   metadata: { name: 'ws1', namespace: 'ns1', uid: 'uid-1' },
   resource: { labelSelector: { matchLabels: { app: 't' } } },
-  tuning: { preset: { name: 'phi-3-mini-128k-instruct' }, method: 'qlora', input: { urls: ['https://example.com/d.parquet'] }, output: { image: 'example.com/out:1', imagePushSecret: 'push' } },
+  tuning: {
+    preset: { name: 'phi-3-mini-128k-instruct' },
+    method: 'qlora',
+    input: { urls: ['https://example.com/d.parquet'] },
+    output: { image: 'example.com/out:1', imagePushSecret: 'push' },
+  },
 });
 const tuningNode = () => ({ ...gpuNode('t1', { app: 't', ...H100_NODE_LABELS }), kind: 'Node' }) as KubernetesObject;
 const tuningFirst = () => planWorkspace(snapshot(tuningWs(), [tuningNode()]));
-const tuningJob = (revision: string, extra: Record<string, unknown> = {}) => ({ kind: 'Job', ...owned('ws1'), ...extra, metadata: { ...owned('ws1').metadata, annotations: { 'workspace.kaito.io/revision': revision } } }) as KubernetesObject;
+const tuningJob = (revision: string, extra: Record<string, unknown> = {}) =>
+  ({
+    kind: 'Job',
+    ...owned('ws1'),
+    ...extra,
+    metadata: { ...owned('ws1').metadata, annotations: { 'workspace.kaito.io/revision': revision } },
+  }) as KubernetesObject;
 
 rows.push(
   {

@@ -3,9 +3,19 @@ import assert from 'node:assert/strict';
 import type { EventsV1Event, V1StatefulSet } from '@kubernetes/client-node';
 import { POD_CREATION_FAILED, podCreationFailure } from '../../../src/controllers/workspace/pod-creation.js';
 
-const sts = (replicas: number, created: number, uid = 'sts-uid'): V1StatefulSet => ({ metadata: { name: 'ws', namespace: 'team', uid }, spec: { replicas, selector: {}, serviceName: 'ws-headless', template: {} }, status: { replicas: created } });
-const ev = (note: string, at: string, uid = 'sts-uid'): EventsV1Event =>
-  ({ metadata: { name: `ws.${at}`, namespace: 'team' }, eventTime: undefined as unknown as Date, regarding: { kind: 'StatefulSet', name: 'ws', uid }, reason: 'FailedCreate', note, deprecatedLastTimestamp: new Date(at) });
+const sts = (replicas: number, created: number, uid = 'sts-uid'): V1StatefulSet => ({
+  metadata: { name: 'ws', namespace: 'team', uid },
+  spec: { replicas, selector: {}, serviceName: 'ws-headless', template: {} },
+  status: { replicas: created },
+});
+const ev = (note: string, at: string, uid = 'sts-uid'): EventsV1Event => ({
+  metadata: { name: `ws.${at}`, namespace: 'team' },
+  eventTime: undefined as unknown as Date,
+  regarding: { kind: 'StatefulSet', name: 'ws', uid },
+  reason: 'FailedCreate',
+  note,
+  deprecatedLastTimestamp: new Date(at),
+});
 
 test('podCreationFailure: the newest FailedCreate of this StatefulSet while pods are missing', () => {
   const older = ev('create Pod ws-0 in StatefulSet ws failed error: quota', '2026-01-01T00:00:00Z');

@@ -13,7 +13,10 @@ const ws = presetWorkspace('phi-4-mini-instruct');
 const NOW = new Date('2026-11-30T12:00:00Z');
 const SKU = 'Standard_NC24ads_A100_v4';
 
-function claim(name: string, o: { ready?: boolean; node?: string; deleting?: boolean; launched?: { status: string; reason: string; message: string }; ageMs?: number } = {}): NodeClaim {
+function claim(
+  name: string,
+  o: { ready?: boolean; node?: string; deleting?: boolean; launched?: { status: string; reason: string; message: string }; ageMs?: number } = {},
+): NodeClaim {
   const c = buildNodeClaim(ws, { cloud: 'azure', inferencePreset: inferencePresetOf(ws) }, name);
   c.metadata.creationTimestamp = new Date(NOW.getTime() - (o.ageMs ?? 1000)).toISOString() as unknown as Date;
   if (o.deleting) c.metadata.deletionTimestamp = NOW.toISOString() as unknown as Date;
@@ -30,12 +33,17 @@ function node(name: string, o: { ready?: boolean; gpus?: string; sku?: string; n
     metadata: {
       name,
       labels: {
-        apps: 'test', pool: 'gpu', 'node.kubernetes.io/instance-type': o.sku ?? SKU,
+        apps: 'test',
+        pool: 'gpu',
+        'node.kubernetes.io/instance-type': o.sku ?? SKU,
         ...(o.nodepool === false ? {} : { 'karpenter.sh/nodepool': 'kaito' }),
         ...(o.accelerator ? { accelerator: 'nvidia' } : {}),
       },
     },
-    status: { conditions: [{ type: 'Ready', status: o.ready === false ? 'False' : 'True' }], capacity: o.gpus === undefined ? { 'nvidia.com/gpu': '1' } : o.gpus ? { 'nvidia.com/gpu': o.gpus } : {} },
+    status: {
+      conditions: [{ type: 'Ready', status: o.ready === false ? 'False' : 'True' }],
+      capacity: o.gpus === undefined ? { 'nvidia.com/gpu': '1' } : o.gpus ? { 'nvidia.com/gpu': o.gpus } : {},
+    },
   };
 }
 
@@ -66,7 +74,12 @@ test('not enough ready claims: NodeClaimNotReady with KAITO message, recheck at 
 });
 
 test("the provisioner's launch error is in the message, with its own reason", () => {
-  const p = plan({ claims: [claim('wsa', { launched: { status: 'Unknown', reason: 'LaunchFailed', message: 'QuotaExceeded: not enough quota for Standard_NC24ads_A100_v4' } })], created: 1 });
+  const p = plan({
+    claims: [
+      claim('wsa', { launched: { status: 'Unknown', reason: 'LaunchFailed', message: 'QuotaExceeded: not enough quota for Standard_NC24ads_A100_v4' } }),
+    ],
+    created: 1,
+  });
   assert.equal(p.claims.reason, 'NodeClaimLaunchFailed');
   assert.match(p.claims.message, /NodeClaim wsa: Launched=Unknown LaunchFailed: QuotaExceeded: not enough quota/);
 });

@@ -1,7 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
-import { ANNOUNCED_REASONS, statefulSetReadiness, withReadinessTimeout, withWarning, NotReadyReason, PodProblem, type Readiness } from '../../../src/controllers/workspace/readiness.js';
+import {
+  ANNOUNCED_REASONS,
+  statefulSetReadiness,
+  withReadinessTimeout,
+  withWarning,
+  NotReadyReason,
+  PodProblem,
+  type Readiness,
+} from '../../../src/controllers/workspace/readiness.js';
 
 function sts(spec: { replicas?: number; generation?: number }, status: Partial<NonNullable<V1StatefulSet['status']>>): V1StatefulSet {
   return {
@@ -20,16 +28,54 @@ const readyPod = (name: string) => pod(name, { phase: 'Running', conditions: [{ 
 const cases: { name: string; sts: V1StatefulSet | undefined; pods?: V1Pod[]; ready: boolean; reason: string; message?: RegExp }[] = [
   { name: 'missing StatefulSet', sts: undefined, ready: false, reason: NotReadyReason.StatefulSetNotFound },
   { name: 'all agree', sts: sts({}, healthy), ready: true, reason: 'WorkspaceInferenceStatusSuccess' },
-  { name: 'generation not observed', sts: sts({ generation: 2 }, healthy), ready: false, reason: NotReadyReason.RolloutInProgress, message: /rollout of 2 replica\(s\) in progress, 2 ready/ },
-  { name: 'old ready pods during a roll (KAITO W6 says ready)', sts: sts({}, { ...healthy, updatedReplicas: 1, updateRevision: 'r2' }), ready: false, reason: NotReadyReason.RolloutInProgress, message: /rollout of 2 replica\(s\) in progress/ },
-  { name: 'just created: no status yet', sts: { metadata: { name: 'ws', generation: 1 }, spec: { replicas: 1, selector: {}, serviceName: 'h', template: {} } }, ready: false, reason: NotReadyReason.RolloutInProgress, message: /rollout of 1 replica\(s\) in progress, 0 ready/ },
-  { name: 'revisions differ although counts agree', sts: sts({}, { ...healthy, currentRevision: 'r1', updateRevision: 'r2' }), ready: false, reason: NotReadyReason.RolloutInProgress },
-  { name: 'one replica not ready', sts: sts({}, { ...healthy, readyReplicas: 1 }), ready: false, reason: NotReadyReason.PodsNotReady, message: /1\/2 replicas ready/ },
-  { name: 'zero replicas is never ready', sts: sts({ replicas: 0 }, { ...healthy, replicas: 0, readyReplicas: 0, updatedReplicas: 0 }), ready: false, reason: NotReadyReason.PodsNotReady },
+  {
+    name: 'generation not observed',
+    sts: sts({ generation: 2 }, healthy),
+    ready: false,
+    reason: NotReadyReason.RolloutInProgress,
+    message: /rollout of 2 replica\(s\) in progress, 2 ready/,
+  },
+  {
+    name: 'old ready pods during a roll (KAITO W6 says ready)',
+    sts: sts({}, { ...healthy, updatedReplicas: 1, updateRevision: 'r2' }),
+    ready: false,
+    reason: NotReadyReason.RolloutInProgress,
+    message: /rollout of 2 replica\(s\) in progress/,
+  },
+  {
+    name: 'just created: no status yet',
+    sts: { metadata: { name: 'ws', generation: 1 }, spec: { replicas: 1, selector: {}, serviceName: 'h', template: {} } },
+    ready: false,
+    reason: NotReadyReason.RolloutInProgress,
+    message: /rollout of 1 replica\(s\) in progress, 0 ready/,
+  },
+  {
+    name: 'revisions differ although counts agree',
+    sts: sts({}, { ...healthy, currentRevision: 'r1', updateRevision: 'r2' }),
+    ready: false,
+    reason: NotReadyReason.RolloutInProgress,
+  },
+  {
+    name: 'one replica not ready',
+    sts: sts({}, { ...healthy, readyReplicas: 1 }),
+    ready: false,
+    reason: NotReadyReason.PodsNotReady,
+    message: /1\/2 replicas ready/,
+  },
+  {
+    name: 'zero replicas is never ready',
+    sts: sts({ replicas: 0 }, { ...healthy, replicas: 0, readyReplicas: 0, updatedReplicas: 0 }),
+    ready: false,
+    reason: NotReadyReason.PodsNotReady,
+  },
   {
     name: 'crash loop named',
     sts: sts({}, { ...healthy, readyReplicas: 1 }),
-    pods: [pod('ws-1', { containerStatuses: [{ name: 'ws', image: 'x', imageID: '', ready: false, restartCount: 7, state: { waiting: { reason: 'CrashLoopBackOff' } } }] })],
+    pods: [
+      pod('ws-1', {
+        containerStatuses: [{ name: 'ws', image: 'x', imageID: '', ready: false, restartCount: 7, state: { waiting: { reason: 'CrashLoopBackOff' } } }],
+      }),
+    ],
     ready: false,
     reason: PodProblem.CrashLoop,
     message: /pod ws-1 container ws is in CrashLoopBackOff/,
@@ -37,7 +83,11 @@ const cases: { name: string; sts: V1StatefulSet | undefined; pods?: V1Pod[]; rea
   {
     name: 'unschedulable pod explains with the scheduler message',
     sts: sts({}, { ...healthy, readyReplicas: 1 }),
-    pods: [pod('ws-1', { conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/6 nodes are available: 6 Insufficient nvidia.com/gpu.' }] })],
+    pods: [
+      pod('ws-1', {
+        conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/6 nodes are available: 6 Insufficient nvidia.com/gpu.' }],
+      }),
+    ],
     ready: false,
     reason: PodProblem.Unschedulable,
     message: /pod ws-1 is unschedulable: 0\/6 nodes are available: 6 Insufficient nvidia.com\/gpu/,
@@ -96,7 +146,8 @@ test('withWarning: appended to the message, status and reason unchanged; problem
     const got = withWarning(r, warning);
     assert.deepEqual(got, { ...r, message }, name);
   }
-  for (const reason of ['PodCreationFailed', 'Unschedulable', 'ImagePullError', 'InferenceReadinessTimeout', 'NodeNotFound', 'NodeNotReady', 'InsufficientGPU']) assert.ok(ANNOUNCED_REASONS.has(reason), reason);
+  for (const reason of ['PodCreationFailed', 'Unschedulable', 'ImagePullError', 'InferenceReadinessTimeout', 'NodeNotFound', 'NodeNotReady', 'InsufficientGPU'])
+    assert.ok(ANNOUNCED_REASONS.has(reason), reason);
   for (const reason of ['RolloutInProgress', 'PodsNotReady', 'StatefulSetNotFound']) assert.ok(!ANNOUNCED_REASONS.has(reason), reason);
 });
 

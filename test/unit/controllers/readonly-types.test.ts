@@ -19,11 +19,16 @@ import { A10_NODE_LABELS, gpuNode, presetWorkspace } from '../builders/fixtures.
 const base = defaultFacts();
 const config: OperatorConfig = {
   featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: true },
-  cloudProvider: base.cloudProvider, presetRegistry: base.presetRegistry, releaseNamespace: base.releaseNamespace, nodeProvisioningTimeoutMs: 0,
+  cloudProvider: base.cloudProvider,
+  presetRegistry: base.presetRegistry,
+  releaseNamespace: base.releaseNamespace,
+  nodeProvisioningTimeoutMs: 0,
 };
 const ws = { ...presetWorkspace('phi-3-mini-4k-instruct'), metadata: { name: 'ws', namespace: 'default', uid: 'w-uid' } } as WorkspaceObject;
 const sts: V1StatefulSet = {
-  apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'ws', namespace: 'default', labels: { app: 'ws' } },
+  apiVersion: 'apps/v1',
+  kind: 'StatefulSet',
+  metadata: { name: 'ws', namespace: 'default', labels: { app: 'ws' } },
   spec: { replicas: 1, serviceName: 'ws-headless', selector: {}, template: { spec: { containers: [{ name: 'main' }] } } },
 };
 const node = { ...gpuNode('n1', A10_NODE_LABELS), kind: 'Node' };
@@ -106,8 +111,11 @@ describe('one write-through', () => {
     .filter((f) => f.endsWith('.ts'))
     .map((f) => join(root, 'src', f));
 
-  it('only the reflector (the cache\'s source) and the executor (write-through) upsert into a cache', () => {
-    const upserting = sources.filter((f) => /\.upsert\(/.test(readFileSync(f, 'utf8'))).map((f) => relative(root, f)).sort();
+  it("only the reflector (the cache's source) and the executor (write-through) upsert into a cache", () => {
+    const upserting = sources
+      .filter((f) => /\.upsert\(/.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(root, f))
+      .sort();
     assert.deepEqual(upserting, ['src/controllers/shared/executor.ts', 'src/runtime/cache.ts', 'src/runtime/reflector.ts']);
   });
 });

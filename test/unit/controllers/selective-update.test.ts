@@ -14,7 +14,15 @@ function sts(p: { image: string; env: string; command: string; replicas: number;
         metadata: { labels: { 'kaito.sh/workspace': 'ws' } },
         spec: {
           initContainers: [{ name: 'puller', image: p.initImage }],
-          containers: [{ name: 'ws', image: p.image, command: ['/bin/sh', '-c', p.command], env: [{ name: 'E', value: p.env }], volumeMounts: [{ name: p.volume, mountPath: '/x' }] }],
+          containers: [
+            {
+              name: 'ws',
+              image: p.image,
+              command: ['/bin/sh', '-c', p.command],
+              env: [{ name: 'E', value: p.env }],
+              volumeMounts: [{ name: p.volume, mountPath: '/x' }],
+            },
+          ],
           volumes: [{ name: p.volume, emptyDir: {} }],
           tolerations: [{ key: p.tolerations ?? 'gpu', operator: 'Exists' }],
         },
@@ -47,7 +55,10 @@ test('a user sidecar in the live object is not claimed by our apply', () => {
   live.spec!.template.spec!.containers.push({ name: 'sidecar', image: 'user/sidecar' });
   const desired = sts({ image: 'i', env: 'e2', command: 'c', replicas: 1, initImage: 'p', volume: 'v' });
   const out = selectiveUpdate(desired, live);
-  assert.deepEqual(out.spec!.template.spec!.containers.map((c) => c.name), ['ws']);
+  assert.deepEqual(
+    out.spec!.template.spec!.containers.map((c) => c.name),
+    ['ws'],
+  );
 });
 
 test('adoptableAsIs: a KAITO template StatefulSet without the revision annotation is left alone only when nothing updatable differs', () => {

@@ -5,7 +5,11 @@ import type { V1PersistentVolume, V1PersistentVolumeClaim, V1Pod } from '@kubern
 import { strandedClaims } from '../../../src/controllers/workspace/stranded-claims.js';
 
 const claim = (name: string, o: { pv?: string; selected?: string; phase?: string; deleting?: boolean } = {}): V1PersistentVolumeClaim => ({
-  metadata: { name, ...(o.selected ? { annotations: { 'volume.kubernetes.io/selected-node': o.selected } } : {}), ...(o.deleting ? { deletionTimestamp: new Date() } : {}) },
+  metadata: {
+    name,
+    ...(o.selected ? { annotations: { 'volume.kubernetes.io/selected-node': o.selected } } : {}),
+    ...(o.deleting ? { deletionTimestamp: new Date() } : {}),
+  },
   spec: { ...(o.pv ? { volumeName: o.pv } : {}) },
   status: { phase: o.phase ?? 'Bound' },
 });
@@ -18,10 +22,18 @@ const pod = (name: string, node?: string): V1Pod => ({ metadata: { name }, spec:
 const volumes = [pv('pv-gone-node', 'n-old'), pv('pv-ok', 'n1'), pv('pv-terminating', 'n1', true)];
 const nodes = new Set(['n1']);
 const run = (claims: V1PersistentVolumeClaim[], pods: V1Pod[] = []) =>
-  strandedClaims('ws', claims, pods, (n) => volumes.find((v) => v.metadata?.name === n), (n) => nodes.has(n)).map((s) => [s.claim.metadata?.name, s.pod?.metadata?.name ?? null, s.why]);
+  strandedClaims(
+    'ws',
+    claims,
+    pods,
+    (n) => volumes.find((v) => v.metadata?.name === n),
+    (n) => nodes.has(n),
+  ).map((s) => [s.claim.metadata?.name, s.pod?.metadata?.name ?? null, s.why]);
 
 test('released: volume pinned to a vanished node, volume being deleted, volume lost, scheduler-selected node gone', () => {
-  assert.deepEqual(run([claim('model-weights-volume-ws-0', { pv: 'pv-gone-node' })], [pod('ws-0')]), [['model-weights-volume-ws-0', 'ws-0', 'is bound to volume pv-gone-node on node n-old, which no longer exists']]);
+  assert.deepEqual(run([claim('model-weights-volume-ws-0', { pv: 'pv-gone-node' })], [pod('ws-0')]), [
+    ['model-weights-volume-ws-0', 'ws-0', 'is bound to volume pv-gone-node on node n-old, which no longer exists'],
+  ]);
   assert.match(String(run([claim('model-weights-volume-ws-1', { pv: 'pv-terminating' })])[0]?.[2]), /being deleted/);
   assert.match(String(run([claim('model-weights-volume-ws-2', { pv: 'pv-missing', phase: 'Lost' })])[0]?.[2]), /lost its volume pv-missing/);
   assert.match(String(run([claim('model-weights-volume-ws-3', { selected: 'n-old' })])[0]?.[2]), /placed on node n-old/);

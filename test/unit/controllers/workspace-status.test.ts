@@ -60,12 +60,19 @@ test('not ready yet: summary Unknown/pending, not an error', () => {
 
 test('no node facts in this pass: ResourceReady is not claimed', () => {
   const { status } = computeStatus(ws(), { targetNodeCount: 0, inference: { ready: false, reason: 'WorkloadMigration', message: 'm' } }, now);
-  assert.equal(status.conditions?.find((c) => c.type === 'ResourceReady'), undefined);
+  assert.equal(
+    status.conditions?.find((c) => c.type === 'ResourceReady'),
+    undefined,
+  );
 });
 
 test('too few BYO nodes for the target: ResourceReady names the shortfall, InferenceReady still reflects the StatefulSet', () => {
   const shortfall = { reason: 'InsufficientMatchingNodes', message: 'targetNodeCount is 200 but 2 node(s) match resource.labelSelector' };
-  const { status } = computeStatus(ws(), { ...readyInput, targetNodeCount: 200, nodes: { target: 200, ready: 2, selected: 2, workerNodes: ['a', 'b'], shortfall } }, now);
+  const { status } = computeStatus(
+    ws(),
+    { ...readyInput, targetNodeCount: 200, nodes: { target: 200, ready: 2, selected: 2, workerNodes: ['a', 'b'], shortfall } },
+    now,
+  );
   const byType = Object.fromEntries((status.conditions ?? []).map((c) => [c.type, c]));
   assert.equal(byType.ResourceReady?.status, 'False');
   assert.equal(byType.ResourceReady?.reason, 'InsufficientMatchingNodes');
@@ -102,7 +109,13 @@ test('state unchanged and conditions unchanged: no write', () => {
 
 test('observedGeneration: a new generation refreshes every condition, also ones not re-evaluated (KAITO #2270)', () => {
   const first = computeStatus(ws(), readyInput, now).status;
-  const withOld = { ...first, conditions: [...(first.conditions ?? []), { type: 'NodeClaimsReady', status: 'True' as const, reason: 'r', message: 'm', lastTransitionTime: '2025-01-01T00:00:00Z', observedGeneration: 1 }] };
+  const withOld = {
+    ...first,
+    conditions: [
+      ...(first.conditions ?? []),
+      { type: 'NodeClaimsReady', status: 'True' as const, reason: 'r', message: 'm', lastTransitionTime: '2025-01-01T00:00:00Z', observedGeneration: 1 },
+    ],
+  };
   const next = { ...ws(withOld), metadata: { name: 'w', namespace: 'n', generation: 4 } };
   const { status, changed } = computeStatus(next, readyInput, later);
   assert.equal(changed, true);
@@ -124,6 +137,12 @@ test('node pressure: a warning on NodesReady only (as KAITO v0.12), status uncha
   assert.equal(nodesReady?.status, 'True');
   assert.equal(nodesReady?.message, `Enough Nodes are ready (TargetNodes: 2, CurrentReadyNodes: 2, SelectedNodes: 3); warning: ${warning}`);
   const short = computeStatus(ws(), { ...readyInput, nodes: { target: 3, ready: 1, selected: 1, workerNodes: ['a'], pressureWarning: warning } }, now).status;
-  assert.match(short.conditions?.find((c) => c.type === 'NodesReady')?.message ?? '', /^Not enough Nodes are ready .*; warning: worker node\(s\) under resource pressure/);
-  assert.equal(short.conditions?.find((c) => c.type === 'ResourceReady')?.message, 'Not enough Nodes are ready (TargetNodes: 3, CurrentReadyNodes: 1, SelectedNodes: 1)');
+  assert.match(
+    short.conditions?.find((c) => c.type === 'NodesReady')?.message ?? '',
+    /^Not enough Nodes are ready .*; warning: worker node\(s\) under resource pressure/,
+  );
+  assert.equal(
+    short.conditions?.find((c) => c.type === 'ResourceReady')?.message,
+    'Not enough Nodes are ready (TargetNodes: 3, CurrentReadyNodes: 1, SelectedNodes: 1)',
+  );
 });

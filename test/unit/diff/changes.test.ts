@@ -9,13 +9,38 @@ const cases: { name: string; before: unknown; after: unknown; want: FieldChange[
   { name: 'removed field', before: { spec: { x: 1, y: 2 } }, after: { spec: { x: 1 } }, want: [{ path: 'spec.y', before: 2 }] },
   {
     name: 'named list entries matched by name, not position',
-    before: { ports: [{ name: 'ray', port: 6379 }, { name: 'http', port: 80, targetPort: 6000 }] },
-    after: { ports: [{ name: 'http', port: 80, targetPort: 5000 }, { name: 'ray', port: 6379 }] },
+    before: {
+      ports: [
+        { name: 'ray', port: 6379 },
+        { name: 'http', port: 80, targetPort: 6000 },
+      ],
+    },
+    after: {
+      ports: [
+        { name: 'http', port: 80, targetPort: 5000 },
+        { name: 'ray', port: 6379 },
+      ],
+    },
     want: [{ path: 'ports[name=http].targetPort', before: 6000, after: 5000 }],
   },
-  { name: 'named entry added', before: { c: [{ name: 'a' }] }, after: { c: [{ name: 'a' }, { name: 'b', image: 'i' }] }, want: [{ path: 'c[name=b]', after: { name: 'b', image: 'i' } }] },
-  { name: 'unnamed list of the same length: by index', before: { args: ['a', 'b'] }, after: { args: ['a', 'c'] }, want: [{ path: 'args[1]', before: 'b', after: 'c' }] },
-  { name: 'unnamed list of another length: whole list', before: { args: ['a'] }, after: { args: ['a', 'b'] }, want: [{ path: 'args', before: ['a'], after: ['a', 'b'] }] },
+  {
+    name: 'named entry added',
+    before: { c: [{ name: 'a' }] },
+    after: { c: [{ name: 'a' }, { name: 'b', image: 'i' }] },
+    want: [{ path: 'c[name=b]', after: { name: 'b', image: 'i' } }],
+  },
+  {
+    name: 'unnamed list of the same length: by index',
+    before: { args: ['a', 'b'] },
+    after: { args: ['a', 'c'] },
+    want: [{ path: 'args[1]', before: 'b', after: 'c' }],
+  },
+  {
+    name: 'unnamed list of another length: whole list',
+    before: { args: ['a'] },
+    after: { args: ['a', 'b'] },
+    want: [{ path: 'args', before: ['a'], after: ['a', 'b'] }],
+  },
   { name: 'type change', before: { p: '8080' }, after: { p: 8080 }, want: [{ path: 'p', before: '8080', after: 8080 }] },
 ];
 
@@ -27,11 +52,18 @@ for (const c of cases) {
 
 test('comparable drops status and server bookkeeping, keeps the rest of metadata', () => {
   const live = {
-    apiVersion: 'v1', kind: 'Service', status: { loadBalancer: {} },
+    apiVersion: 'v1',
+    kind: 'Service',
+    status: { loadBalancer: {} },
     metadata: { name: 'a', namespace: 'n', uid: 'u', labels: { x: 'y' }, managedFields: [{}], resourceVersion: '5', generation: 2, creationTimestamp: 't' },
     spec: { ports: [] },
   };
-  assert.deepEqual(comparable(live), { apiVersion: 'v1', kind: 'Service', metadata: { name: 'a', namespace: 'n', uid: 'u', labels: { x: 'y' } }, spec: { ports: [] } });
+  assert.deepEqual(comparable(live), {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'a', namespace: 'n', uid: 'u', labels: { x: 'y' } },
+    spec: { ports: [] },
+  });
   // A dry-run that only bumps bookkeeping is no change.
   assert.deepEqual(fieldChanges(comparable(live), comparable({ ...live, metadata: { ...live.metadata, resourceVersion: '6', generation: 3 } })), []);
 });

@@ -12,20 +12,28 @@ import { A10_NODE_LABELS, byoWorkspace, gpuNode } from '../builders/fixtures.js'
 const base = defaultFacts();
 const config: OperatorConfig = {
   featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: true },
-  cloudProvider: base.cloudProvider, presetRegistry: base.presetRegistry, releaseNamespace: base.releaseNamespace, nodeProvisioningTimeoutMs: 0,
+  cloudProvider: base.cloudProvider,
+  presetRegistry: base.presetRegistry,
+  releaseNamespace: base.releaseNamespace,
+  nodeProvisioningTimeoutMs: 0,
 };
 const ws = byoWorkspace('phi-3-mini-4k-instruct') as WorkspaceObject;
 
 function caches(objects: KubernetesObject[] = []): DiffCaches {
-  const of = <T extends KubernetesObject>(kind: string, more: T[] = []) => ObjectCache.from([...objects.filter((o) => o.kind === kind) as T[], ...more]);
+  const of = <T extends KubernetesObject>(kind: string, more: T[] = []) => ObjectCache.from([...(objects.filter((o) => o.kind === kind) as T[]), ...more]);
   const node = gpuNode('n1', A10_NODE_LABELS);
   return {
-    storageClasses: of<V1StorageClass>('StorageClass'), nodes: of('Node', [{ ...node, kind: 'Node' }]),
-    configMaps: of('ConfigMap'), controllerRevisions: of<V1ControllerRevision>('ControllerRevision'), statefulSets: of('StatefulSet'), services: of('Service'),
+    storageClasses: of<V1StorageClass>('StorageClass'),
+    nodes: of('Node', [{ ...node, kind: 'Node' }]),
+    configMaps: of('ConfigMap'),
+    controllerRevisions: of<V1ControllerRevision>('ControllerRevision'),
+    statefulSets: of('StatefulSet'),
+    services: of('Service'),
   };
 }
 
-const summary = (children: ChildIntent[]) => children.map((c) => `${c.type.kind}/${c.name}: ${c.note ? 'note' : c.apply ? (c.live ? 'apply' : 'create') : 'none'}`);
+const summary = (children: ChildIntent[]) =>
+  children.map((c) => `${c.type.kind}/${c.name}: ${c.note ? 'note' : c.apply ? (c.live ? 'apply' : 'create') : 'none'}`);
 
 function converged(): KubernetesObject[] {
   const first = workspaceIntent(ws, caches(), config);
@@ -37,11 +45,20 @@ const edit = <T extends KubernetesObject>(objects: KubernetesObject[], kind: str
   objects.map((o) => (o.kind === kind && o.metadata?.name === name ? f(structuredClone(o) as T) : o));
 
 const cases: { name: string; objects: () => KubernetesObject[]; want: string[] | RegExp }[] = [
-  { name: 'empty cluster: every child is created', objects: () => [], want: ['ControllerRevision/ws1-REV: create', 'Service/ws1: create', 'Service/ws1-headless: create', 'StatefulSet/ws1: create'] },
-  { name: 'converged: nothing to write', objects: converged, want: ['ControllerRevision/ws1-REV: none', 'Service/ws1: none', 'Service/ws1-headless: none', 'StatefulSet/ws1: none'] },
+  {
+    name: 'empty cluster: every child is created',
+    objects: () => [],
+    want: ['ControllerRevision/ws1-REV: create', 'Service/ws1: create', 'Service/ws1-headless: create', 'StatefulSet/ws1: create'],
+  },
+  {
+    name: 'converged: nothing to write',
+    objects: converged,
+    want: ['ControllerRevision/ws1-REV: none', 'Service/ws1: none', 'Service/ws1-headless: none', 'StatefulSet/ws1: none'],
+  },
   {
     name: 'a Service port edited: that Service is applied',
-    objects: () => edit<V1Service>(converged(), 'Service', 'ws1', (s) => ({ ...s, spec: { ...s.spec, ports: s.spec?.ports?.map((p) => ({ ...p, targetPort: 6000 })) } })),
+    objects: () =>
+      edit<V1Service>(converged(), 'Service', 'ws1', (s) => ({ ...s, spec: { ...s.spec, ports: s.spec?.ports?.map((p) => ({ ...p, targetPort: 6000 })) } })),
     want: ['ControllerRevision/ws1-REV: none', 'Service/ws1: apply', 'Service/ws1-headless: none', 'StatefulSet/ws1: none'],
   },
   {
@@ -51,7 +68,11 @@ const cases: { name: string; objects: () => KubernetesObject[]; want: string[] |
   },
   {
     name: 'the StatefulSet image edited at the same revision: kept, as the reconciler keeps it',
-    objects: () => edit<V1StatefulSet>(converged(), 'StatefulSet', 'ws1', (s) => { s.spec!.template.spec!.containers[0]!.image = 'example/custom:1'; return s; }),
+    objects: () =>
+      edit<V1StatefulSet>(converged(), 'StatefulSet', 'ws1', (s) => {
+        s.spec!.template.spec!.containers[0]!.image = 'example/custom:1';
+        return s;
+      }),
     want: ['ControllerRevision/ws1-REV: none', 'Service/ws1: none', 'Service/ws1-headless: none', 'StatefulSet/ws1: none'],
   },
   {
@@ -75,7 +96,10 @@ for (const c of cases) {
       return;
     }
     assert.ok(got.ok, got.ok ? '' : got.message);
-    assert.deepEqual(summary(got.children).map((s) => s.replace(/^ControllerRevision\/ws1-[0-9a-f]+/, 'ControllerRevision/ws1-REV')), c.want);
+    assert.deepEqual(
+      summary(got.children).map((s) => s.replace(/^ControllerRevision\/ws1-[0-9a-f]+/, 'ControllerRevision/ws1-REV')),
+      c.want,
+    );
   });
 }
 

@@ -12,13 +12,14 @@ function clock() {
 const elector = (store: FakeLeaseStore, id: string, now: () => number) =>
   new LeaderElector({ client: store.client(), namespace: 'ns', identity: id, now, wallClock: () => Date.UTC(2026, 0, 1) + now() });
 
-test('defaults are controller-runtime\'s 15 s / 10 s / 2 s scaled by 0.6 and satisfy client-go\'s constraint', () => {
+test("defaults are controller-runtime's 15 s / 10 s / 2 s scaled by 0.6 and satisfy client-go's constraint", () => {
   assert.deepEqual(DEFAULT_TIMINGS, { leaseDurationMs: 9_000, renewDeadlineMs: 6_000, retryPeriodMs: 1_200 });
   assert.doesNotThrow(() => checkTimings(DEFAULT_TIMINGS));
   for (const bad of [
     { leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
     { leaseDurationMs: 15_000, renewDeadlineMs: 2_000, retryPeriodMs: 2_000 },
-  ]) assert.throws(() => checkTimings(bad));
+  ])
+    assert.throws(() => checkTimings(bad));
 });
 
 test('the first candidate creates the Lease; the second sees it held until it expires by its own clock', async () => {
@@ -81,7 +82,12 @@ test('a leader that cannot renew within the renew deadline is told it lost, once
   assert.equal(await a.acquire(), true);
   const lost: string[] = [];
   const started = performance.now();
-  const done = new Promise<void>((resolve) => a.keepRenewing((reason) => { lost.push(reason); resolve(); }));
+  const done = new Promise<void>((resolve) =>
+    a.keepRenewing((reason) => {
+      lost.push(reason);
+      resolve();
+    }),
+  );
   await new Promise((r) => setTimeout(r, 150));
   assert.equal(lost.length, 0, 'renewals succeed while the API answers');
   store.down = true;

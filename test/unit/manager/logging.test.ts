@@ -9,14 +9,27 @@ const JWT = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW0ifQ.c2lnbmF0dXJlLXZhbHVl';
 
 function capture(level = 'debug') {
   const lines: string[] = [];
-  const destination = new Writable({ write(chunk: Buffer, _e, cb) { lines.push(...chunk.toString().split('\n').filter(Boolean)); cb(); } });
+  const destination = new Writable({
+    write(chunk: Buffer, _e, cb) {
+      lines.push(...chunk.toString().split('\n').filter(Boolean));
+      cb();
+    },
+  });
   return { log: createLogger({ level, destination }), lines, parsed: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
 }
 
 test('redactSecrets replaces secret values at any depth and keeps the rest', () => {
   const cases: { input: unknown; keeps?: string }[] = [
     { input: { HF_TOKEN: SECRET } },
-    { input: { env: [{ name: 'HF_TOKEN', value: SECRET }, { name: 'MODEL', value: 'phi-4' }] }, keeps: 'phi-4' },
+    {
+      input: {
+        env: [
+          { name: 'HF_TOKEN', value: SECRET },
+          { name: 'MODEL', value: 'phi-4' },
+        ],
+      },
+      keeps: 'phi-4',
+    },
     { input: { secret: { kind: 'Secret', data: { HF_TOKEN: Buffer.from(SECRET).toString('base64') }, stringData: { t: SECRET } } }, keeps: 'Secret' },
     { input: { headers: { Authorization: `Bearer ${SECRET}` } } },
     { input: { error: `401 from server: Authorization: Bearer ${SECRET}abc` }, keeps: '401 from server' },

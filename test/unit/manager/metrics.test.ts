@@ -38,7 +38,8 @@ test('metrics use controller-runtime names and follow reconciles, the queue, req
   const outcomes = ['ok', 'fail', 'terminal', 'later'];
   let failures = 0;
   const controller = new Controller({
-    name: 'workspace', maxConcurrentReconciles: 2,
+    name: 'workspace',
+    maxConcurrentReconciles: 2,
     reconcile: async (key) => {
       await new Promise((r) => setTimeout(r, 5));
       if (key === 'fail' && failures++ === 0) throw new Error('boom'); // retried after 5 ms, then succeeds
@@ -55,7 +56,13 @@ test('metrics use controller-runtime names and follow reconciles, the queue, req
   const m = new OperatorMetrics({ controller, workspaces: workspaces as never, requests, isLeader: () => true });
   await controller.start();
   for (const k of outcomes) controller.enqueue(k);
-  while (controller.metrics.reconciles.success + controller.metrics.reconciles.error + controller.metrics.reconciles.terminal_error + controller.metrics.reconciles.requeue_after < 5) {
+  while (
+    controller.metrics.reconciles.success +
+      controller.metrics.reconciles.error +
+      controller.metrics.reconciles.terminal_error +
+      controller.metrics.reconciles.requeue_after <
+    5
+  ) {
     await new Promise((r) => setTimeout(r, 5));
   }
   await new Promise((r) => setImmediate(r)); // the last worker leaves its finally block

@@ -16,7 +16,9 @@ describe('runtime V8 flags', () => {
 
   it('the launcher starts with them and the image entrypoint flags, with nothing on stderr', () => {
     const root = join(import.meta.dirname, '..', '..', '..', '..');
-    const flags = readFileSync(join(root, 'image', 'node-flags'), 'utf8').trim().split(/\s+/);
+    const flags = readFileSync(join(root, 'image', 'node-flags'), 'utf8')
+      .trim()
+      .split(/\s+/);
     const run = spawnSync(process.execPath, [...flags, join(root, 'bin', 'kaito-ts.js'), '--help'], { encoding: 'utf8' });
     assert.match(run.stdout, /run the Workspace operator/);
     assert.equal(run.stderr, '', 'no V8 warning (e.g. --jitless without --no-expose-wasm)');

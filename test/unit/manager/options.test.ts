@@ -16,7 +16,10 @@ describe('kaito-ts run: leader election timings and sync period', () => {
   const good: [string[], Partial<ManagerOptions>][] = [
     [['--sync-period', '30m'], { syncPeriodMs: 1_800_000 }],
     [['--sync-period=90s'], { syncPeriodMs: 90_000 }],
-    [['--leader-election-lease-duration', '15s', '--leader-election-renew-deadline', '10s', '--leader-election-retry-period', '2s'], { leaderElectionTimings: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 } }],
+    [
+      ['--leader-election-lease-duration', '15s', '--leader-election-renew-deadline', '10s', '--leader-election-retry-period', '2s'],
+      { leaderElectionTimings: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 } },
+    ],
     [['--leader-election-lease-duration', '12s'], { leaderElectionTimings: { ...DEFAULT_TIMINGS, leaseDurationMs: 12_000 } }],
   ];
   for (const [args, want] of good) {

@@ -66,11 +66,13 @@ function importClosure(root: string, entry: string): string[] {
     const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
     const specs: string[] = [];
     sf.forEachChild((n) => {
-      if ((ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier)) specs.push(n.moduleSpecifier.text);
+      if ((ts.isImportDeclaration(n) || ts.isExportDeclaration(n)) && n.moduleSpecifier && ts.isStringLiteral(n.moduleSpecifier))
+        specs.push(n.moduleSpecifier.text);
     });
     const visit = (n: ts.Node): void => {
       // Dynamic imports too (`await import('./x.js')`).
-      if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword && n.arguments[0] && ts.isStringLiteral(n.arguments[0])) specs.push(n.arguments[0].text);
+      if (ts.isCallExpression(n) && n.expression.kind === ts.SyntaxKind.ImportKeyword && n.arguments[0] && ts.isStringLiteral(n.arguments[0]))
+        specs.push(n.arguments[0].text);
       n.forEachChild(visit);
     };
     visit(sf);
@@ -119,7 +121,8 @@ export function scanPermissions(root: string, entry = 'src/manager/manager.ts'):
     // Children owned by a Workspace with blockOwnerDeletion: the API server may require `update` on
     // the owner's finalizers subresource (OwnerReferencesPermissionEnforcement).
     // An InferenceSet's children and revisions block their owner, an InferenceSet, the same way.
-    if (/blockOwnerDeletion:\s*true/.test(text)) add(rel.startsWith('src/controllers/inferenceset/') ? Resources.inferenceSets : Resources.workspaces, ['update'], 'finalizers');
+    if (/blockOwnerDeletion:\s*true/.test(text))
+      add(rel.startsWith('src/controllers/inferenceset/') ? Resources.inferenceSets : Resources.workspaces, ['update'], 'finalizers');
 
     const visit = (n: ts.Node): void => {
       if (ts.isCallExpression(n) || ts.isNewExpression(n)) {
@@ -129,7 +132,12 @@ export function scanPermissions(root: string, entry = 'src/manager/manager.ts'):
         const where = `${rel}:${sf.getLineAndCharacterOfPosition(n.getStart()).line + 1}`;
 
         // 1. KubeClient methods: receiver named `client` (this.deps.client, o.client, client …).
-        if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(callee) && CLIENT_VERBS[callee.name.text] && /(^|\.)client$/.test(callee.expression.getText())) {
+        if (
+          ts.isCallExpression(n) &&
+          ts.isPropertyAccessExpression(callee) &&
+          CLIENT_VERBS[callee.name.text] &&
+          /(^|\.)client$/.test(callee.expression.getText())
+        ) {
           const m = CLIENT_VERBS[callee.name.text]!;
           const t = resourceOf(args[0]);
           const subArg = callee.name.text === 'patch' ? args[4] : undefined;
@@ -140,13 +148,25 @@ export function scanPermissions(root: string, entry = 'src/manager/manager.ts'):
         // 2. Calls of the generic helpers and their forwarders with a literal resource.
         for (const g of GENERIC_HELPERS) {
           if (calleeName !== g.callee) continue;
-          const arg = g.typeArg === 'type-property'
-            ? args[0] && ts.isObjectLiteralExpression(args[0]) ? args[0].properties.find((p) => p.name?.getText() === 'type') : undefined
-            : args[g.typeArg];
-          const expr = arg && ts.isPropertyAssignment(arg) ? arg.initializer : arg && ts.isShorthandPropertyAssignment(arg) ? arg.name : (arg as ts.Expression | undefined);
+          const arg =
+            g.typeArg === 'type-property'
+              ? args[0] && ts.isObjectLiteralExpression(args[0])
+                ? args[0].properties.find((p) => p.name?.getText() === 'type')
+                : undefined
+              : args[g.typeArg];
+          const expr =
+            arg && ts.isPropertyAssignment(arg)
+              ? arg.initializer
+              : arg && ts.isShorthandPropertyAssignment(arg)
+                ? arg.name
+                : (arg as ts.Expression | undefined);
           const t = resourceOf(expr);
           if (t) add(t, g.verbs, g.subresource);
-          else if (!FORWARDERS.some((f) => f.file === rel) && !(g.file === rel) && !GENERIC_HELPERS.some((h) => h.file === rel && enclosingNames(n).includes(h.fn))) {
+          else if (
+            !FORWARDERS.some((f) => f.file === rel) &&
+            !(g.file === rel) &&
+            !GENERIC_HELPERS.some((h) => h.file === rel && enclosingNames(n).includes(h.fn))
+          ) {
             unclassified.push(`${where}: ${g.callee} with a non-literal resource`);
           }
         }
@@ -172,7 +192,8 @@ export function scanPermissions(root: string, entry = 'src/manager/manager.ts'):
       }
       // 4. Plan actions with a literal resource.
       if (ts.isObjectLiteralExpression(n)) {
-        const prop = (name: string) => n.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && p.name.getText() === name)?.initializer;
+        const prop = (name: string) =>
+          n.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && p.name.getText() === name)?.initializer;
         const kind = prop('kind');
         const verbs = kind && ts.isStringLiteral(kind) ? ACTION_VERBS[kind.text] : undefined;
         const t = resourceOf(prop('type'));

@@ -15,7 +15,13 @@ const granted = () => {
 };
 
 test('the scan covers the operator process and attributes every client call', () => {
-  for (const f of ['src/manager/leader-election.ts', 'src/controllers/workspace/reconciler.ts', 'src/runtime/reflector.ts', 'src/runtime/events.ts', 'src/runtime/status.ts']) {
+  for (const f of [
+    'src/manager/leader-election.ts',
+    'src/controllers/workspace/reconciler.ts',
+    'src/runtime/reflector.ts',
+    'src/runtime/events.ts',
+    'src/runtime/status.ts',
+  ]) {
     assert.ok(scan.files.includes(f), `${f} not in the import closure of the manager`);
   }
   assert.ok(!scan.files.some((f) => f.startsWith('src/simcluster/')), 'the simcluster tooling is not part of the operator');
@@ -30,7 +36,8 @@ test('the scan covers the operator process and attributes every client call', ()
     'coordination.k8s.io|leases|patch', // leader election
     'core|secrets|get',
     'kaito.sh|workspaces/finalizers|update', // blockOwnerDeletion owner references
-  ]) assert.ok(keys.has(k), `scan misses ${k}`);
+  ])
+    assert.ok(keys.has(k), `scan misses ${k}`);
 });
 
 test('the chart grants exactly what the code uses: nothing missing, nothing unused, no wildcards', () => {

@@ -92,7 +92,13 @@ describe('RunnableGroups', () => {
     await new Promise((r) => setTimeout(r, 10));
     assert.equal(led, false, 'stopped while standing by: never leading');
     assert.ok(!log.includes('start:controller'));
-    assert.deepEqual(log.slice(log.indexOf('stop:controller(5000)')), ['stop:controller(5000)', 'release', 'stop:caches(5000)', 'stop:health(5000)', 'stop:metrics(5000)']);
+    assert.deepEqual(log.slice(log.indexOf('stop:controller(5000)')), [
+      'stop:controller(5000)',
+      'release',
+      'stop:caches(5000)',
+      'stop:health(5000)',
+      'stop:metrics(5000)',
+    ]);
   });
 
   it('drained is false when a leader-gated runnable could not finish in time', async () => {

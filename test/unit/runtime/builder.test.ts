@@ -16,13 +16,27 @@ interface Ws extends KubernetesObject {
 }
 
 const ws = (name: string, node?: string): Ws => ({
-  apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', metadata: { namespace: 'default', name, uid: `uid-${name}`, resourceVersion: '1' }, spec: { node },
+  apiVersion: 'kaito.sh/v1beta1',
+  kind: 'Workspace',
+  metadata: { namespace: 'default', name, uid: `uid-${name}`, resourceVersion: '1' },
+  spec: { node },
 });
 const sts = (name: string, owner: { kind: string; apiVersion: string; name: string }, rv = '1'): V1StatefulSet => ({
-  apiVersion: 'apps/v1', kind: 'StatefulSet',
-  metadata: { namespace: 'default', name, uid: `uid-sts-${name}`, resourceVersion: rv, ownerReferences: [{ ...owner, uid: `uid-${owner.name}`, controller: true }] },
+  apiVersion: 'apps/v1',
+  kind: 'StatefulSet',
+  metadata: {
+    namespace: 'default',
+    name,
+    uid: `uid-sts-${name}`,
+    resourceVersion: rv,
+    ownerReferences: [{ ...owner, uid: `uid-${owner.name}`, controller: true }],
+  },
 });
-const node = (name: string, labels: Record<string, string>, rv = '1'): V1Node => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, uid: `uid-${name}`, labels, resourceVersion: rv } });
+const node = (name: string, labels: Record<string, string>, rv = '1'): V1Node => ({
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name, uid: `uid-${name}`, labels, resourceVersion: rv },
+});
 
 const path = (t: typeof Resources.pods, ns?: string) => resourcePath(t, ns);
 
@@ -54,9 +68,18 @@ describe('ControllerBuilder (fake API server)', { timeout: 15_000 }, () => {
       .watches('nodes', resource<V1Node>(Resources.nodes), {
         // Only label changes; then every workspace that names the node.
         when: (e: ObjectEvent<V1Node>) => e.type !== 'update' || e.old.metadata?.labels?.zone !== e.obj.metadata?.labels?.zone,
-        map: (c) => (e) => c.workspaces.list().filter((w) => w.spec?.node === e.obj.metadata?.name).map((w) => `default/${w.metadata?.name}`),
+        map: (c) => (e) =>
+          c.workspaces
+            .list()
+            .filter((w) => w.spec?.node === e.obj.metadata?.name)
+            .map((w) => `default/${w.metadata?.name}`),
       })
-      .watches('configMaps', resource<V1ConfigMap>(Resources.configMaps), { metadataOnly: true, fieldSelector: 'metadata.name=cfg', namespace: null, map: () => () => ['default/from-config'] });
+      .watches('configMaps', resource<V1ConfigMap>(Resources.configMaps), {
+        metadataOnly: true,
+        fieldSelector: 'metadata.name=cfg',
+        namespace: null,
+        map: () => () => ['default/from-config'],
+      });
 
   const reconcile = async (key: string) => void reconciled.push(key);
 
@@ -64,7 +87,10 @@ describe('ControllerBuilder (fake API server)', { timeout: 15_000 }, () => {
     const built = table('default').build({ name: 't', reconcile });
     controller = built.controller;
     assert.equal(built.reflectors.length, 4);
-    assert.deepEqual(built.reflectors.map((r) => r.name), ['workspaces@default', 'statefulsets@default', 'nodes', 'configmaps']);
+    assert.deepEqual(
+      built.reflectors.map((r) => r.name),
+      ['workspaces@default', 'statefulsets@default', 'nodes', 'configmaps'],
+    );
     assert.deepEqual(Object.keys(built.caches), ['workspaces', 'statefulSets', 'nodes', 'configMaps']);
     assert.equal(built.sources.nodes, built.reflectors[2]);
     await controller.start();
@@ -110,9 +136,16 @@ describe('ControllerBuilder (fake API server)', { timeout: 15_000 }, () => {
   });
 
   it('the builder transform applies to rows without their own; a row transform and index label win', async () => {
-    const stamp = <T extends KubernetesObject>(tag: string) => (o: T): T => ({ ...o, metadata: { ...o.metadata, annotations: { kept: tag } } });
+    const stamp =
+      <T extends KubernetesObject>(tag: string) =>
+      (o: T): T => ({ ...o, metadata: { ...o.metadata, annotations: { kept: tag } } });
     server.collections.set(path(Resources.workspaces), [ws('w1')]);
-    server.collections.set(path(Resources.statefulSets), [{ ...sts('s1', { kind: 'Workspace', apiVersion: 'kaito.sh/v1beta1', name: 'w1' }), metadata: { ...sts('s1', { kind: 'Workspace', apiVersion: 'kaito.sh/v1beta1', name: 'w1' }).metadata, labels: { app: 'w1' } } }]);
+    server.collections.set(path(Resources.statefulSets), [
+      {
+        ...sts('s1', { kind: 'Workspace', apiVersion: 'kaito.sh/v1beta1', name: 'w1' }),
+        metadata: { ...sts('s1', { kind: 'Workspace', apiVersion: 'kaito.sh/v1beta1', name: 'w1' }).metadata, labels: { app: 'w1' } },
+      },
+    ]);
     const built = new ControllerBuilder({ client, transform: stamp('builder') })
       .for('workspaces', resource<Ws>(Resources.workspaces))
       .owns('statefulSets', resource<V1StatefulSet>(Resources.statefulSets), { transform: stamp<V1StatefulSet>('row'), indexLabel: 'app' })
@@ -121,7 +154,10 @@ describe('ControllerBuilder (fake API server)', { timeout: 15_000 }, () => {
     await controller.start();
     assert.equal(built.caches.workspaces.get('default', 'w1')?.metadata?.annotations?.kept, 'builder');
     assert.equal(built.caches.statefulSets.get('default', 's1')?.metadata?.annotations?.kept, 'row');
-    assert.deepEqual(built.caches.statefulSets.list({ namespace: 'default', selector: { matchLabels: { app: 'w1' } } }).map((s) => s.metadata?.name), ['s1']);
+    assert.deepEqual(
+      built.caches.statefulSets.list({ namespace: 'default', selector: { matchLabels: { app: 'w1' } } }).map((s) => s.metadata?.name),
+      ['s1'],
+    );
   });
 
   it('an optional row (required: false) whose kind is not served does not hold start() back, nor readiness', async () => {
@@ -155,6 +191,9 @@ describe('ControllerBuilder (fake API server)', { timeout: 15_000 }, () => {
     assert.throws(() => new ControllerBuilder({ client }).owns('s', resource(Resources.statefulSets)), /Owns .* needs For first/);
     assert.throws(() => new ControllerBuilder({ client }).for('a', resource(Resources.workspaces)).for('b', resource(Resources.pods)), /second For/);
     assert.throws(() => new ControllerBuilder({ client }).for('a', resource(Resources.workspaces)).owns('a', resource(Resources.pods)), /two rows named a/);
-    assert.throws(() => new ControllerBuilder({ client }).watches('n', resource(Resources.nodes), { map: () => () => [] }).for('a', resource(Resources.workspaces)), /declared first/);
+    assert.throws(
+      () => new ControllerBuilder({ client }).watches('n', resource(Resources.nodes), { map: () => () => [] }).for('a', resource(Resources.workspaces)),
+      /declared first/,
+    );
   });
 });

@@ -35,7 +35,11 @@ describe('ObjectCache', () => {
 
   it('keeps only who wrote an object of its managedFields', () => {
     const c = new ObjectCache();
-    c.upsert(obj('a', 'x', '1', { managedFields: [{ manager: 'kubectl', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} }, time: new Date(0) }] }));
+    c.upsert(
+      obj('a', 'x', '1', {
+        managedFields: [{ manager: 'kubectl', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': {} }, time: new Date(0) }],
+      }),
+    );
     assert.deepEqual(c.get('a', 'x')?.metadata?.managedFields, [{ manager: 'kubectl', operation: 'Apply' }]);
     c.upsert(obj('a', 'y', '1'));
     assert.equal(c.get('a', 'y')?.metadata?.managedFields, undefined);
@@ -46,7 +50,11 @@ describe('ObjectCache', () => {
     c.upsert(obj('a', 'x', '1', { labels: { app: 'llm', tier: 'gpu' } }));
     c.upsert(obj('a', 'y', '1', { labels: { app: 'web' } }));
     c.upsert(obj('b', 'z', '1', { labels: { app: 'llm' } }));
-    const names = (ns?: string, selector?: V1LabelSelector) => c.list({ namespace: ns, selector }).map((o) => o.metadata?.name).sort();
+    const names = (ns?: string, selector?: V1LabelSelector) =>
+      c
+        .list({ namespace: ns, selector })
+        .map((o) => o.metadata?.name)
+        .sort();
     assert.deepEqual(names(), ['x', 'y', 'z']);
     assert.deepEqual(names('a'), ['x', 'y']);
     assert.deepEqual(names(undefined, { matchLabels: { app: 'llm' } }), ['x', 'z']);
@@ -64,15 +72,24 @@ describe('ObjectCache', () => {
     both(obj('b', 'p4', '1', { labels: { ws: 'w1' } }));
     both(obj('a', 'p5', '1'));
     const queries: { namespace?: string; selector?: V1LabelSelector }[] = [
-      {}, { namespace: 'a' }, { namespace: 'b' }, { namespace: 'none' },
+      {},
+      { namespace: 'a' },
+      { namespace: 'b' },
+      { namespace: 'none' },
       { namespace: 'a', selector: { matchLabels: { ws: 'w1' } } },
       { namespace: 'a', selector: { matchLabels: { ws: 'w1', role: 'x' } } },
       { namespace: 'a', selector: { matchLabels: { ws: 'missing' } } },
       { selector: { matchLabels: { ws: 'w1' } } },
       { namespace: 'a', selector: { matchExpressions: [{ key: 'ws', operator: 'DoesNotExist' }] } },
     ];
-    const names = (c: ObjectCache<KubernetesObject>, q: (typeof queries)[number]) => c.list(q).map((o) => o.metadata?.name).sort();
-    const check = (step: string) => { for (const q of queries) assert.deepEqual(names(indexed, q), names(plain, q), `${step}: ${JSON.stringify(q)}`); };
+    const names = (c: ObjectCache<KubernetesObject>, q: (typeof queries)[number]) =>
+      c
+        .list(q)
+        .map((o) => o.metadata?.name)
+        .sort();
+    const check = (step: string) => {
+      for (const q of queries) assert.deepEqual(names(indexed, q), names(plain, q), `${step}: ${JSON.stringify(q)}`);
+    };
     check('after adds');
     assert.deepEqual(names(indexed, queries[4]!), ['p1', 'p2']);
     both(obj('a', 'p1', '2', { labels: { ws: 'w2' } })); // relabelled
@@ -88,15 +105,36 @@ describe('ObjectCache', () => {
     c.upsert(owned('a', 's2', 'w-uid', 'w'));
     c.upsert(owned('a', 's3', 'other', 'v'));
     c.upsert(owned('a', 's4', 'w-uid', 'w', false)); // not the controller
-    assert.deepEqual(c.listByOwnerUid('w-uid').map((o) => o.metadata?.name).sort(), ['s1', 's2']);
-    assert.deepEqual(c.listByOwner('Workspace', 'a', 'w').map((o) => o.metadata?.name).sort(), ['s1', 's2']);
+    assert.deepEqual(
+      c
+        .listByOwnerUid('w-uid')
+        .map((o) => o.metadata?.name)
+        .sort(),
+      ['s1', 's2'],
+    );
+    assert.deepEqual(
+      c
+        .listByOwner('Workspace', 'a', 'w')
+        .map((o) => o.metadata?.name)
+        .sort(),
+      ['s1', 's2'],
+    );
     assert.deepEqual(c.listByOwner('Workspace', 'b', 'w'), []);
     // s2 re-owned by another workspace
     c.upsert({ ...owned('a', 's2', 'other', 'v'), metadata: { ...owned('a', 's2', 'other', 'v').metadata, resourceVersion: '2' } });
-    assert.deepEqual(c.listByOwnerUid('w-uid').map((o) => o.metadata?.name), ['s1']);
+    assert.deepEqual(
+      c.listByOwnerUid('w-uid').map((o) => o.metadata?.name),
+      ['s1'],
+    );
     c.remove(owned('a', 's1', 'w-uid', 'w'));
     assert.deepEqual(c.listByOwnerUid('w-uid'), []);
-    assert.deepEqual(c.listByOwnerUid('other').map((o) => o.metadata?.name).sort(), ['s2', 's3']);
+    assert.deepEqual(
+      c
+        .listByOwnerUid('other')
+        .map((o) => o.metadata?.name)
+        .sort(),
+      ['s2', 's3'],
+    );
   });
 
   it('replace() diffs a relist into add/update/delete events', () => {
@@ -111,7 +149,17 @@ describe('ObjectCache', () => {
 });
 
 describe('ObjectCache reads are read-only', () => {
-  const pod = () => ({ metadata: { namespace: 'ns', name: 'p', uid: 'u1', resourceVersion: '1', labels: { a: '1' }, managedFields: [{ manager: 'm', operation: 'Apply', fieldsV1: {} }] }, spec: { containers: [{ name: 'c', env: [{ name: 'X', value: '1' }] }] } });
+  const pod = () => ({
+    metadata: {
+      namespace: 'ns',
+      name: 'p',
+      uid: 'u1',
+      resourceVersion: '1',
+      labels: { a: '1' },
+      managedFields: [{ manager: 'm', operation: 'Apply', fieldsV1: {} }],
+    },
+    spec: { containers: [{ name: 'c', env: [{ name: 'X', value: '1' }] }] },
+  });
   type Pod = ReturnType<typeof pod> & { status?: unknown; metadata: { labels: Record<string, string> } };
   const writes: [string, (o: Pod) => void][] = [
     ['a top-level field', (o) => void (o.status = { phase: 'Running' })],
@@ -131,7 +179,7 @@ describe('ObjectCache reads are read-only', () => {
     });
   }
 
-  it('a structuredClone is the reader\'s own, mutable copy', () => {
+  it("a structuredClone is the reader's own, mutable copy", () => {
     const c = new ObjectCache<KubernetesObject>();
     c.upsert(pod());
     const own = structuredClone(c.get('ns', 'p')) as unknown as Pod;
@@ -142,7 +190,10 @@ describe('ObjectCache reads are read-only', () => {
   it('a relist and a delete of frozen objects still work', () => {
     const c = new ObjectCache<KubernetesObject>();
     c.upsert(pod());
-    assert.deepEqual(c.replace([]).map((e) => e.type), ['delete']);
+    assert.deepEqual(
+      c.replace([]).map((e) => e.type),
+      ['delete'],
+    );
     c.upsert(pod());
     assert.equal(c.remove({ metadata: { namespace: 'ns', name: 'p' } })?.type, 'delete');
     assert.equal(c.size, 0);

@@ -117,7 +117,10 @@ describe('KubeClient.withSignal (fake API server)', { timeout: 15_000 }, () => {
     server.handler = undefined;
     server.items = [cm('a', '1')];
     const page = await client.withSignal(new AbortController().signal).list(Resources.configMaps, { namespace: 'default' });
-    assert.deepEqual(page.items.map((i) => i.metadata?.name), ['a']);
+    assert.deepEqual(
+      page.items.map((i) => i.metadata?.name),
+      ['a'],
+    );
   });
 
   it('EventRecorder.withSignal: an aborted write is not sent, and the next occurrence creates the Event', async () => {

@@ -14,12 +14,20 @@ writeFileSync(join(dir, 'token'), 'tok-from-file\n');
 
 function kubeconfig(name: string, user: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
   const path = join(dir, name);
-  writeFileSync(path, JSON.stringify({
-    apiVersion: 'v1', kind: 'Config', 'current-context': 'main',
-    clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:6443', 'certificate-authority': 'ca.crt', ...extra } }],
-    users: [{ name: 'u', user }],
-    contexts: [{ name: 'main', context: { cluster: 'c', user: 'u' } }, { name: 'other', context: { cluster: 'c', user: 'nobody' } }],
-  }));
+  writeFileSync(
+    path,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'main',
+      clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:6443', 'certificate-authority': 'ca.crt', ...extra } }],
+      users: [{ name: 'u', user }],
+      contexts: [
+        { name: 'main', context: { cluster: 'c', user: 'u' } },
+        { name: 'other', context: { cluster: 'c', user: 'nobody' } },
+      ],
+    }),
+  );
   return path;
 }
 
@@ -40,7 +48,9 @@ test('client certificates from files, relative to the kubeconfig', async () => {
 });
 
 test('inline data, bearer token, insecure-skip-tls-verify', async () => {
-  const o = await applied(kubeconfig('token.yaml', { token: 'abc', 'client-certificate-data': Buffer.from('C').toString('base64') }, { 'insecure-skip-tls-verify': true }));
+  const o = await applied(
+    kubeconfig('token.yaml', { token: 'abc', 'client-certificate-data': Buffer.from('C').toString('base64') }, { 'insecure-skip-tls-verify': true }),
+  );
   assert.equal((o.headers as Record<string, string>).Authorization, 'Bearer abc');
   assert.equal(String(o.cert), 'C');
   assert.equal(o.rejectUnauthorized, false);
@@ -80,13 +90,16 @@ test('errors name the problem', async () => {
 describe('which kubeconfig: --kubeconfig, else KUBECONFIG, else in-cluster', () => {
   const file = (name: string, server: string): string => {
     const p = join(dir, `${name}.yaml`);
-    writeFileSync(p, `apiVersion: v1
+    writeFileSync(
+      p,
+      `apiVersion: v1
 kind: Config
 clusters: [{name: ${name}, cluster: {server: "${server}"}}]
 users: [{name: u-${name}, user: {token: t}}]
 contexts: [{name: ${name}, context: {cluster: ${name}, user: u-${name}}}]
 current-context: ${name}
-`);
+`,
+    );
     return p;
   };
   const flag = file('flag', 'https://flag:6443');

@@ -9,7 +9,6 @@ import { sleep } from '../../../src/runtime/rate-limit.js';
 import { WorkQueue } from '../../../src/runtime/workqueue.js';
 import { until } from './until.js';
 
-
 describe('Controller', { timeout: 15_000 }, () => {
   let c: Controller | undefined;
   afterEach(async () => {
@@ -55,7 +54,10 @@ describe('Controller', { timeout: 15_000 }, () => {
     await ctl.start();
     ctl.enqueue('ns/a');
     await until(() => seen.length === 4);
-    assert.deepEqual(seen.map((s) => s.retries), [0, 1, 2, 3]);
+    assert.deepEqual(
+      seen.map((s) => s.retries),
+      [0, 1, 2, 3],
+    );
     assert.equal(ctl.queue.numRequeues('ns/a'), 0, 'success forgets');
     assert.equal(ctl.metrics.reconciles.error, 3);
     assert.equal(ctl.metrics.reconciles.success, 1);
@@ -129,7 +131,12 @@ describe('Controller', { timeout: 15_000 }, () => {
   it('resync enqueues every key again each period, without any event, until stopped', async () => {
     const seen: string[] = [];
     let keys = ['ns/a', 'ns/b'];
-    c = new Controller({ name: 'r', reconcile: async (key) => void seen.push(key), queue: new WorkQueue({ bucket: null }), resync: { periodMs: 20, keys: () => keys } });
+    c = new Controller({
+      name: 'r',
+      reconcile: async (key) => void seen.push(key),
+      queue: new WorkQueue({ bucket: null }),
+      resync: { periodMs: 20, keys: () => keys },
+    });
     await c.start();
     await until(() => seen.filter((k) => k === 'ns/a').length >= 2);
     assert.deepEqual(new Set(seen), new Set(['ns/a', 'ns/b']));
@@ -167,7 +174,8 @@ describe('Controller', { timeout: 15_000 }, () => {
 
 describe('mappers', () => {
   const sts = (ownerKind: string, ownerName: string, apiVersion = 'kaito.sh/v1beta1'): KubernetesObject => ({
-    kind: 'StatefulSet', metadata: { namespace: 'ns', name: 'x', ownerReferences: [{ apiVersion, kind: ownerKind, name: ownerName, uid: 'u', controller: true }] },
+    kind: 'StatefulSet',
+    metadata: { namespace: 'ns', name: 'x', ownerReferences: [{ apiVersion, kind: ownerKind, name: ownerName, uid: 'u', controller: true }] },
   });
   const add = (obj: KubernetesObject): ObjectEvent<KubernetesObject> => ({ type: 'add', obj });
 

@@ -8,7 +8,12 @@ const cases: { name: string; desired: unknown; live: unknown; contained: boolean
   { name: 'changed value', desired: { a: 1 }, live: { a: 2 }, contained: false },
   { name: 'missing field', desired: { a: { b: 1 } }, live: {}, contained: false },
   { name: 'quantity spelled as number', desired: { gpu: '1' }, live: { gpu: 1 }, contained: true },
-  { name: 'named list: user sidecar is not drift', desired: { c: [{ name: 'ws', image: 'x' }] }, live: { c: [{ name: 'ws', image: 'x', tty: false }, { name: 'sidecar' }] }, contained: true },
+  {
+    name: 'named list: user sidecar is not drift',
+    desired: { c: [{ name: 'ws', image: 'x' }] },
+    live: { c: [{ name: 'ws', image: 'x', tty: false }, { name: 'sidecar' }] },
+    contained: true,
+  },
   { name: 'named list: our container changed', desired: { c: [{ name: 'ws', image: 'y' }] }, live: { c: [{ name: 'ws', image: 'x' }] }, contained: false },
   { name: 'named list: our container removed by someone', desired: { c: [{ name: 'ws' }] }, live: { c: [{ name: 'other' }] }, contained: false },
   { name: 'plain list must match exactly', desired: { args: ['a', 'b'] }, live: { args: ['a'] }, contained: false },

@@ -107,7 +107,8 @@ describe('error classification', () => {
     ];
     for (const [code, reason, want] of cases) assert.equal(isRefused(fromStatus(code, status(code, reason))), want, `${code} ${reason}`);
     // Server-side apply's conversion failures come as 500 (kube-apiserver 1.36), but no retry changes them.
-    const typed = 'failed to create typed patch object (ns/ws; apps/v1, Kind=StatefulSet): .spec.template.spec.containers: duplicate entries for key [name="c"]';
+    const typed =
+      'failed to create typed patch object (ns/ws; apps/v1, Kind=StatefulSet): .spec.template.spec.containers: duplicate entries for key [name="c"]';
     const convert = 'failed to convert new object (ns/ws; apps/v1, Kind=StatefulSet) to proper version: quantities must match the regular expression';
     assert.equal(isRefused(fromStatus(500, status(500, 'InternalError', typed))), true);
     assert.equal(isRefused(fromStatus(500, status(500, 'InternalError', convert))), true);

@@ -61,7 +61,10 @@ describe('EventRecorder', () => {
     assert.equal(f.created.length, 1, 'one Event object');
     // first at t0, patches at t0+10s, +20s, +30s, +40s → 4 patches for 49 repeats
     assert.equal(f.patched.length, 4);
-    assert.deepEqual(f.patched.map((p) => p.series.count), [11, 21, 31, 41]);
+    assert.deepEqual(
+      f.patched.map((p) => p.series.count),
+      [11, 21, 31, 41],
+    );
     assert.equal(f.patched[0]!.name, f.created[0]!.metadata.name);
     assert.equal(f.patched[0]!.series.lastObservedTime, microTime(1_000_000 + 10_000));
     assert.equal(r.pendingCount(), 9, 'the last 9 observations wait for the next patch');

@@ -84,25 +84,33 @@ export class FakeApiServer {
     const page = limit ? items.slice(start, start + limit) : items;
     const more = limit && start + limit < items.length ? String(start + limit) : undefined;
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({
-      apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: this.resourceVersion, continue: more },
-      items: page.map((i) => ({ ...i, apiVersion: undefined, kind: undefined })),
-    }));
+    res.end(
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMapList',
+        metadata: { resourceVersion: this.resourceVersion, continue: more },
+        items: page.map((i) => ({ ...i, apiVersion: undefined, kind: undefined })),
+      }),
+    );
   }
 
   /** One watch event to every open unscripted watch of a collection path; returns how many got it. */
   emit(path: string, type: string, object: unknown): number {
     let n = 0;
-    for (const [res, p] of this.watching) if (p === path) {
-      send(res, type, object);
-      n++;
-    }
+    for (const [res, p] of this.watching)
+      if (p === path) {
+        send(res, type, object);
+        n++;
+      }
     return n;
   }
 }
 
 export const cm = (name: string, rv: string, data: Record<string, string> = {}): KubernetesObject & { data: Record<string, string> } => ({
-  apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name, resourceVersion: rv, uid: `uid-${name}` }, data,
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { namespace: 'default', name, resourceVersion: rv, uid: `uid-${name}` },
+  data,
 });
 
 export const send = (res: http.ServerResponse, type: string, object: unknown): void => {

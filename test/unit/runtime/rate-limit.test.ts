@@ -15,7 +15,10 @@ describe('TokenBucket', () => {
     assert.ok(Math.abs(waits[50]! - 1000 / 30) < 1e-9);
     assert.ok(Math.abs(waits[51]! - 2000 / 30) < 1e-9);
     now = 10_000; // long idle: back to a full burst, not more
-    assert.equal(Array.from({ length: 50 }, () => b.reserve()).every((w) => w === 0), true);
+    assert.equal(
+      Array.from({ length: 50 }, () => b.reserve()).every((w) => w === 0),
+      true,
+    );
     assert.ok(b.reserve() > 0);
   });
   it('rejects nonsense limits', () => {

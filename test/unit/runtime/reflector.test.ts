@@ -10,7 +10,6 @@ import { KubeTransport } from '../../../src/runtime/transport.js';
 import { cm, FakeApiServer, send } from './fake-apiserver.js';
 import { until } from './until.js';
 
-
 describe('Reflector (fake API server)', { timeout: 15_000 }, () => {
   let server: FakeApiServer;
   let transport: KubeTransport;
@@ -30,8 +29,10 @@ describe('Reflector (fake API server)', { timeout: 15_000 }, () => {
 
   function start(extra: Partial<ConstructorParameters<typeof Reflector>[0]> = {}) {
     reflector = new Reflector<KubernetesObject>({
-      client: new KubeClient(transport), type: Resources.configMaps,
-      backoff: new JitteredBackoff({ initialMs: 10, maxMs: 40, jitter: 0 }), ...extra,
+      client: new KubeClient(transport),
+      type: Resources.configMaps,
+      backoff: new JitteredBackoff({ initialMs: 10, maxMs: 40, jitter: 0 }),
+      ...extra,
     });
     reflector.on((e: ObjectEvent<KubernetesObject>) => events.push(`${e.type}:${e.obj.metadata?.name}@${e.obj.metadata?.resourceVersion}`));
     return reflector.start();
@@ -104,7 +105,10 @@ describe('Reflector (fake API server)', { timeout: 15_000 }, () => {
     start({ pageSize: 2 });
     await reflector.synced;
     assert.equal(reflector.cache.size, 5);
-    assert.deepEqual(server.listQueries.map((q) => q.get('continue')), [null, '2', '4']);
+    assert.deepEqual(
+      server.listQueries.map((q) => q.get('continue')),
+      [null, '2', '4'],
+    );
   });
 
   it('a forced watch restart resumes from the last version', async () => {

@@ -5,7 +5,13 @@ import { statusChanged, type Condition } from '../../../src/runtime/status.js';
 const T1 = '2026-01-01T00:00:00Z';
 const T2 = '2026-01-02T00:00:00Z';
 const cond = (type: string, status: Condition['status'], extra: Partial<Condition> = {}): Condition => ({
-  type, status, reason: status === 'True' ? 'Ready' : 'NotReady', message: '', observedGeneration: 1, lastTransitionTime: T1, ...extra,
+  type,
+  status,
+  reason: status === 'True' ? 'Ready' : 'NotReady',
+  message: '',
+  observedGeneration: 1,
+  lastTransitionTime: T1,
+  ...extra,
 });
 
 describe('statusChanged', () => {
@@ -13,12 +19,28 @@ describe('statusChanged', () => {
   const cases: [string, Record<string, unknown> | undefined, boolean][] = [
     ['identical', current, false],
     ['conditions in another order', { observedGeneration: 1, conditions: [cond('InferenceReady', 'False'), cond('ResourceReady', 'True')] }, false],
-    ['only lastTransitionTime differs, same status', { observedGeneration: 1, conditions: [cond('ResourceReady', 'True', { lastTransitionTime: T2 }), cond('InferenceReady', 'False')] }, false],
-    ['lastTransitionTime missing in desired', { observedGeneration: 1, conditions: [cond('ResourceReady', 'True', { lastTransitionTime: undefined }), cond('InferenceReady', 'False')] }, false],
+    [
+      'only lastTransitionTime differs, same status',
+      { observedGeneration: 1, conditions: [cond('ResourceReady', 'True', { lastTransitionTime: T2 }), cond('InferenceReady', 'False')] },
+      false,
+    ],
+    [
+      'lastTransitionTime missing in desired',
+      { observedGeneration: 1, conditions: [cond('ResourceReady', 'True', { lastTransitionTime: undefined }), cond('InferenceReady', 'False')] },
+      false,
+    ],
     ['status flipped', { observedGeneration: 1, conditions: [cond('ResourceReady', 'True'), cond('InferenceReady', 'True', { reason: 'NotReady' })] }, true],
     ['reason changed', { observedGeneration: 1, conditions: [cond('ResourceReady', 'True'), cond('InferenceReady', 'False', { reason: 'Pending' })] }, true],
-    ['message changed', { observedGeneration: 1, conditions: [cond('ResourceReady', 'True'), cond('InferenceReady', 'False', { message: 'pod 0 pending' })] }, true],
-    ['condition observedGeneration changed', { observedGeneration: 1, conditions: [cond('ResourceReady', 'True', { observedGeneration: 2 }), cond('InferenceReady', 'False')] }, true],
+    [
+      'message changed',
+      { observedGeneration: 1, conditions: [cond('ResourceReady', 'True'), cond('InferenceReady', 'False', { message: 'pod 0 pending' })] },
+      true,
+    ],
+    [
+      'condition observedGeneration changed',
+      { observedGeneration: 1, conditions: [cond('ResourceReady', 'True', { observedGeneration: 2 }), cond('InferenceReady', 'False')] },
+      true,
+    ],
     ['condition added', { observedGeneration: 1, conditions: [...current.conditions, cond('WorkspaceSucceeded', 'False')] }, true],
     ['condition removed', { observedGeneration: 1, conditions: [cond('ResourceReady', 'True')] }, true],
     ['top-level field changed', { ...current, observedGeneration: 2 }, true],
@@ -30,6 +52,5 @@ describe('statusChanged', () => {
   for (const [name, desired, want] of cases) it(name, () => assert.equal(statusChanged(desired, current), want));
 
   it('no status on either side is no change', () => assert.equal(statusChanged(undefined, undefined), false));
-  it('key order of nested objects does not count', () =>
-    assert.equal(statusChanged({ inference: { a: 1, b: 2 } }, { inference: { b: 2, a: 1 } }), false));
+  it('key order of nested objects does not count', () => assert.equal(statusChanged({ inference: { a: 1, b: 2 } }, { inference: { b: 2, a: 1 } }), false));
 });

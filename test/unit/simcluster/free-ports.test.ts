@@ -4,11 +4,12 @@ import { createServer, type Server } from 'node:net';
 import { freePortOffset } from '../../../src/simcluster/free-ports.js';
 import { DEFAULT_PORTS, shiftPorts } from '../../../src/simcluster/layout.js';
 
-const listen = (port: number): Promise<Server> => new Promise((resolve, reject) => {
-  const s = createServer();
-  s.once('error', reject);
-  s.listen(port, '127.0.0.1', () => resolve(s));
-});
+const listen = (port: number): Promise<Server> =>
+  new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(port, '127.0.0.1', () => resolve(s));
+  });
 
 test('freePortOffset never picks an offset that puts a component on a port in use', async () => {
   // Another process holds what would be the apiserver port at offset 600.

@@ -31,7 +31,12 @@ describe('detached processes', () => {
   });
 
   it('falls back to SIGKILL when SIGTERM is ignored, child processes included', async () => {
-    const pid = startDetached(BASH, ['-c', 'trap "" TERM; sleep 30 & echo $! > ' + join(dir, 'child.pid') + '; wait'], join(dir, 'stubborn.log'), join(dir, 'stubborn.pid'));
+    const pid = startDetached(
+      BASH,
+      ['-c', 'trap "" TERM; sleep 30 & echo $! > ' + join(dir, 'child.pid') + '; wait'],
+      join(dir, 'stubborn.log'),
+      join(dir, 'stubborn.pid'),
+    );
     // Poll rather than sleep a fixed time: on a loaded 2-core machine bash may take a while.
     const childPidFile = join(dir, 'child.pid');
     for (let i = 0; i < 250 && !(existsSync(childPidFile) && readFileSync(childPidFile, 'utf8').trim()); i++) await sleep(20);
@@ -59,11 +64,16 @@ describe('lock', () => {
   it('runs holders one at a time', async () => {
     const lock = join(dir, 'locks', 'l1');
     const events: string[] = [];
-    const holder = (name: string) => withLock(lock, () => events.push(`${name} waits`), async () => {
-      events.push(`${name} in`);
-      await sleep(50);
-      events.push(`${name} out`);
-    });
+    const holder = (name: string) =>
+      withLock(
+        lock,
+        () => events.push(`${name} waits`),
+        async () => {
+          events.push(`${name} in`);
+          await sleep(50);
+          events.push(`${name} out`);
+        },
+      );
     await Promise.all([holder('a'), holder('b')]);
     const inside = events.filter((e) => !e.endsWith('waits'));
     assert.deepEqual(inside, ['a in', 'a out', 'b in', 'b out']);
@@ -74,7 +84,14 @@ describe('lock', () => {
     const lock = join(dir, 'locks', 'l2');
     mkdirSync(lock, { recursive: true });
     writeFileSync(join(lock, 'pid'), '2147483646');
-    assert.equal(await withLock(lock, () => undefined, async () => 'got it'), 'got it');
+    assert.equal(
+      await withLock(
+        lock,
+        () => undefined,
+        async () => 'got it',
+      ),
+      'got it',
+    );
   });
 });
 
@@ -82,7 +99,9 @@ describe('PKI', () => {
   it('issues an admin cert in system:masters and a serving cert for 127.0.0.1, once', async () => {
     const pki = join(dir, 'pki');
     await ensurePki(pki);
-    const verify = execFileSync('openssl', ['verify', '-CAfile', join(pki, 'ca.crt'), join(pki, 'admin.crt'), join(pki, 'apiserver.crt')], { encoding: 'utf8' });
+    const verify = execFileSync('openssl', ['verify', '-CAfile', join(pki, 'ca.crt'), join(pki, 'admin.crt'), join(pki, 'apiserver.crt')], {
+      encoding: 'utf8',
+    });
     assert.match(verify, /admin\.crt: OK/);
     assert.match(verify, /apiserver\.crt: OK/);
     const admin = execFileSync('openssl', ['x509', '-in', join(pki, 'admin.crt'), '-noout', '-subject'], { encoding: 'utf8' });

@@ -6,20 +6,18 @@ import { components } from '../../../src/simcluster/components.js';
 import { layoutFor } from '../../../src/simcluster/layout.js';
 import { loadNodePools } from '../../../src/simcluster/nodes.js';
 import { faultsFor } from '../../../src/simcluster/provisioner/faults.js';
-import {
-  launchedNode, nodeHas, nodeNameFor, nvmeVolumes, providerIdFor, registrationPatch, skuFacts,
-} from '../../../src/simcluster/provisioner/node.js';
+import { launchedNode, nodeHas, nodeNameFor, nvmeVolumes, providerIdFor, registrationPatch, skuFacts } from '../../../src/simcluster/provisioner/node.js';
 import { instanceTypeOf, isKaitoClaim, launchProblem, truncateMessage, type NodeClaim } from '../../../src/simcluster/provisioner/claim-view.js';
-import {
-  DEFAULT_DELAYS, parseProvisionerArgs, provisionerArgs, resolveDelays,
-} from '../../../src/simcluster/provisioner/provisioner-options.js';
+import { DEFAULT_DELAYS, parseProvisionerArgs, provisionerArgs, resolveDelays } from '../../../src/simcluster/provisioner/provisioner-options.js';
 import { statusChanged, wantedStatus, type Phase } from '../../../src/simcluster/provisioner/claim-status.js';
 
 const layout = layoutFor({ KAITO_TS_CACHE: '/cache', KAITO_TS_SIMCLUSTER_DIR: '/state' });
 const pools = loadNodePools(layout.defaultNodesFile);
 
 /** KAITO v0.8.0's NodeClaim for an Azure workspace (reference node-provisioning.md §2). */
-function kaitoClaim(over: { name?: string; sku?: string | null; storage?: string | null; labels?: Record<string, string>; annotations?: Record<string, string> } = {}): NodeClaim {
+function kaitoClaim(
+  over: { name?: string; sku?: string | null; storage?: string | null; labels?: Record<string, string>; annotations?: Record<string, string> } = {},
+): NodeClaim {
   const sku = over.sku === undefined ? 'Standard_NC24ads_A100_v4' : over.sku;
   return {
     apiVersion: 'karpenter.sh/v1',
@@ -80,9 +78,15 @@ describe('which claims are adopted, and the launch checks', () => {
 
 describe('SKU facts', () => {
   const cases: [string, Partial<ReturnType<typeof skuFacts>> | undefined][] = [
-    ['Standard_NC24ads_A100_v4', { gpuCount: 1, gpuProduct: 'NVIDIA-A100-80GB-PCIe', gpuMemoryMiB: 81920, cpu: '24', memory: '220Gi', nvme: { volumes: 4, size: '1000Gi' } }],
+    [
+      'Standard_NC24ads_A100_v4',
+      { gpuCount: 1, gpuProduct: 'NVIDIA-A100-80GB-PCIe', gpuMemoryMiB: 81920, cpu: '24', memory: '220Gi', nvme: { volumes: 4, size: '1000Gi' } },
+    ],
     ['Standard_NV36ads_A10_v5', { gpuCount: 1, gpuProduct: 'NVIDIA-A10', cpu: '36' }],
-    ['Standard_NC96ads_A100_v4', { gpuCount: 4, gpuProduct: 'NVIDIA-A100', gpuMemoryMiB: 81920, cpu: '96', memory: '768Gi', nvme: { volumes: 1, size: '1000Gi' } }],
+    [
+      'Standard_NC96ads_A100_v4',
+      { gpuCount: 4, gpuProduct: 'NVIDIA-A100', gpuMemoryMiB: 81920, cpu: '96', memory: '768Gi', nvme: { volumes: 1, size: '1000Gi' } },
+    ],
     ['Standard_D4s_v3', undefined],
   ];
   for (const [sku, want] of cases) {
@@ -106,7 +110,10 @@ describe('the node a launch creates', () => {
     assert.match(node.metadata?.name ?? '', /^aks-ws0a1b2c3d4-\d{8}-vmss000000$/);
     assert.equal(node.metadata?.name, nodeNameFor('ws0a1b2c3d4', 'kaito-ts-sim'));
     assert.equal(node.metadata?.annotations?.['kwok.x-k8s.io/node'], 'fake');
-    assert.match(node.spec?.providerID ?? '', /^azure:\/\/\/subscriptions\/[0-9-]+\/resourceGroups\/mc_[^/]+\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/aks-ws0a1b2c3d4-\d{8}-vmss\/virtualMachines\/0$/);
+    assert.match(
+      node.spec?.providerID ?? '',
+      /^azure:\/\/\/subscriptions\/[0-9-]+\/resourceGroups\/mc_[^/]+\/providers\/Microsoft\.Compute\/virtualMachineScaleSets\/aks-ws0a1b2c3d4-\d{8}-vmss\/virtualMachines\/0$/,
+    );
     assert.equal(node.spec?.providerID, providerIdFor('ws0a1b2c3d4', 'kaito-ts-sim'));
     assert.deepEqual(node.spec?.taints, [{ key: 'sku', value: 'gpu', effect: 'NoSchedule' }]);
   });
@@ -140,7 +147,10 @@ describe('the node a launch creates', () => {
     assert.equal(patch.metadata?.labels?.['karpenter.sh/registered'], 'true');
     assert.equal(patch.metadata?.labels?.['karpenter.sh/initialized'], undefined);
     assert.deepEqual(patch.metadata?.finalizers, ['karpenter.sh/termination']);
-    assert.deepEqual(patch.metadata?.ownerReferences?.map((o) => [o.kind, o.name, o.uid]), [['NodeClaim', 'ws0a1b2c3d4', 'uid-1']]);
+    assert.deepEqual(
+      patch.metadata?.ownerReferences?.map((o) => [o.kind, o.name, o.uid]),
+      [['NodeClaim', 'ws0a1b2c3d4', 'uid-1']],
+    );
     assert.equal(patch.metadata?.annotations?.['karpenter.sh/do-not-disrupt'], 'true');
     assert.equal(nodeHas(node, patch), false);
     const registered: V1Node = { ...node, metadata: { ...node.metadata, ...patch.metadata, labels: { ...labels, ...patch.metadata?.labels } } };
@@ -168,16 +178,41 @@ describe('fault selection', () => {
   const quota = 'QuotaExceeded: Operation could not be completed as it results in exceeding approved standardNCADSA100v4Family Cores quota';
   const cases: [string, NodeClaim, V1ConfigMap[], { launchError?: string; neverRegister: boolean; notReady: boolean; repairAfterMs?: number }][] = [
     ['nothing injected', kaitoClaim(), [], { neverRegister: false, notReady: false }],
-    ['SKU-wide launch error', kaitoClaim(), [cm('q', { 'instance-type': 'Standard_NC24ads_A100_v4', 'launch-error': quota })], { launchError: quota, neverRegister: false, notReady: false }],
+    [
+      'SKU-wide launch error',
+      kaitoClaim(),
+      [cm('q', { 'instance-type': 'Standard_NC24ads_A100_v4', 'launch-error': quota })],
+      { launchError: quota, neverRegister: false, notReady: false },
+    ],
     ['other SKU', kaitoClaim(), [cm('q', { 'instance-type': 'Standard_NC96ads_A100_v4', 'launch-error': quota })], { neverRegister: false, notReady: false }],
     ['by claim name', kaitoClaim(), [cm('n', { nodeclaim: 'ws0a1b2c3d4', 'never-register': 'true' })], { neverRegister: true, notReady: false }],
     ['by workspace', kaitoClaim(), [cm('w', { workspace: 'team-a/phi', 'not-ready': 'true' })], { neverRegister: false, notReady: true }],
     ['workspace in another namespace', kaitoClaim(), [cm('w', { workspace: 'team-b/phi', 'not-ready': 'true' })], { neverRegister: false, notReady: false }],
-    ['every named selector must match', kaitoClaim(), [cm('w', { workspace: 'team-a/phi', nodeclaim: 'other', 'not-ready': 'true' })], { neverRegister: false, notReady: false }],
+    [
+      'every named selector must match',
+      kaitoClaim(),
+      [cm('w', { workspace: 'team-a/phi', nodeclaim: 'other', 'not-ready': 'true' })],
+      { neverRegister: false, notReady: false },
+    ],
     ['a ConfigMap without selector matches nothing', kaitoClaim(), [cm('all', { 'launch-error': 'boom' })], { neverRegister: false, notReady: false }],
-    ['an annotation on the claim', kaitoClaim({ annotations: { 'sim.kaito-ts.io/launch-error': 'SkuNotAvailable: gone' } }), [], { launchError: 'SkuNotAvailable: gone', neverRegister: false, notReady: false }],
-    ['the annotation wins over a ConfigMap', kaitoClaim({ annotations: { 'sim.kaito-ts.io/launch-error': 'mine' } }), [cm('a', { nodeclaim: 'ws0a1b2c3d4', 'launch-error': 'theirs' })], { launchError: 'mine', neverRegister: false, notReady: false }],
-    ['a per-claim repair delay', kaitoClaim({ annotations: { 'sim.kaito-ts.io/repair-after': '5s' } }), [], { neverRegister: false, notReady: false, repairAfterMs: 5000 }],
+    [
+      'an annotation on the claim',
+      kaitoClaim({ annotations: { 'sim.kaito-ts.io/launch-error': 'SkuNotAvailable: gone' } }),
+      [],
+      { launchError: 'SkuNotAvailable: gone', neverRegister: false, notReady: false },
+    ],
+    [
+      'the annotation wins over a ConfigMap',
+      kaitoClaim({ annotations: { 'sim.kaito-ts.io/launch-error': 'mine' } }),
+      [cm('a', { nodeclaim: 'ws0a1b2c3d4', 'launch-error': 'theirs' })],
+      { launchError: 'mine', neverRegister: false, notReady: false },
+    ],
+    [
+      'a per-claim repair delay',
+      kaitoClaim({ annotations: { 'sim.kaito-ts.io/repair-after': '5s' } }),
+      [],
+      { neverRegister: false, notReady: false, repairAfterMs: 5000 },
+    ],
     ['a bad repair delay is ignored', kaitoClaim({ annotations: { 'sim.kaito-ts.io/repair-after': 'soon' } }), [], { neverRegister: false, notReady: false }],
     ['"false" is no fault', kaitoClaim({ annotations: { 'sim.kaito-ts.io/not-ready': 'false' } }), [], { neverRegister: false, notReady: false }],
   ];
@@ -196,14 +231,36 @@ describe('claim status', () => {
   const t0 = new Date('2026-01-01T00:00:00Z');
   const t1 = new Date('2026-01-01T00:01:00Z');
   const launched = (registered: boolean, nodeReady: boolean): Phase => ({
-    kind: 'launched', providerID: 'azure:///x', capacity: { cpu: '24' }, allocatable: { cpu: '24' }, ...(registered ? { nodeName: 'aks-n' } : {}), registered, nodeReady,
+    kind: 'launched',
+    providerID: 'azure:///x',
+    capacity: { cpu: '24' },
+    allocatable: { cpu: '24' },
+    ...(registered ? { nodeName: 'aks-n' } : {}),
+    registered,
+    nodeReady,
   });
   const cases: [string, Phase, Record<string, [string, string]>][] = [
     ['waiting', { kind: 'waiting' }, { Launched: ['Unknown', 'AwaitingReconciliation'], Ready: ['Unknown', 'UnhealthyDependents'] }],
-    ['launch failed', { kind: 'launchFailed', message: 'QuotaExceeded' }, { Launched: ['Unknown', 'LaunchFailed'], Registered: ['Unknown', 'AwaitingReconciliation'], Ready: ['Unknown', 'UnhealthyDependents'] }],
-    ['launched, not registered', launched(false, false), { Launched: ['True', 'Launched'], Registered: ['Unknown', 'NodeNotFound'], Ready: ['Unknown', 'UnhealthyDependents'] }],
-    ['registered, node not Ready', launched(true, false), { Registered: ['True', 'Registered'], Initialized: ['Unknown', 'NodeNotReady'], Ready: ['Unknown', 'UnhealthyDependents'] }],
-    ['ready', launched(true, true), { Launched: ['True', 'Launched'], Registered: ['True', 'Registered'], Initialized: ['True', 'Initialized'], Ready: ['True', 'Ready'] }],
+    [
+      'launch failed',
+      { kind: 'launchFailed', message: 'QuotaExceeded' },
+      { Launched: ['Unknown', 'LaunchFailed'], Registered: ['Unknown', 'AwaitingReconciliation'], Ready: ['Unknown', 'UnhealthyDependents'] },
+    ],
+    [
+      'launched, not registered',
+      launched(false, false),
+      { Launched: ['True', 'Launched'], Registered: ['Unknown', 'NodeNotFound'], Ready: ['Unknown', 'UnhealthyDependents'] },
+    ],
+    [
+      'registered, node not Ready',
+      launched(true, false),
+      { Registered: ['True', 'Registered'], Initialized: ['Unknown', 'NodeNotReady'], Ready: ['Unknown', 'UnhealthyDependents'] },
+    ],
+    [
+      'ready',
+      launched(true, true),
+      { Launched: ['True', 'Launched'], Registered: ['True', 'Registered'], Initialized: ['True', 'Initialized'], Ready: ['True', 'Ready'] },
+    ],
   ];
   for (const [what, phase, want] of cases) {
     it(what, () => {
@@ -217,11 +274,17 @@ describe('claim status', () => {
   }
 
   it('keeps the message of a launch failure and the node name once registered', () => {
-    assert.equal(wantedStatus(undefined, { kind: 'launchFailed', message: 'QuotaExceeded: no cores' }, t0).conditions?.find((c) => c.type === 'Launched')?.message, 'QuotaExceeded: no cores');
+    assert.equal(
+      wantedStatus(undefined, { kind: 'launchFailed', message: 'QuotaExceeded: no cores' }, t0).conditions?.find((c) => c.type === 'Launched')?.message,
+      'QuotaExceeded: no cores',
+    );
     const ready = wantedStatus(undefined, launched(true, true), t0);
     assert.deepEqual([ready.nodeName, ready.providerID], ['aks-n', 'azure:///x']);
     assert.equal(ready.conditions?.find((c) => c.type === 'Ready')?.message, '');
-    assert.equal(wantedStatus(undefined, launched(false, false), t0).conditions?.find((c) => c.type === 'Ready')?.message, 'Registered=Unknown, Initialized=Unknown');
+    assert.equal(
+      wantedStatus(undefined, launched(false, false), t0).conditions?.find((c) => c.type === 'Ready')?.message,
+      'Registered=Unknown, Initialized=Unknown',
+    );
   });
 
   it('an unchanged phase is no change (times kept); a new phase is one', () => {

@@ -44,7 +44,11 @@ describe('node pools', () => {
   const bad: [string, string, RegExp][] = [
     ['no pools key', 'nodes: []', /top-level "pools:"/],
     ['bad name', 'pools: [{name: A_1, count: 1, instanceType: x, gpu: {product: p, count: 1, memoryMiB: 1}}]', /name must be a DNS label/],
-    ['duplicate name', 'pools: [{name: a, count: 1, instanceType: x, gpu: {product: p, count: 1, memoryMiB: 1}}, {name: a, count: 1, instanceType: x, gpu: {product: p, count: 1, memoryMiB: 1}}]', /used twice/],
+    [
+      'duplicate name',
+      'pools: [{name: a, count: 1, instanceType: x, gpu: {product: p, count: 1, memoryMiB: 1}}, {name: a, count: 1, instanceType: x, gpu: {product: p, count: 1, memoryMiB: 1}}]',
+      /used twice/,
+    ],
     ['negative count', 'pools: [{name: a, count: -1, instanceType: x, gpu: {product: p, count: 1, memoryMiB: 1}}]', /count must be an integer/],
     ['no instance type', 'pools: [{name: a, count: 1, gpu: {product: p, count: 1, memoryMiB: 1}}]', /instanceType is required/],
     ['zero GPUs', 'pools: [{name: a, count: 1, instanceType: x, gpu: {product: p, count: 0, memoryMiB: 1}}]', /gpu needs/],
@@ -52,12 +56,18 @@ describe('node pools', () => {
   ];
   for (const [name, text, message] of bad) {
     it(`rejects ${name}`, () => {
-      assert.throws(() => parseNodePools(text), (err) => err instanceof NodeSpecError && message.test(err.message));
+      assert.throws(
+        () => parseNodePools(text),
+        (err) => err instanceof NodeSpecError && message.test(err.message),
+      );
     });
   }
 
   it('scales a pool by name and refuses unknown pools', () => {
-    assert.deepEqual(scalePools(defaults, { a10: 5 }).map((p) => p.count), [3, 1, 5]);
+    assert.deepEqual(
+      scalePools(defaults, { a10: 5 }).map((p) => p.count),
+      [3, 1, 5],
+    );
     assert.throws(() => scalePools(defaults, { v100: 1 }), /no node pool named "v100"/);
   });
 });
@@ -66,7 +76,10 @@ describe('Node manifests', () => {
   const nodes = nodeManifests(defaults, 'v1.36.3');
 
   it('one Node per pool member with the GPU discovery labels and the pool label', () => {
-    assert.deepEqual(nodes.map((n) => n.metadata?.name), ['gpu-a100-0', 'gpu-a100-1', 'gpu-a100-2', 'gpu-h100-0', 'gpu-a10-0', 'gpu-a10-1']);
+    assert.deepEqual(
+      nodes.map((n) => n.metadata?.name),
+      ['gpu-a100-0', 'gpu-a100-1', 'gpu-a100-2', 'gpu-h100-0', 'gpu-a10-0', 'gpu-a10-1'],
+    );
     const h100 = nodes[3]?.metadata?.labels ?? {};
     assert.equal(h100['node.kubernetes.io/instance-type'], 'Standard_NC80adis_H100_v5');
     assert.equal(h100['kubernetes.io/hostname'], 'gpu-h100-0');
@@ -119,7 +132,10 @@ describe('component command lines', () => {
   const list = components(layout);
 
   it('starts etcd, apiserver, controller-manager, scheduler, kwok and the GPU provisioner on distinct loopback ports', () => {
-    assert.deepEqual(list.map((c) => c.name), ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'gpu-provisioner']);
+    assert.deepEqual(
+      list.map((c) => c.name),
+      ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'gpu-provisioner'],
+    );
     const ports = list.flatMap((c) => c.ports);
     assert.equal(new Set(ports).size, ports.length);
     for (const c of list) assert.equal(c.binary, c.name === 'gpu-provisioner' ? process.execPath : join(layout.binDir, c.name));
@@ -128,7 +144,12 @@ describe('component command lines', () => {
 
   it('runs the apiserver with RBAC and the loopback advertise address', () => {
     const args = list.find((c) => c.name === 'kube-apiserver')?.args ?? [];
-    for (const flag of ['--authorization-mode=Node,RBAC', '--advertise-address=127.0.0.1', '--endpoint-reconciler-type=none', `--secure-port=${layout.ports.apiserver}`]) {
+    for (const flag of [
+      '--authorization-mode=Node,RBAC',
+      '--advertise-address=127.0.0.1',
+      '--endpoint-reconciler-type=none',
+      `--secure-port=${layout.ports.apiserver}`,
+    ]) {
       assert.ok(args.includes(flag), flag);
     }
   });
@@ -142,7 +163,12 @@ describe('component command lines', () => {
 
 describe('kubeconfigs and env', () => {
   it('admin uses the client certificate, token users the token and namespace', () => {
-    type Kc = { clusters: [{ cluster: { server: string } }]; users: [{ user: unknown }]; contexts: [{ context: { namespace?: string } }]; 'current-context': string };
+    type Kc = {
+      clusters: [{ cluster: { server: string } }];
+      users: [{ user: unknown }];
+      contexts: [{ context: { namespace?: string } }];
+      'current-context': string;
+    };
     const admin = parse(adminKubeconfig({ server: 'https://127.0.0.1:1', caFile: '/ca', certFile: '/c', keyFile: '/k' })) as Kc;
     assert.equal(admin.clusters[0].cluster.server, 'https://127.0.0.1:1');
     assert.deepEqual(admin.users[0].user, { 'client-certificate': '/c', 'client-key': '/k' });

@@ -9,14 +9,30 @@ import { layoutFor } from '../../../src/simcluster/layout.js';
 import { tryWithLock, withLock } from '../../../src/simcluster/lock.js';
 import { parseProcStatus } from '../../../src/simcluster/process.js';
 import {
-  backoffMs, decide, DEFAULT_MEMORY_LIMITS, formatMemoryLimits, parseMemoryLimits, resolveMemoryLimits, STABLE_AFTER_MS,
-  type Observation, type Verdict, type Watched,
+  backoffMs,
+  decide,
+  DEFAULT_MEMORY_LIMITS,
+  formatMemoryLimits,
+  parseMemoryLimits,
+  resolveMemoryLimits,
+  STABLE_AFTER_MS,
+  type Observation,
+  type Verdict,
+  type Watched,
 } from '../../../src/simcluster/supervision.js';
 
 const GI = 1024 ** 3;
 
 describe('backoffMs', () => {
-  for (const [consecutive, ms] of [[0, 0], [1, 1000], [2, 2000], [3, 4000], [6, 32_000], [7, 60_000], [40, 60_000]] as const) {
+  for (const [consecutive, ms] of [
+    [0, 0],
+    [1, 1000],
+    [2, 2000],
+    [3, 4000],
+    [6, 32_000],
+    [7, 60_000],
+    [40, 60_000],
+  ] as const) {
     it(`waits ${ms} ms before restart ${consecutive + 1} of a run of quick deaths`, () => assert.equal(backoffMs(consecutive), ms));
   }
 });
@@ -26,14 +42,49 @@ describe('decide', () => {
   const cases: { name: string; w: Watched; o: Omit<Observation, 'limitBytes'>; want: Verdict }[] = [
     { name: 'alive and small: nothing', w: { since: t0, consecutive: 0 }, o: { alive: true, rssBytes: 100e6, now: t0 + 5000 }, want: { action: 'none' } },
     { name: 'alive, RSS unreadable: nothing', w: { since: t0, consecutive: 0 }, o: { alive: true, now: t0 + 5000 }, want: { action: 'none' } },
-    { name: 'first death: restart at once', w: { since: t0, consecutive: 0, deadSince: t0 + 5000 }, o: { alive: false, now: t0 + 5000 }, want: { action: 'restart', reason: 'exited', consecutive: 1 } },
-    { name: 'second quick death: wait 1 s', w: { since: t0, consecutive: 1, deadSince: t0 + 2000 }, o: { alive: false, now: t0 + 2400 }, want: { action: 'wait', ms: 600 } },
-    { name: 'second quick death, 1 s later: restart', w: { since: t0, consecutive: 1, deadSince: t0 + 2000 }, o: { alive: false, now: t0 + 3000 }, want: { action: 'restart', reason: 'exited', consecutive: 2 } },
-    { name: 'fourth quick death: wait 4 s', w: { since: t0, consecutive: 3, deadSince: t0 + 100 }, o: { alive: false, now: t0 + 100 }, want: { action: 'wait', ms: 4000 } },
-    { name: 'death after a long life: a new run, at once', w: { since: t0, consecutive: 5, deadSince: t0 + STABLE_AFTER_MS }, o: { alive: false, now: t0 + STABLE_AFTER_MS }, want: { action: 'restart', reason: 'exited', consecutive: 1 } },
+    {
+      name: 'first death: restart at once',
+      w: { since: t0, consecutive: 0, deadSince: t0 + 5000 },
+      o: { alive: false, now: t0 + 5000 },
+      want: { action: 'restart', reason: 'exited', consecutive: 1 },
+    },
+    {
+      name: 'second quick death: wait 1 s',
+      w: { since: t0, consecutive: 1, deadSince: t0 + 2000 },
+      o: { alive: false, now: t0 + 2400 },
+      want: { action: 'wait', ms: 600 },
+    },
+    {
+      name: 'second quick death, 1 s later: restart',
+      w: { since: t0, consecutive: 1, deadSince: t0 + 2000 },
+      o: { alive: false, now: t0 + 3000 },
+      want: { action: 'restart', reason: 'exited', consecutive: 2 },
+    },
+    {
+      name: 'fourth quick death: wait 4 s',
+      w: { since: t0, consecutive: 3, deadSince: t0 + 100 },
+      o: { alive: false, now: t0 + 100 },
+      want: { action: 'wait', ms: 4000 },
+    },
+    {
+      name: 'death after a long life: a new run, at once',
+      w: { since: t0, consecutive: 5, deadSince: t0 + STABLE_AFTER_MS },
+      o: { alive: false, now: t0 + STABLE_AFTER_MS },
+      want: { action: 'restart', reason: 'exited', consecutive: 1 },
+    },
     { name: 'death seen for the first time now', w: { since: t0, consecutive: 2 }, o: { alive: false, now: t0 + 10 }, want: { action: 'wait', ms: 2000 } },
-    { name: 'over the memory limit: restart', w: { since: t0, consecutive: 0 }, o: { alive: true, rssBytes: 3 * GI, now: t0 + 5000 }, want: { action: 'restart', reason: 'memory', consecutive: 1 } },
-    { name: 'over the limit again soon after a restart: wait its backoff', w: { since: t0, consecutive: 2 }, o: { alive: true, rssBytes: 3 * GI, now: t0 + 500 }, want: { action: 'wait', ms: 1500 } },
+    {
+      name: 'over the memory limit: restart',
+      w: { since: t0, consecutive: 0 },
+      o: { alive: true, rssBytes: 3 * GI, now: t0 + 5000 },
+      want: { action: 'restart', reason: 'memory', consecutive: 1 },
+    },
+    {
+      name: 'over the limit again soon after a restart: wait its backoff',
+      w: { since: t0, consecutive: 2 },
+      o: { alive: true, rssBytes: 3 * GI, now: t0 + 500 },
+      want: { action: 'wait', ms: 1500 },
+    },
     { name: 'at the limit exactly: nothing', w: { since: t0, consecutive: 0 }, o: { alive: true, rssBytes: 2 * GI, now: t0 + 5000 }, want: { action: 'none' } },
   ];
   for (const c of cases) {
@@ -62,8 +113,16 @@ describe('memory limits', () => {
     assert.match(formatMemoryLimits(l), /^etcd=1Gi,kube-apiserver=3Gi,.*kwok=4Gi,gpu-provisioner=1Gi$/);
   });
   it('bounds every component, 11 GiB in all', () => {
-    assert.deepEqual(Object.keys(DEFAULT_MEMORY_LIMITS).sort(), components(layoutFor({})).map((c) => c.name).sort());
-    assert.equal(Object.values(DEFAULT_MEMORY_LIMITS).reduce((a, b) => a + b, 0), 11 * GI);
+    assert.deepEqual(
+      Object.keys(DEFAULT_MEMORY_LIMITS).sort(),
+      components(layoutFor({}))
+        .map((c) => c.name)
+        .sort(),
+    );
+    assert.equal(
+      Object.values(DEFAULT_MEMORY_LIMITS).reduce((a, b) => a + b, 0),
+      11 * GI,
+    );
   });
   it('reads VmRSS from /proc', () => {
     assert.deepEqual(parseProcStatus('VmHWM:\t  2048 kB\nVmRSS:\t  1024 kB\n'), { peakRssKiB: 2048, rssKiB: 1024 });
@@ -72,7 +131,7 @@ describe('memory limits', () => {
 
 describe('component command lines for supervision', () => {
   const l = layoutFor({ KAITO_TS_SIMCLUSTER_DIR: '/tmp/sim-x', KAITO_TS_SIM_PORT_OFFSET: '2100' });
-  it('gives the controller-manager the bench cluster\'s node-monitor grace period, and restarts one without it once', () => {
+  it("gives the controller-manager the bench cluster's node-monitor grace period, and restarts one without it once", () => {
     const kcm = components(l).find((c) => c.name === 'kube-controller-manager');
     assert.ok(kcm?.args.includes(NODE_MONITOR_GRACE) === true && kcm.stale);
     assert.equal(NODE_MONITOR_GRACE, '--node-monitor-grace-period=10m');
@@ -95,9 +154,13 @@ describe('tryWithLock', () => {
   });
   it('gives up while a live owner holds it, without waiting for it', async () => {
     const lock = join(dir, 'b');
-    await withLock(lock, () => undefined, async () => {
-      assert.equal(await tryWithLock(lock, () => Promise.resolve('ran')), undefined);
-    });
+    await withLock(
+      lock,
+      () => undefined,
+      async () => {
+        assert.equal(await tryWithLock(lock, () => Promise.resolve('ran')), undefined);
+      },
+    );
   });
   it('takes over a lock whose owner is dead', async () => {
     const lock = join(dir, 'c');
