@@ -128,6 +128,7 @@ test(
       'ClusterRole',
       'ClusterRoleBinding',
       'CustomResourceDefinition',
+      'CustomResourceDefinition',
       'Deployment',
       'Role',
       'RoleBinding',
