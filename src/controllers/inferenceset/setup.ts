@@ -48,7 +48,9 @@ export function setupInferenceSetController(o: InferenceSetControllerOptions): I
     namespace: o.namespace,
     onWatchError: (type, err) => o.log.error({ resource: type.plural, error: err.message }, 'watch failed; retrying'),
   })
-    .for('inferenceSets', resource<InferenceSetObject>(Resources.inferenceSets), { when: inferenceSetChanged })
+    // Optional: on a cluster without the InferenceSet CRD (a Helm upgrade does not add CRDs, a takeover
+    // from KAITO v0.8) the operator runs its Workspaces and this controller waits for the CRD.
+    .for('inferenceSets', resource<InferenceSetObject>(Resources.inferenceSets), { when: inferenceSetChanged, required: false })
     .owns('controllerRevisions', resource<V1ControllerRevision>(Resources.controllerRevisions), {
       labelSelector: LABEL_REVISION_INFERENCESET_NAME,
       indexLabel: LABEL_REVISION_INFERENCESET_NAME,
