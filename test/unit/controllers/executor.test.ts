@@ -2,8 +2,7 @@
 // in order, and what happens when the server refuses one (controller-rs tests its reconciler the same way).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type http from 'node:http';
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
 import { WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
 import { defaultFacts } from '../../../src/builders/facts.js';
@@ -20,79 +19,7 @@ import { silentLogger } from '../../../src/runtime/log.js';
 import { Resources } from '../../../src/runtime/resources.js';
 import { KubeTransport } from '../../../src/runtime/transport.js';
 import { A10_NODE_LABELS, byoWorkspace, gpuNode } from '../builders/fixtures.js';
-import { listenLocal } from '../runtime/fake-apiserver.js';
-
-interface Seen {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  contentType?: string;
-  body: Record<string, unknown> | unknown[] | undefined;
-}
-type Reply = { status: number; body?: unknown };
-
-/** Answers every request with `script` (default: echo the body back as the stored object) and records it. */
-class ScriptedApiServer {
-  seen: Seen[] = [];
-  script?: (r: Seen) => Reply | undefined;
-  private server?: http.Server;
-  private rv = 1000;
-
-  async start(): Promise<KubeConfig> {
-    const { server, kubeconfig } = await listenLocal((req, res) => {
-      let raw = '';
-      req.on('data', (c: Buffer) => (raw += c.toString()));
-      req.on('end', () => {
-        const url = new URL(req.url ?? '/', 'http://x');
-        const seen: Seen = {
-          method: req.method ?? '',
-          path: url.pathname,
-          query: url.searchParams,
-          contentType: req.headers['content-type'],
-          body: raw ? (JSON.parse(raw) as Seen['body']) : undefined,
-        };
-        this.seen.push(seen);
-        const reply = this.script?.(seen) ?? this.echo(seen);
-        res.writeHead(reply.status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(reply.body ?? {}));
-      });
-    });
-    this.server = server;
-    return kubeconfig;
-  }
-
-  /** Objects by path, as a server would hold them. */
-  readonly store = new Map<string, KubernetesObject & Record<string, unknown>>();
-
-  seed(path: string, obj: KubernetesObject): void {
-    this.store.set(path, structuredClone(obj) as KubernetesObject & Record<string, unknown>);
-  }
-
-  /** Create, apply and merge patches kept in the store; the stored object is returned. */
-  private echo(r: Seen): Reply {
-    const body = (Array.isArray(r.body) ? {} : (r.body ?? {})) as KubernetesObject & Record<string, unknown>;
-    const parts = r.path.split('/');
-    const status = parts.at(-1) === 'status';
-    const path = r.method === 'POST' ? `${r.path}/${body.metadata?.name}` : status ? parts.slice(0, -1).join('/') : r.path;
-    const name = path.split('/').at(-1);
-    const namespace = parts.includes('namespaces') ? parts[parts.indexOf('namespaces') + 1] : undefined;
-    const old = this.store.get(path);
-    const merged = status
-      ? { ...old, status: { ...(old?.status as object), ...(body.status as object) } }
-      : { ...old, ...body, metadata: { ...old?.metadata, ...body.metadata } };
-    const stored = {
-      ...merged,
-      metadata: { ...merged.metadata, name, namespace, uid: old?.metadata?.uid ?? `uid-${name}`, resourceVersion: String(++this.rv) },
-    } as KubernetesObject & Record<string, unknown>;
-    this.store.set(path, stored);
-    return { status: r.method === 'POST' ? 201 : 200, body: stored };
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => this.server?.close(() => r()));
-  }
-}
+import { line, ScriptedApiServer } from './scripted-apiserver.js';
 
 const server = new ScriptedApiServer();
 let client: KubeClient;
@@ -131,9 +58,6 @@ const ws = (): WorkspaceObject => ({
   metadata: { name: 'ws1', namespace: 'ns1', uid: 'uid-1', resourceVersion: '7', generation: 1 },
 });
 const node = { ...gpuNode('n1', A10_NODE_LABELS), kind: 'Node' } as KubernetesObject;
-const line = (r: Seen) =>
-  `${r.method} ${r.path}${r.query.get('fieldManager') ? ` fieldManager=${r.query.get('fieldManager')}` : ''}${r.contentType?.includes('apply-patch') ? ' (apply)' : r.contentType?.includes('merge-patch') ? ' (merge)' : r.contentType?.includes('json-patch') ? ' (json-patch)' : ''}`;
-
 test('a new workspace: the exact requests of its first pass, in order, and nothing on the second', async () => {
   server.seen = [];
   server.script = undefined;
