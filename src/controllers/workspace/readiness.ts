@@ -43,30 +43,33 @@ export function statefulSetReadiness(
   const desired = sts.spec?.replicas ?? 1;
   const st = sts.status;
   const generation = sts.metadata?.generation ?? 0;
-  // One message for every step of a rollout (not yet observed, pods being replaced), so the status
-  // is rewritten when the picture changes (ready count, reason), not on each StatefulSet status tick.
-  const rolling = (ready: number) => ({
+  // One message for every step of a rollout (not yet observed, pods being replaced), without the
+  // ready count: the status is rewritten when the reason changes, not as old pods go and new ones come.
+  const rolling = {
     ready: false as const,
     reason: NotReadyReason.RolloutInProgress,
-    message: `StatefulSet ${name}: rollout of ${desired} replica(s) in progress, ${ready} ready`,
-  });
-  if (!st || (st.observedGeneration ?? 0) < generation) return rolling(st?.readyReplicas ?? 0);
-  const ready = st.readyReplicas ?? 0;
-  const updated = st.updatedReplicas ?? 0;
-  const current = st.replicas ?? 0;
-  const oneRevision = !!st.updateRevision && st.currentRevision === st.updateRevision;
+    message: `StatefulSet ${name}: rollout of ${desired} replica(s) in progress`,
+  };
+  // The first generation has no old pods to replace: until the StatefulSet controller observes it, it
+  // is explained as it will be once observed (its pods, PodsNotReady), so the observation writes nothing.
+  const observed = !!st && (st.observedGeneration ?? 0) >= generation;
+  if (!observed && generation > 1) return rolling;
+  const ready = st?.readyReplicas ?? 0;
+  const updated = st?.updatedReplicas ?? 0;
+  const current = st?.replicas ?? 0;
+  const oneRevision = !!st?.updateRevision && st.currentRevision === st.updateRevision;
   const pods = expectedPods(sts, allPods);
   // Every pod of the group, not just the count the StatefulSet last reported: a dead Ray worker
   // leaves vLLM on pod 0 running, and the pod is what says so first.
   const downPod = pods.find((p) => !isPodReady(p));
-  if (desired > 0 && ready === desired && updated === desired && current === desired && oneRevision && !downPod) {
+  if (observed && desired > 0 && ready === desired && updated === desired && current === desired && oneRevision && !downPod) {
     return { ready: true, reason: 'WorkspaceInferenceStatusSuccess', message: 'Inference has been deployed successfully' };
   }
   const fromPods = explainPods(pods, nodes);
   if (fromPods) return { ready: false, ...fromPods };
   if (downPod && ready === desired)
     return { ready: false, reason: NotReadyReason.PodsNotReady, message: `StatefulSet ${name}: pod ${downPod.metadata?.name} is not ready` };
-  if (updated < desired || !oneRevision) return rolling(ready);
+  if (observed && (updated < desired || !oneRevision)) return rolling;
   return { ready: false, reason: NotReadyReason.PodsNotReady, message: `StatefulSet ${name}: ${ready}/${desired} replicas ready` };
 }
 

@@ -139,7 +139,7 @@ const rows: Row[] = [
       'apply Service ws1',
       'status',
     ],
-    inference: 'RolloutInProgress',
+    inference: 'PodsNotReady',
   },
   {
     name: 'converged and ready: nothing at all',

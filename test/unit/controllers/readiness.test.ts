@@ -33,7 +33,7 @@ const cases: { name: string; sts: V1StatefulSet | undefined; pods?: V1Pod[]; rea
     sts: sts({ generation: 2 }, healthy),
     ready: false,
     reason: NotReadyReason.RolloutInProgress,
-    message: /rollout of 2 replica\(s\) in progress, 2 ready/,
+    message: /^StatefulSet ws: rollout of 2 replica\(s\) in progress$/,
   },
   {
     name: 'old ready pods during a roll (KAITO W6 says ready)',
@@ -43,11 +43,29 @@ const cases: { name: string; sts: V1StatefulSet | undefined; pods?: V1Pod[]; rea
     message: /rollout of 2 replica\(s\) in progress/,
   },
   {
-    name: 'just created: no status yet',
+    name: 'just created: no status yet, said as it will be once observed (no write when it is)',
     sts: { metadata: { name: 'ws', generation: 1 }, spec: { replicas: 1, selector: {}, serviceName: 'h', template: {} } },
     ready: false,
-    reason: NotReadyReason.RolloutInProgress,
-    message: /rollout of 1 replica\(s\) in progress, 0 ready/,
+    reason: NotReadyReason.PodsNotReady,
+    message: /^StatefulSet ws: 0\/1 replicas ready$/,
+  },
+  {
+    name: 'just created, its pod already has a problem: named before the StatefulSet controller reports',
+    sts: { metadata: { name: 'ws', generation: 1 }, spec: { replicas: 1, selector: {}, serviceName: 'h', template: {} } },
+    pods: [
+      pod('ws-0', {
+        conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes are available' }],
+      }),
+    ],
+    ready: false,
+    reason: PodProblem.Unschedulable,
+  },
+  {
+    name: 'first generation observed, pods not ready yet: the same words as before it was observed',
+    sts: sts({ replicas: 1 }, { observedGeneration: 1, replicas: 1, updatedReplicas: 1, currentRevision: 'r1', updateRevision: 'r1' }),
+    ready: false,
+    reason: NotReadyReason.PodsNotReady,
+    message: /^StatefulSet ws: 0\/1 replicas ready$/,
   },
   {
     name: 'revisions differ although counts agree',

@@ -24,7 +24,7 @@ import { A10_NODE_LABELS, byoWorkspace, gpuNode, H100_NODE_LABELS, NVME_CLASS } 
 import { ScriptedApiServer } from './scripted-apiserver.js';
 
 /** Writes per workspace from creation to InferenceReady=True (the ConfigMap copy, once per namespace, not counted). */
-const BUDGET = 8;
+const BUDGET = 7;
 
 const server = new ScriptedApiServer();
 let client: KubeClient;
