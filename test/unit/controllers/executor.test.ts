@@ -1,41 +1,26 @@
 // The executor and the reconciler against a scripted API server: the exact requests a pass sends,
 // in order, and what happens when the server refuses one (controller-rs tests its reconciler the same way).
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
 import { WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
-import { defaultFacts } from '../../../src/builders/facts.js';
-import type { OperatorConfig, WorkspaceDeps, WorkspaceObject } from '../../../src/controllers/workspace/context.js';
+import type { WorkspaceDeps, WorkspaceObject } from '../../../src/controllers/workspace/context.js';
 import { PlanExecutor } from '../../../src/controllers/shared/executor.js';
 import { workspaceErrorPolicy } from '../../../src/controllers/workspace/failures.js';
 import { ActionFailed } from '../../../src/controllers/shared/actions.js';
 import { WorkspaceReconciler } from '../../../src/controllers/workspace/reconciler.js';
 import { Reason } from '../../../src/controllers/workspace/reasons.js';
 import { cachesFromObjects } from '../../../src/controllers/workspace/snapshot.js';
-import { KubeClient } from '../../../src/runtime/client.js';
 import { EventRecorder, type EventBody } from '../../../src/runtime/events.js';
 import { silentLogger } from '../../../src/runtime/log.js';
 import { Resources } from '../../../src/runtime/resources.js';
-import { KubeTransport } from '../../../src/runtime/transport.js';
-import { A10_NODE_LABELS, byoWorkspace, gpuNode } from '../builders/fixtures.js';
-import { line, ScriptedApiServer } from './scripted-apiserver.js';
+import { A10_NODE_LABELS, byoOperatorConfig, byoWorkspace, gpuNode } from '../builders/fixtures.js';
+import { line, scriptedApiServer } from './scripted-apiserver.js';
 
-const server = new ScriptedApiServer();
-let client: KubeClient;
-before(async () => {
-  client = new KubeClient(new KubeTransport(await server.start(), { qps: 1000, burst: 1000 }));
-});
-after(() => server.stop());
+const api = scriptedApiServer();
+const server = api.server;
 
-const base = defaultFacts();
-const config: OperatorConfig = {
-  featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: true },
-  cloudProvider: base.cloudProvider,
-  presetRegistry: base.presetRegistry,
-  releaseNamespace: base.releaseNamespace,
-  nodeProvisioningTimeoutMs: 1_800_000,
-};
+const config = byoOperatorConfig();
 const NOW = new Date('2026-12-01T12:00:00Z');
 
 function deps(objects: KubernetesObject[]): WorkspaceDeps & { events: EventBody[] } {
@@ -50,7 +35,16 @@ function deps(objects: KubernetesObject[]): WorkspaceDeps & { events: EventBody[
     },
     now: () => NOW.getTime(),
   });
-  return { client, caches: cachesFromObjects(objects), recorder, log: silentLogger, config, now: () => NOW, nodeClaimCrdInstalled: () => undefined, events };
+  return {
+    client: api.client,
+    caches: cachesFromObjects(objects),
+    recorder,
+    log: silentLogger,
+    config,
+    now: () => NOW,
+    nodeClaimCrdInstalled: () => undefined,
+    events,
+  };
 }
 
 const ws = (): WorkspaceObject => ({

@@ -7,23 +7,15 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { KubernetesObject, V1StatefulSet } from '@kubernetes/client-node';
-import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
-import { defaultFacts, type ClusterFacts } from '../../../src/builders/facts.js';
-import type { OperatorConfig, WorkspaceCaches, WorkspaceObject } from '../../../src/controllers/workspace/context.js';
+import type { ClusterFacts } from '../../../src/builders/facts.js';
+import type { WorkspaceCaches, WorkspaceObject } from '../../../src/controllers/workspace/context.js';
 import { factsOf } from '../../../src/controllers/workspace/gather-facts.js';
 import { cachesFromObjects, readSnapshot, type WorkspaceSnapshot } from '../../../src/controllers/workspace/snapshot.js';
 import type { CacheReader, ObjectEvent } from '../../../src/runtime/cache.js';
 import { mutableCopy } from '../../../src/runtime/readonly.js';
-import { A10_NODE_LABELS, gpuNode, presetWorkspace } from '../builders/fixtures.js';
+import { A10_NODE_LABELS, byoOperatorConfig, gpuNode, presetWorkspace } from '../builders/fixtures.js';
 
-const base = defaultFacts();
-const config: OperatorConfig = {
-  featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: true },
-  cloudProvider: base.cloudProvider,
-  presetRegistry: base.presetRegistry,
-  releaseNamespace: base.releaseNamespace,
-  nodeProvisioningTimeoutMs: 0,
-};
+const config = byoOperatorConfig(0);
 const ws = { ...presetWorkspace('phi-3-mini-4k-instruct'), metadata: { name: 'ws', namespace: 'default', uid: 'w-uid' } } as WorkspaceObject;
 const sts: V1StatefulSet = {
   apiVersion: 'apps/v1',

@@ -2,7 +2,10 @@
 // or by keeping create, apply and merge-patch bodies as the stored objects (executor.test.ts,
 // write-budget.test.ts).
 import type http from 'node:http';
+import { after, before } from 'node:test';
 import type { KubeConfig, KubernetesObject, V1ManagedFieldsEntry } from '@kubernetes/client-node';
+import { KubeClient } from '../../../src/runtime/client.js';
+import { KubeTransport } from '../../../src/runtime/transport.js';
 import { listenLocal } from '../runtime/fake-apiserver.js';
 
 export interface Seen {
@@ -104,4 +107,21 @@ function managedFields(old: KubernetesObject | undefined, r: Seen): V1ManagedFie
   const before = old?.metadata?.managedFields;
   if (!manager || before?.some((m) => m.manager === manager)) return before;
   return [...(before ?? []), { manager, operation: r.contentType?.includes('apply-patch') ? 'Apply' : 'Update' }];
+}
+
+/** One scripted server for the tests of a file: started before them, stopped after them; `client` talks to it. */
+export function scriptedApiServer(): { server: ScriptedApiServer; readonly client: KubeClient } {
+  const server = new ScriptedApiServer();
+  let client: KubeClient | undefined;
+  before(async () => {
+    client = new KubeClient(new KubeTransport(await server.start(), { qps: 1000, burst: 1000 }));
+  });
+  after(() => server.stop());
+  return {
+    server,
+    get client() {
+      if (!client) throw new Error('the scripted API server starts before the tests');
+      return client;
+    },
+  };
 }

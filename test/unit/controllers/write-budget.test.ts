@@ -4,43 +4,28 @@
 // the StatefulSet's readyReplicas), and every write request is counted by verb and resource. Then
 // one idle resync pass, which must write nothing. The budget is docs/controller.md's "Writes to Ready":
 //   node --test dist/test/unit/controllers/write-budget.test.js
-import { after, before, test, type TestContext } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubernetesObject, V1PersistentVolume, V1PersistentVolumeClaim, V1Pod, V1PodCondition, V1StatefulSet } from '@kubernetes/client-node';
-import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
 import { ConditionType } from '../../../src/api/labels.js';
 import type { Workspace } from '../../../src/api/types.js';
 import { findCondition } from '../../../src/api/workspace-conditions.js';
-import { defaultFacts } from '../../../src/builders/facts.js';
-import type { OperatorConfig, WorkspaceDeps, WorkspaceObject } from '../../../src/controllers/workspace/context.js';
+import type { WorkspaceDeps, WorkspaceObject } from '../../../src/controllers/workspace/context.js';
 import { WorkspaceReconciler } from '../../../src/controllers/workspace/reconciler.js';
 import { cachesFromObjects } from '../../../src/controllers/workspace/snapshot.js';
-import { KubeClient } from '../../../src/runtime/client.js';
 import { EventRecorder } from '../../../src/runtime/events.js';
 import { silentLogger } from '../../../src/runtime/log.js';
-import { KubeTransport } from '../../../src/runtime/transport.js';
 import { classifyRequest } from '../../../bench/verbs.js';
-import { A10_NODE_LABELS, byoWorkspace, gpuNode, H100_NODE_LABELS, NVME_CLASS } from '../builders/fixtures.js';
-import { ScriptedApiServer } from './scripted-apiserver.js';
+import { A10_NODE_LABELS, byoOperatorConfig, byoWorkspace, gpuNode, H100_NODE_LABELS, NVME_CLASS } from '../builders/fixtures.js';
+import { scriptedApiServer } from './scripted-apiserver.js';
 
 /** Writes per workspace from creation to InferenceReady=True (docs/controller.md, "Writes to Ready"; the ConfigMap copy, once per namespace, not counted). */
 const BUDGET = 7;
 
-const server = new ScriptedApiServer();
-let client: KubeClient;
-before(async () => {
-  client = new KubeClient(new KubeTransport(await server.start(), { qps: 1000, burst: 1000 }));
-});
-after(() => server.stop());
+const api = scriptedApiServer();
+const server = api.server;
 
-const base = defaultFacts();
-const config: OperatorConfig = {
-  featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: true },
-  cloudProvider: base.cloudProvider,
-  presetRegistry: base.presetRegistry,
-  releaseNamespace: base.releaseNamespace,
-  nodeProvisioningTimeoutMs: 1_800_000,
-};
+const config = byoOperatorConfig();
 
 const NS = 'ns1';
 const WS_PATH = `/apis/kaito.sh/v1beta1/namespaces/${NS}/workspaces/ws1`;
@@ -125,7 +110,7 @@ async function life(s: Scenario): Promise<{ steps: Step[]; idle: string[]; ws: W
     now: () => clock,
   });
   const d: WorkspaceDeps = {
-    client,
+    client: api.client,
     caches: cachesFromObjects([{ ...s.ws, apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace' }, ...s.objects]),
     recorder,
     log: silentLogger,

@@ -2,21 +2,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { KubernetesObject, V1ControllerRevision, V1Service, V1StatefulSet, V1StorageClass } from '@kubernetes/client-node';
-import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
-import { defaultFacts } from '../../../src/builders/facts.js';
-import type { OperatorConfig, WorkspaceObject } from '../../../src/controllers/workspace/context.js';
+import type { WorkspaceObject } from '../../../src/controllers/workspace/context.js';
 import { workspaceIntent, type ChildIntent, type DiffCaches } from '../../../src/diff/intent.js';
 import { ObjectCache } from '../../../src/runtime/cache.js';
-import { A10_NODE_LABELS, byoWorkspace, gpuNode } from '../builders/fixtures.js';
+import { A10_NODE_LABELS, byoOperatorConfig, byoWorkspace, gpuNode } from '../builders/fixtures.js';
 
-const base = defaultFacts();
-const config: OperatorConfig = {
-  featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: true },
-  cloudProvider: base.cloudProvider,
-  presetRegistry: base.presetRegistry,
-  releaseNamespace: base.releaseNamespace,
-  nodeProvisioningTimeoutMs: 0,
-};
+const config = byoOperatorConfig(0);
 const ws = byoWorkspace('phi-3-mini-4k-instruct') as WorkspaceObject;
 
 function caches(objects: KubernetesObject[] = []): DiffCaches {
