@@ -79,7 +79,11 @@ export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
         record.writes++;
         this.written(a.type, await client.apply(a.type, a.object));
         return ws;
-      case 'create':
+      case 'create': {
+        // Another worker's pass may have created it since this plan's snapshot (a namespace's shared
+        // ConfigMap copy in a burst): the write-through cache says so without a request.
+        const name = a.object.metadata?.name;
+        if (name && this.cacheOf[a.type.plural]?.get(a.object.metadata?.namespace, name)) return ws;
         record.writes++;
         try {
           this.written(a.type, await client.create(a.type, a.object));
@@ -90,6 +94,7 @@ export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
         }
         if (a.created) await recorder.event(ws, a.created.type, a.created.reason, a.created.message);
         return ws;
+      }
       case 'delete':
         if (!a.uid) throw new Error(`refusing to delete ${a.type.kind} ${a.ref.namespace}/${a.ref.name} without its UID`);
         record.writes++;

@@ -134,6 +134,23 @@ test('executor: already-exists on a create and gone on a delete are done, not fa
   assert.deepEqual((del.body as { preconditions: unknown }).preconditions, { uid: 'u1' }, 'the delete carries the UID precondition');
 });
 
+test('executor: a create whose object another pass already wrote through is skipped without a request', async () => {
+  server.seen = [];
+  server.script = undefined;
+  const d = deps([ws(), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'inference-params-template', namespace: 'ns1' } }]);
+  const record = await new PlanExecutor({ ...d, owner: Resources.workspaces }).execute(ws(), {
+    actions: [
+      { kind: 'create', type: Resources.configMaps, object: { metadata: { name: 'inference-params-template', namespace: 'ns1' } }, why: 'test' },
+      { kind: 'create', type: Resources.configMaps, object: { metadata: { name: 'other', namespace: 'ns1' } }, why: 'test' },
+    ],
+  });
+  assert.equal(record.writes, 1);
+  assert.deepEqual(
+    server.seen.map((r) => `${r.method} ${r.path}`),
+    ['POST /api/v1/namespaces/ns1/configmaps'],
+  );
+});
+
 test('executor: a failed NodeClaim create says so in a Warning event and stops the pass with ActionFailed', async () => {
   server.seen = [];
   server.script = () => ({ status: 500, body: { kind: 'Status', code: 500, reason: 'InternalError', message: 'etcd timeout' } });
