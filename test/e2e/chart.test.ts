@@ -88,7 +88,11 @@ test('chart: helm lint --strict, values schema, helm package, upgrade from the p
   const added = ids(current).filter((id) => !ids(before).includes(id));
   assert.deepEqual(removed, [], 'the upgrade deletes no object');
   // A new API (0.2.0: InferenceSet) adds its CRD; nothing else is added.
-  assert.deepEqual(added.filter((id) => !id.startsWith('CustomResourceDefinition/')), [], 'the upgrade adds no object but a new API\'s CRD');
+  assert.deepEqual(
+    added.filter((id) => !id.startsWith('CustomResourceDefinition/')),
+    [],
+    "the upgrade adds no object but a new API's CRD",
+  );
   t.diagnostic(`upgrade from ${previous.slice(0, 8)}: added ${added.join(', ') || 'nothing'}`);
   const oldDeployment = before.find((o) => o.kind === 'Deployment');
   assert.deepEqual(deployment?.spec?.selector, oldDeployment?.spec?.selector, 'Deployment selector (immutable) unchanged');

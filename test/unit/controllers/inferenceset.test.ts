@@ -6,6 +6,7 @@ import {
   phaseOf,
   selectToDelete,
   specHash,
+  templateHash,
   type ChildWorkspace,
   type DeleteCandidate,
   type InferenceSetObject,
@@ -53,7 +54,12 @@ function iset(
     },
   };
   if (o.hash !== false)
-    is.metadata.annotations = { ...is.metadata.annotations, 'inferenceset.kaito.io/hash': specHash(is), 'inferenceset.kaito.io/revision': '1' };
+    is.metadata.annotations = {
+      ...is.metadata.annotations,
+      'inferenceset.kaito.io/hash': specHash(is),
+      'inferenceset.kaito.io/revision': '1',
+      'kaito-ts.io/adopted-hash': templateHash(is, { byo: true }),
+    };
   return is;
 }
 
@@ -115,7 +121,7 @@ test('the child is the Workspace KAITO would create', () => {
     generateName: 'x-',
     namespace: 'ns',
     labels: { team: 'ml', 'kaito.sh/inference-role': 'decode', 'inferenceset.kaito.sh/created-by': 'x' },
-    annotations: { note: 'n', 'kaito.sh/disable-benchmark': 'true' },
+    annotations: { note: 'n', 'kaito.sh/disable-benchmark': 'true', 'kaito-ts.io/template-hash': templateHash(is, { byo: true }) },
     ownerReferences: [{ apiVersion: 'kaito.sh/v1beta1', kind: 'InferenceSet', name: 'x', uid: 'is-uid', controller: true, blockOwnerDeletion: true }],
   });
   assert.deepEqual(byo.resource, { labelSelector: { matchLabels: { pool: 'a' } } });
@@ -170,7 +176,7 @@ test('plans (table)', () => {
       name: 'new: finalizer, hash and revision first, a revision, then the children',
       s: snap(iset({ replicas: 2, finalizer: false, hash: false }), [], { revisions: [] }),
       want: [
-        'patch inferenceset metadata: finalizer annotations inferenceset.kaito.io/hash, inferenceset.kaito.io/revision',
+        'patch inferenceset metadata: finalizer annotations inferenceset.kaito.io/hash, inferenceset.kaito.io/revision, kaito-ts.io/adopted-hash',
         `create ControllerRevision ns/x-${specHash(iset({ replicas: 2, hash: false })).slice(0, 5)}: a revision of the InferenceSet spec`,
         'create Workspace ns/: replica 1 of 2',
         'create Workspace ns/: replica 2 of 2',
