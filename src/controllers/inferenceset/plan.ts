@@ -202,7 +202,14 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
         kind: 'create',
         type: Resources.workspaces,
         object: childWorkspace(is, { byo: s.byo }),
-        why: n > children.target ? `surge replica ${n - children.target} of the new template` : `replica ${n} of ${children.target}`,
+        why:
+          n > children.target
+            ? `surge replica ${n - children.target} of the new template`
+            : children.limit?.state === 'learning'
+              ? `replica ${n} of ${desired} (spec.nodeCountLimit: the rest once a replica reports its node count)`
+              : children.limit?.state === 'capped'
+                ? `replica ${n} of ${desired}, capped at ${children.target} by spec.nodeCountLimit`
+                : `replica ${n} of ${children.target}`,
       });
     }
     for (const d of children.deletes) actions.push(deleteChild(d.child, d.why));

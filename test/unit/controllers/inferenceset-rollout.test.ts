@@ -377,9 +377,13 @@ test('nodeCountLimit caps a scale-up: InferenceSetReady=False NodeCountLimitReac
   const c = condition(s, 'InferenceSetReady');
   assert.deepEqual([c?.status, c?.reason], ['False', 'NodeCountLimitReached']);
   assert.equal(c?.message, 'spec.nodeCountLimit 5 allows 2 of 4 replicas (2 node(s) each): replicas are capped at 2; 1/4 replicas are ready');
-  assert.deepEqual(steps(s), ['create Workspace ns/: replica 2 of 2', `event Warning NodeCountLimitReached: ${c?.message}`, 'write inferenceset status']);
+  assert.deepEqual(steps(s), [
+    'create Workspace ns/: replica 2 of 4, capped at 2 by spec.nodeCountLimit',
+    `event Warning NodeCountLimitReached: ${c?.message}`,
+    'write inferenceset status',
+  ]);
   s.is.status = { conditions: [{ ...c, lastTransitionTime: NOW.toISOString() }] };
-  assert.deepEqual(steps(s), ['create Workspace ns/: replica 2 of 2', 'write inferenceset status']);
+  assert.deepEqual(steps(s), ['create Workspace ns/: replica 2 of 4, capped at 2 by spec.nodeCountLimit', 'write inferenceset status']);
   // Switched off: KAITO's behaviour (not enforced).
   const off = iset({ replicas: 4, nodeCountLimit: 5, adoptedPreset: 'phi-4-mini-instruct', annotations: { 'kaito-ts.io/enforce-node-count-limit': 'false' } });
   assert.equal(steps(snap(off, [child('x-a', { nodes: 2 })])).filter((l) => l.startsWith('create')).length, 3);
