@@ -13,6 +13,7 @@ import {
   type RolloutSettings,
 } from '../../../src/controllers/inferenceset/rollout.js';
 import { describeAction } from '../../../src/controllers/shared/actions.js';
+import { childFixture, succeededCondition } from './inferenceset-fixtures.js';
 
 const NOW_MS = Date.parse('2026-01-01T01:00:00Z');
 const MIN = 60_000;
@@ -269,26 +270,11 @@ function iset(
 }
 
 function child(name: string, o: { ready?: boolean; hashOf?: InferenceSetObject; ageMin?: number; nodes?: number } = {}): ChildWorkspace {
-  return {
-    apiVersion: 'kaito.sh/v1beta1',
-    kind: 'Workspace',
-    metadata: {
-      name,
-      namespace: 'ns',
-      uid: `uid-${name}`,
-      resourceVersion: '1',
-      creationTimestamp: new Date(NOW_MS - (o.ageMin ?? 0) * MIN),
-      labels: { 'inferenceset.kaito.sh/created-by': 'x' },
-      ...(o.hashOf ? { annotations: { 'kaito-ts.io/template-hash': templateHash(o.hashOf, { byo: true }) } } : {}),
-    },
-    resource: { labelSelector: { matchLabels: { pool: 'a' } } },
-    status: {
-      ...(o.nodes ? { targetNodeCount: o.nodes } : {}),
-      conditions: [
-        { type: 'WorkspaceSucceeded', status: o.ready === false ? 'False' : 'True', reason: 'r', message: 'm', lastTransitionTime: NOW.toISOString() },
-      ],
-    },
-  };
+  return childFixture(name, {
+    metadata: { creationTimestamp: new Date(NOW_MS - (o.ageMin ?? 0) * MIN) },
+    ...(o.hashOf ? { annotations: { 'kaito-ts.io/template-hash': templateHash(o.hashOf, { byo: true }) } } : {}),
+    status: { ...(o.nodes ? { targetNodeCount: o.nodes } : {}), conditions: [succeededCondition(o.ready !== false, NOW.toISOString())] },
+  });
 }
 
 function snap(is: InferenceSetObject, children: ChildWorkspace[]): InferenceSetSnapshot {

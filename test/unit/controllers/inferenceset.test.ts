@@ -12,6 +12,7 @@ import {
   type InferenceSetObject,
 } from '../../../src/controllers/inferenceset/children.js';
 import { Expectations } from '../../../src/controllers/inferenceset/expectations.js';
+import { childFixture, succeededCondition } from './inferenceset-fixtures.js';
 import { MAX_REVISION_HISTORY, planInferenceSet, type InferenceSetSnapshot } from '../../../src/controllers/inferenceset/plan.js';
 import { inferenceSetChanged, memberChanged, memberToInferenceSet } from '../../../src/controllers/inferenceset/setup.js';
 import { describeAction } from '../../../src/controllers/shared/actions.js';
@@ -79,25 +80,11 @@ function revision(is: InferenceSetObject, n = 1, name = `x-${specHash(is).slice(
 }
 
 function child(name: string, o: { ready?: boolean; terminating?: boolean; labels?: Record<string, string> } = {}): ChildWorkspace {
-  return {
-    apiVersion: 'kaito.sh/v1beta1',
-    kind: 'Workspace',
-    metadata: {
-      name,
-      namespace: 'ns',
-      uid: `uid-${name}`,
-      resourceVersion: '1',
-      labels: o.labels ?? { team: 'ml', 'inferenceset.kaito.sh/created-by': 'x' },
-      ...(o.terminating ? { deletionTimestamp: NOW } : {}),
-    },
-    resource: { labelSelector: { matchLabels: { pool: 'a' } } },
-    status:
-      o.ready === undefined
-        ? {}
-        : {
-            conditions: [{ type: 'WorkspaceSucceeded', status: o.ready ? 'True' : 'False', reason: 'r', message: 'm', lastTransitionTime: NOW.toISOString() }],
-          },
-  };
+  return childFixture(name, {
+    labels: o.labels ?? { team: 'ml', 'inferenceset.kaito.sh/created-by': 'x' },
+    ...(o.terminating ? { metadata: { deletionTimestamp: NOW } } : {}),
+    status: o.ready === undefined ? {} : { conditions: [succeededCondition(o.ready, NOW.toISOString())] },
+  });
 }
 
 function snap(is: InferenceSetObject, children: ChildWorkspace[] = [], extra: Partial<InferenceSetSnapshot> = {}): InferenceSetSnapshot {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { V1ControllerRevision } from '@kubernetes/client-node';
 import { specHash, templateHash, type ChildWorkspace } from '../../../src/controllers/inferenceset/children.js';
+import { childFixture, succeededCondition } from '../controllers/inferenceset-fixtures.js';
 import { childWorkspaceChanges, parseInferenceSet, planInferenceSetOffline } from '../../../src/diff/inferenceset-intent.js';
 
 const doc = (preset: string, annotations: Record<string, string> = {}) => ({
@@ -13,19 +14,10 @@ const doc = (preset: string, annotations: Record<string, string> = {}) => ({
 });
 
 function child(name: string, hash?: string): ChildWorkspace {
-  return {
-    apiVersion: 'kaito.sh/v1beta1',
-    kind: 'Workspace',
-    metadata: {
-      name,
-      namespace: 'ns',
-      uid: `uid-${name}`,
-      labels: { 'inferenceset.kaito.sh/created-by': 'x' },
-      ...(hash ? { annotations: { 'kaito-ts.io/template-hash': hash } } : {}),
-    },
-    resource: { labelSelector: { matchLabels: { pool: 'a' } } },
-    status: { conditions: [{ type: 'WorkspaceSucceeded', status: 'True', reason: 'r', message: 'm', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
-  };
+  return childFixture(name, {
+    ...(hash ? { annotations: { 'kaito-ts.io/template-hash': hash } } : {}),
+    status: { conditions: [succeededCondition(true, '2026-01-01T00:00:00Z')] },
+  });
 }
 
 test('parseInferenceSet: the CRD defaults (updateStrategy) applied, a namespace defaulted, bad input named', () => {
