@@ -93,7 +93,9 @@ function specSchema(version: string): OpenApiSchema {
         { required: ['inference'] },
       ),
       replicas: int('Replicas is the desired number of workspaces to be created.', { format: 'int32', default: 1, minimum: 0 }),
-      nodeCountLimit: int('NodeCountLimit is the maximum number of GPU nodes that can be created for the InferenceSet. Not enforced (as in KAITO v0.12.0).'),
+      nodeCountLimit: int(
+        'NodeCountLimit is the maximum number of GPU nodes that can be created for the InferenceSet. kaito-ts caps scale-ups at it (KAITO does not enforce it; annotation kaito-ts.io/enforce-node-count-limit: "false" turns that off).',
+      ),
       labelSelector: labelSelectorSchema('Every child Workspace uses this as resource.labelSelector.', false),
       updateStrategy: {
         ...opaque('UpdateStrategy indicates the strategy to use to replace existing workspaces with new ones (schemaless, as in KAITO).'),

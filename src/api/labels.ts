@@ -141,6 +141,8 @@ export const ANNOTATION_DISABLE_BENCHMARK = 'kaito.sh/disable-benchmark';
 export const InferenceSetConditionType = {
   Ready: 'InferenceSetReady',
   Deleting: 'InferenceSetDeleting',
+  /** kaito-ts: the state of a template rollout (KAITO has none); set once a rollout starts. */
+  Progressing: 'InferenceSetProgressing',
 } as const;
 
 export const InferenceSetConditionReason = {
@@ -148,7 +150,31 @@ export const InferenceSetConditionReason = {
   NotReady: 'inferencesetNotReady',
   Failed: 'inferencesetFailed',
   Deleted: 'inferencesetDeleted',
+  /** kaito-ts, on InferenceSetReady: spec.nodeCountLimit caps spec.replicas. */
+  NodeCountLimitReached: 'NodeCountLimitReached',
+  /** kaito-ts, on InferenceSetProgressing. */
+  RollingUpdate: 'RollingUpdate',
+  RolloutComplete: 'RolloutComplete',
+  SurgeTimeout: 'SurgeTimeout',
+  RolloutDisabled: 'RolloutDisabled',
 } as const;
+
+// --- InferenceSet, kaito-ts extensions (docs/inferenceset.md) ---
+/** On a child we create: the template hash it was made from (KAITO records none on its children). */
+export const ANNOTATION_CHILD_TEMPLATE_HASH = 'kaito-ts.io/template-hash';
+/**
+ * On the InferenceSet: the template hash at the first pass kaito-ts made over it. Children with no
+ * template hash (made before, e.g. by KAITO) are taken to be of this template, so a takeover rolls nothing.
+ */
+export const ANNOTATION_ADOPTED_TEMPLATE_HASH = 'kaito-ts.io/adopted-hash';
+/** On the InferenceSet: `"false"` keeps KAITO's behaviour (template changes never reach existing children). */
+export const ANNOTATION_ROLLOUT = 'kaito-ts.io/rollout';
+/** On the InferenceSet: children beyond spec.replicas during a rollout, an integer or a percentage (default 1). */
+export const ANNOTATION_MAX_SURGE = 'kaito-ts.io/max-surge';
+/** On the InferenceSet: how long a rollout waits for a new child to become Ready (default 10m). */
+export const ANNOTATION_SURGE_TIMEOUT = 'kaito-ts.io/surge-timeout';
+/** On the InferenceSet: `"false"` leaves spec.nodeCountLimit unenforced, as in KAITO. */
+export const ANNOTATION_ENFORCE_NODE_COUNT_LIMIT = 'kaito-ts.io/enforce-node-count-limit';
 
 export const InferenceSetConditionMessage = {
   ready: 'inferenceset is ready',

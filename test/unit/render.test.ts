@@ -216,3 +216,26 @@ test('template examples render with the spec hash KAITO v0.8.0 computes', async 
     assert.match(r.stdout, new RegExp(`hash ${want[file.slice(EXAMPLES.length + 1)]}`), file);
   }
 });
+
+test("an InferenceSet renders as the child Workspaces its first pass creates; --explain prints that pass's plan", async () => {
+  const file = join(EXAMPLES, 'inferenceset', 'kaito_inferenceset_phi_4_mini.yaml');
+  const out = await run(['-f', file, '--explain']);
+  assert.equal(out.code, 0, out.stderr);
+  const children = docs(out.stdout) as { kind?: string; metadata?: { generateName?: string; annotations?: Record<string, string> } }[];
+  assert.ok(children.length >= 1);
+  for (const c of children) {
+    assert.equal(c.kind, 'Workspace');
+    assert.equal(c.metadata?.generateName, 'phi-4-mini-');
+    assert.match(c.metadata?.annotations?.['kaito-ts.io/template-hash'] ?? '', /^[0-9a-f]{64}$/);
+  }
+  assert.match(out.stdout, /^# inferenceset default\/phi-4-mini: \d+ child Workspace\(s\) to create, template hash [0-9a-f]{64}$/m);
+  assert.match(out.stdout, /^# {3}create Workspace default\/: replica 1 of /m);
+  // KAITO's example with its HF token Secret: the Secret is skipped with a warning.
+  const llama = await run(['-f', join(EXAMPLES, 'inferenceset', 'kaito_inferenceset_llama-3.1_8b_instruct.yaml')]);
+  assert.equal(llama.code, 0, llama.stderr);
+  assert.match(llama.stderr, /Secret hf-token is not rendered/);
+  // BYO: no instanceType allowed (KAITO's webhook message).
+  const byo = await run(['-f', file, '--feature-gates', 'disableNodeAutoProvisioning=true']);
+  assert.equal(byo.code, 2);
+  assert.match(byo.stderr, /instanceType must be empty when nodeProvisioner is byo/);
+});

@@ -11,6 +11,8 @@ import { presetRegistry } from '../../catalog/presets.js';
 import type { OperatorConfig, WorkspaceObject } from '../../controllers/workspace/context.js';
 import { comparable, fieldChanges, formatChange } from '../../diff/changes.js';
 import { workspaceIntent, type ChildIntent, type DiffCaches } from '../../diff/intent.js';
+import { childWorkspaceChanges, planInferenceSetOffline } from '../../diff/inferenceset-intent.js';
+import type { InferenceSetObject } from '../../controllers/inferenceset/children.js';
 import { ObjectCache } from '../../runtime/cache.js';
 import { KubeClient, withTypeMeta } from '../../runtime/client.js';
 import { loadClusterAccess } from '../../runtime/cluster-access.js';
@@ -24,7 +26,8 @@ const USAGE = `Usage: kaito-ts diff [-n NAMESPACE] [WORKSPACE] [--kubeconfig FIL
 
 Shows, for each workspace, what kaito-ts would change in its StatefulSet, Services and
 ControllerRevision (server-side apply dry-run under the field manager "kaito-ts"; nothing is
-written). Without -n: every namespace; a WORKSPACE without -n is looked up in "default".
+written); for each InferenceSet, the child Workspaces it would create or delete (a rollout step,
+a scale) and the labels it would add. Without -n: every namespace; a WORKSPACE without -n is looked up in "default".
 The cluster: --kubeconfig, else KUBECONFIG, else in-cluster. Give the operator's --feature-gates.
 Exit status: 0 nothing would change, 1 something would, 2 bad input or the cluster cannot be read.
 `;
@@ -79,10 +82,20 @@ export async function diff(args: string[], io: CliIO): Promise<number> {
       throw new CliError(`cannot list ${type.plural}: ${(err as Error).message.split('\n')[0]}`);
     }
   };
-  let workspaces = await read<WorkspaceObject>(Resources.workspaces, namespace);
+  const allWorkspaces = await read<WorkspaceObject>(Resources.workspaces, namespace);
+  // A cluster without the InferenceSet CRD has none.
+  let inferenceSets = await client.list<InferenceSetObject>(Resources.inferenceSets, { namespace }).then(
+    (l) => l.items,
+    (err: unknown) => {
+      if (isNotFound(err)) return [];
+      throw new CliError(`cannot list ${Resources.inferenceSets.plural}: ${(err as Error).message.split('\n')[0]}`);
+    },
+  );
+  let workspaces = allWorkspaces;
   if (only) {
     workspaces = workspaces.filter((w) => w.metadata.name === only);
-    if (!workspaces.length) throw new CliError(`workspace ${namespace}/${only} not found`);
+    inferenceSets = inferenceSets.filter((is) => is.metadata.name === only);
+    if (!workspaces.length && !inferenceSets.length) throw new CliError(`workspace ${namespace}/${only} not found`);
   }
   const caches = await loadCaches(read, namespace, config.releaseNamespace);
 
@@ -103,7 +116,24 @@ export async function diff(args: string[], io: CliIO): Promise<number> {
     if (wouldChange) changed++;
   }
   io.stdout(`${changed} of ${workspaces.length} workspace(s) would change\n`);
-  return changed ? 1 : 0;
+  // InferenceSets: the child Workspaces their controller's next pass would create or delete (the same plan).
+  let setsChanged = 0;
+  const revisions = caches.controllerRevisions.list();
+  for (const is of inferenceSets.sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))) {
+    io.stdout(`inferenceset ${is.metadata.namespace}/${is.metadata.name}:\n`);
+    const plan = planInferenceSetOffline(
+      is,
+      { workspaces: allWorkspaces, controllerRevisions: revisions },
+      { byo: config.featureGates.disableNodeAutoProvisioning },
+    );
+    const { lines, failure } = childWorkspaceChanges(plan);
+    if (failure) io.stdout(`  ${failure}\n`);
+    else if (!lines.length) io.stdout('  no child Workspace created or deleted\n');
+    for (const l of lines) io.stdout(`  ${l}\n`);
+    if (lines.length) setsChanged++;
+  }
+  if (inferenceSets.length) io.stdout(`${setsChanged} of ${inferenceSets.length} inferenceset(s) would change\n`);
+  return changed || setsChanged ? 1 : 0;
 }
 
 async function loadCaches(

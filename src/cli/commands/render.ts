@@ -3,7 +3,7 @@
 // Secrets (and ControllerRevisions). `--explain` adds the decisions: as YAML comments at the top with
 // `-o yaml`, on stderr with `-o json` (stdout stays valid JSON either way).
 import { readFileSync } from 'node:fs';
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ControllerRevision } from '@kubernetes/client-node';
 import { parseArgs } from 'node:util';
 import { parseAllDocuments, stringify } from 'yaml';
 import { parseFeatureGates } from '../../api/feature-gates.js';
@@ -20,6 +20,9 @@ import { buildTuning, tuningObjectList } from '../../builders/tuning/build.js';
 import { tuningConfigLookup } from '../../builders/tuning/config.js';
 import { INFERENCE_CONFIG_KEY } from '../../api/labels.js';
 import { describeAction } from '../../controllers/shared/actions.js';
+import { templateHash, type InferenceSetObject } from '../../controllers/inferenceset/children.js';
+import { specProblem } from '../../controllers/inferenceset/plan.js';
+import { inferenceSetDocs, otherDocs, parseInferenceSet, planInferenceSetOffline } from '../../diff/inferenceset-intent.js';
 import type { OperatorConfig } from '../../controllers/workspace/context.js';
 import { planWorkspace } from '../../controllers/workspace/plan.js';
 import { cachesFromObjects, readSnapshot } from '../../controllers/workspace/snapshot.js';
@@ -31,7 +34,8 @@ const USAGE = `Usage: kaito-ts render -f <workspace.yaml> [--state <cluster.yaml
                        [--feature-gates k=v,...] [--cloud-provider azure|aws|arc] [--explain]
 
 Prints the objects the operator would apply for the workspace (ControllerRevision, ConfigMap copy,
-Services, StatefulSet; for a tuning workspace the ConfigMaps and the Job). Without --state the cluster is empty. A workspace without a namespace renders
+Services, StatefulSet; for a tuning workspace the ConfigMaps and the Job). For an InferenceSet: the
+child Workspaces its controller would create (Workspaces of --state labelled as its children count). Without --state the cluster is empty. A workspace without a namespace renders
 into "default". --explain adds why (NVMe or emptyDir, node count, runtime...): YAML comments on top
 with -o yaml, stderr with -o json. Environment: CLOUD_PROVIDER, PRESET_REGISTRY_NAME, RELEASE_NAMESPACE.
 `;
@@ -61,9 +65,30 @@ export function parseYamlDocuments(text: string, path: string): unknown[] {
   return out;
 }
 
-function loadWorkspaces(path: string): Workspace[] {
-  const docs = parseYamlDocuments(readText(path, 'workspace file'), path);
-  if (docs.length === 0) throw new CliError(`${path}: no Workspace found`);
+/** Secrets and ConfigMaps beside an InferenceSet (KAITO's own examples ship an HF token Secret) are not rendered. */
+const SKIPPED_KINDS = new Set(['Secret', 'ConfigMap']);
+
+function loadInputs(path: string, warn: (line: string) => void): { workspaces: Workspace[]; inferenceSets: InferenceSetObject[] } {
+  const all = parseYamlDocuments(readText(path, 'workspace file'), path);
+  const withSets = inferenceSetDocs(all).length > 0;
+  const docs = all.filter((d) => {
+    const o = d as KubernetesObject;
+    if (!withSets || o.apiVersion !== 'v1' || !SKIPPED_KINDS.has(o.kind ?? '')) return true;
+    warn(`warning: ${path}: ${o.kind} ${o.metadata?.name ?? ''} is not rendered`);
+    return false;
+  });
+  if (docs.length === 0) throw new CliError(`${path}: no Workspace or InferenceSet found`);
+  const inferenceSets = inferenceSetDocs(docs).map((doc) => {
+    try {
+      return parseInferenceSet(doc);
+    } catch (err) {
+      throw new CliError(`${path}: ${(err as Error).message}`);
+    }
+  });
+  return { workspaces: loadWorkspaces(otherDocs(docs), path), inferenceSets };
+}
+
+function loadWorkspaces(docs: unknown[], path: string): Workspace[] {
   return docs.map((doc) => {
     try {
       const ws = parseWorkspace(doc);
@@ -137,6 +162,33 @@ function renderOne(ws: Workspace, facts: ClusterFacts, warn: (line: string) => v
   return { ws, objects: 'job' in result.objects ? tuningObjectList(result.objects) : objectList(result.objects), header };
 }
 
+/**
+ * An InferenceSet: the child Workspaces the controller's first pass on the `--state` cluster would
+ * create (generateName, so unnamed), and with --explain that pass's plan.
+ */
+function renderInferenceSet(is: InferenceSetObject, stateObjects: readonly unknown[], base: ClusterFacts): Rendered {
+  const name = `${is.metadata.namespace}/${is.metadata.name}`;
+  const objects = (stateObjects as KubernetesObject[]).map((o) => ({ ...o, metadata: { ...o.metadata, namespace: o.metadata?.namespace ?? 'default' } }));
+  const plan = planInferenceSetOffline(
+    is,
+    {
+      workspaces: objects.filter((o) => o.kind === 'Workspace'),
+      controllerRevisions: objects.filter((o) => o.kind === 'ControllerRevision') as unknown as V1ControllerRevision[],
+    },
+    { byo: base.featureGates.disableNodeAutoProvisioning },
+  );
+  if (plan.failure) throw new CliError(`inferenceset ${name}: ${plan.failure.message}`);
+  const problem = specProblem({ is, byo: base.featureGates.disableNodeAutoProvisioning });
+  if (problem) throw new CliError(`inferenceset ${name}: ${problem.split('\n').join(': ')}`);
+  const creates = plan.actions.flatMap((a) => (a.kind === 'create' && a.type.kind === 'Workspace' ? [a.object] : []));
+  const header = [
+    `inferenceset ${name}: ${creates.length} child Workspace(s) to create, template hash ${templateHash(is, { byo: base.featureGates.disableNodeAutoProvisioning })}`,
+    "plan (the operator's first pass on this state):",
+    ...plan.actions.map((a) => `  ${describeAction(a, 'inferenceset')}`),
+  ];
+  return { ws: is as unknown as Workspace, objects: creates, header };
+}
+
 export async function render(args: string[], io: CliIO): Promise<number> {
   let values;
   try {
@@ -176,10 +228,10 @@ export async function render(args: string[], io: CliIO): Promise<number> {
   } catch (err) {
     throw new CliError((err as Error).message);
   }
-  const workspaces = loadWorkspaces(values.filename);
+  const warnings: string[] = [];
+  const { workspaces, inferenceSets } = loadInputs(values.filename, (line) => warnings.push(line));
   const stateObjects = values.state ? parseYamlDocuments(readText(values.state, '--state file'), values.state) : [];
 
-  const warnings: string[] = [];
   const rendered = workspaces.map((ws) => {
     let facts: ClusterFacts;
     try {
@@ -190,6 +242,7 @@ export async function render(args: string[], io: CliIO): Promise<number> {
     const one = renderOne(ws, facts, (line) => warnings.push(line));
     return values.explain ? { ...one, header: [...one.header, ...planLines(ws, stateObjects, base)] } : one;
   });
+  for (const is of inferenceSets) rendered.push(renderInferenceSet(is, stateObjects, base));
 
   // Only now that everything succeeded: nothing reaches stdout on bad input.
   for (const w of warnings) io.stderr(`kaito-ts: ${w}\n`);

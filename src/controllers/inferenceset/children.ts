@@ -4,6 +4,8 @@ import { createHash } from 'node:crypto';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { InferenceSet } from '../../api/inferenceset-types.js';
 import {
+  ANNOTATION_ADOPTED_TEMPLATE_HASH,
+  ANNOTATION_CHILD_TEMPLATE_HASH,
   ANNOTATION_DISABLE_BENCHMARK,
   ConditionType,
   LABEL_INFERENCE_ROLE,
@@ -36,15 +38,59 @@ export function childLabels(is: InferenceSet): Record<string, string> {
   return labels;
 }
 
+/** What a child is made of besides its labels (which KAITO, and we, copy onto existing children in place). */
+function childBody(is: InferenceSet, byo: boolean): Pick<Workspace, 'resource' | 'inference'> & { annotations: Record<string, string> } {
+  const annotations: Record<string, string> = { ...(is.spec.template.metadata?.annotations ?? {}) };
+  if (is.metadata.annotations?.[ANNOTATION_DISABLE_BENCHMARK] === 'true') annotations[ANNOTATION_DISABLE_BENCHMARK] = 'true';
+  delete annotations[ANNOTATION_CHILD_TEMPLATE_HASH];
+  const instanceType = is.spec.template.resource?.instanceType;
+  return {
+    annotations,
+    resource: {
+      labelSelector: structuredClone(is.spec.labelSelector),
+      ...(!byo && instanceType ? { instanceType } : {}),
+    },
+    inference: structuredClone(is.spec.template.inference),
+  };
+}
+
+/** JSON with object keys sorted: the same value hashes the same whatever order its keys came in. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v);
+}
+
+/**
+ * kaito-ts: sha256 of what a child is made of (annotations, resource, inference; not labels, not
+ * replicas), recorded on each child we create (`kaito-ts.io/template-hash`). A child whose hash differs
+ * is on an older template and a rollout replaces it. The spec hash (specHash) also moves with
+ * `replicas`, so it cannot say which children are current.
+ */
+export function templateHash(is: InferenceSet, o: { byo: boolean }): string {
+  return createHash('sha256')
+    .update(canonicalJson(childBody(is, o.byo)))
+    .digest('hex');
+}
+
+/** The template a child was made from: ours, else (made before kaito-ts adopted the set) the adopted one. */
+export function childTemplateHash(c: DeepReadonly<ChildWorkspace>, is: InferenceSet): string | undefined {
+  return c.metadata?.annotations?.[ANNOTATION_CHILD_TEMPLATE_HASH] ?? is.metadata.annotations?.[ANNOTATION_ADOPTED_TEMPLATE_HASH];
+}
+
 /**
  * KAITO's NewWorkspaceForInferenceSet: `generateName: <name>-`, the template's labels and annotations,
  * a controller owner reference, `resource = {labelSelector, instanceType (not with BYO nodes)}` and a
- * deep copy of the template's inference.
+ * deep copy of the template's inference. kaito-ts adds `kaito-ts.io/template-hash`.
  */
 export function childWorkspace(is: InferenceSetObject, o: { byo: boolean }): ChildWorkspace {
-  const annotations: Record<string, string> = { ...(is.spec.template.metadata?.annotations ?? {}) };
-  if (is.metadata.annotations?.[ANNOTATION_DISABLE_BENCHMARK] === 'true') annotations[ANNOTATION_DISABLE_BENCHMARK] = 'true';
-  const instanceType = is.spec.template.resource?.instanceType;
+  const { annotations, resource, inference } = childBody(is, o.byo);
+  annotations[ANNOTATION_CHILD_TEMPLATE_HASH] = templateHash(is, o);
   return {
     apiVersion: API_VERSION,
     kind: KIND,
@@ -52,7 +98,7 @@ export function childWorkspace(is: InferenceSetObject, o: { byo: boolean }): Chi
       generateName: `${is.metadata.name ?? ''}-`,
       namespace: is.metadata.namespace,
       labels: childLabels(is),
-      ...(Object.keys(annotations).length ? { annotations } : {}),
+      annotations,
       ownerReferences: [
         {
           apiVersion: API_VERSION,
@@ -64,11 +110,8 @@ export function childWorkspace(is: InferenceSetObject, o: { byo: boolean }): Chi
         },
       ],
     },
-    resource: {
-      labelSelector: structuredClone(is.spec.labelSelector),
-      ...(!o.byo && instanceType ? { instanceType } : {}),
-    },
-    inference: structuredClone(is.spec.template.inference),
+    resource,
+    inference,
   };
 }
 

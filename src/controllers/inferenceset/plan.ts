@@ -1,11 +1,13 @@
 // The InferenceSet plan: pure, from one snapshot of the caches to the actions of one pass.
 //   deleting → InferenceSetDeleting, delete every child, drop the finalizer (KAITO does not wait);
-//   else      → finalizer, ControllerRevision + hash/revision annotations, scale down (KAITO's
-//               choice) or up (generateName creates), labels copied onto children, status.
+//   else      → finalizer, ControllerRevision + hash/revision/adopted annotations, the children's
+//               creates and deletes (rollout.ts: KAITO's scale up and down, template rollouts,
+//               nodeCountLimit), labels copied onto children, status.
 import type { V1ControllerRevision } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import type { InferenceSetStatus } from '../../api/inferenceset-types.js';
 import {
+  ANNOTATION_ADOPTED_TEMPLATE_HASH,
   ANNOTATION_INFERENCESET_HASH,
   ANNOTATION_INFERENCESET_REVISION,
   INFERENCESET_FINALIZER,
@@ -19,16 +21,18 @@ import { Resources } from '../../runtime/resources.js';
 import type { Action, Plan } from '../shared/actions.js';
 import {
   childLabels,
+  childTemplateHash,
   childWorkspace,
   desiredReplicas,
   isReady,
   selectorOf,
-  selectToDelete,
   specHash,
+  templateHash,
   type ChildWorkspace,
   type InferenceSetObject,
 } from './children.js';
 import type { ExpectationView } from './expectations.js';
+import { nodeCountLimitOf, planChildren, rolloutSettings, type ChildPlan, type RolloutSettings } from './rollout.js';
 
 /** KAITO keeps this many ControllerRevisions (consts.MaxRevisionHistoryLimit). */
 export const MAX_REVISION_HISTORY = 10;
@@ -149,6 +153,12 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
   }
   if (is.metadata.annotations?.[ANNOTATION_INFERENCESET_HASH] !== hash) annotations[ANNOTATION_INFERENCESET_HASH] = hash;
   if (is.metadata.annotations?.[ANNOTATION_INFERENCESET_REVISION] !== String(revision)) annotations[ANNOTATION_INFERENCESET_REVISION] = String(revision);
+  // kaito-ts: the template at adoption. Children that carry no template hash of ours are of this one.
+  const template = templateHash(is, { byo: s.byo });
+  const adopted = is.metadata.annotations?.[ANNOTATION_ADOPTED_TEMPLATE_HASH];
+  if (adopted === undefined) annotations[ANNOTATION_ADOPTED_TEMPLATE_HASH] = template;
+  const ownView: InferenceSetObject =
+    adopted === undefined ? { ...is, metadata: { ...is.metadata, annotations: { ...is.metadata.annotations, ...annotations } } } : is;
   const needsFinalizer = !finalizers.includes(INFERENCESET_FINALIZER);
   if (needsFinalizer || Object.keys(annotations).length) {
     // The metadata patch goes first: the finalizer must be on before any child exists.
@@ -165,21 +175,49 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
   const terminating = (c: DeepReadonly<ChildWorkspace>) => !!c.metadata?.deletionTimestamp || s.expectations.pendingDeletes.has(c.metadata?.uid ?? '');
   const byName = [...s.children].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   const live = byName.filter((c) => !terminating(c));
+  const rollout = rolloutSettings(is, desired);
+  const nodeCountLimit = nodeCountLimitOf(is);
+  let children: ChildPlan<DeepReadonly<ChildWorkspace>> | undefined;
   if (!problem) {
-    if (live.length > desired) {
-      const chosen = selectToDelete(
-        byName.map((child) => ({ child, terminating: terminating(child), ready: isReady(child), old: false })),
-        desired,
-      );
-      for (const c of chosen) actions.push(deleteChild(c, `scale down to ${desired}`));
-    } else if (live.length < desired && !s.expectations.holdCreates) {
-      for (let i = live.length; i < desired; i++) {
-        actions.push({ kind: 'create', type: Resources.workspaces, object: childWorkspace(is, { byo: s.byo }), why: `replica ${i + 1} of ${desired}` });
-      }
+    children = planChildren({
+      children: byName.map((c) => ({
+        child: c,
+        name: c.metadata?.name ?? '',
+        current: childTemplateHash(c, ownView) === template,
+        ready: isReady(c),
+        terminating: terminating(c),
+        ...(c.metadata?.creationTimestamp ? { createdAtMs: new Date(c.metadata.creationTimestamp as unknown as string).getTime() } : {}),
+        ...(c.status?.targetNodeCount ? { targetNodeCount: c.status.targetNodeCount } : {}),
+      })),
+      desired,
+      rollout,
+      ...(nodeCountLimit !== undefined ? { nodeCountLimit } : {}),
+      holdCreates: s.expectations.holdCreates,
+      nowMs: s.now.getTime(),
+    });
+    // Create before delete: a rollout's new children are asked for before old ones go.
+    for (let i = 0; i < children.creates; i++) {
+      const n = live.length - children.deletes.length + i + 1;
+      actions.push({
+        kind: 'create',
+        type: Resources.workspaces,
+        object: childWorkspace(is, { byo: s.byo }),
+        why:
+          n > children.target
+            ? `surge replica ${n - children.target} of the new template`
+            : children.limit?.state === 'learning'
+              ? `replica ${n} of ${desired} (spec.nodeCountLimit: the rest once a replica reports its node count)`
+              : children.limit?.state === 'capped'
+                ? `replica ${n} of ${desired}, capped at ${children.target} by spec.nodeCountLimit`
+                : `replica ${n} of ${children.target}`,
+      });
     }
+    for (const d of children.deletes) actions.push(deleteChild(d.child, d.why));
     // Template labels (and the role / MultiRoleInference parent) are added to existing children, never removed.
     const labels = childLabels(is);
+    const deleted = new Set(children.deletes.map((d) => d.child));
     for (const c of live) {
+      if (deleted.has(c)) continue;
       const missing = Object.fromEntries(Object.entries(labels).filter(([k, v]) => c.metadata?.labels?.[k] !== v));
       if (Object.keys(missing).length) {
         actions.push({
@@ -196,20 +234,40 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
   // KAITO counts every listed child whose phase is succeeded (terminating ones included).
   const readyReplicas = s.children.filter(isReady).length;
   const ready = !problem && readyReplicas === desired;
-  const conditions = withCondition(
+  const previous = (type: string) => is.status?.conditions?.find((c) => c.type === type);
+  let conditions = withCondition(
     is.status?.conditions,
     problem
       ? { type: InferenceSetConditionType.Ready, status: 'False', reason: InferenceSetConditionReason.Failed, message: problem }
-      : ready
-        ? { type: InferenceSetConditionType.Ready, status: 'True', reason: InferenceSetConditionReason.Ready, message: InferenceSetConditionMessage.ready }
-        : {
+      : children?.limit?.state === 'capped'
+        ? {
             type: InferenceSetConditionType.Ready,
             status: 'False',
-            reason: InferenceSetConditionReason.NotReady,
-            message: InferenceSetConditionMessage.notReady(readyReplicas, desired),
-          },
+            reason: InferenceSetConditionReason.NodeCountLimitReached,
+            message: nodeCountLimitMessage(nodeCountLimit ?? 0, children.limit, desired, readyReplicas),
+          }
+        : ready
+          ? { type: InferenceSetConditionType.Ready, status: 'True', reason: InferenceSetConditionReason.Ready, message: InferenceSetConditionMessage.ready }
+          : {
+              type: InferenceSetConditionType.Ready,
+              status: 'False',
+              reason: InferenceSetConditionReason.NotReady,
+              message: InferenceSetConditionMessage.notReady(readyReplicas, desired),
+            },
     s,
   );
+  const readyCondition = conditions.find((c) => c.type === InferenceSetConditionType.Ready);
+  if (
+    readyCondition?.reason === InferenceSetConditionReason.NodeCountLimitReached &&
+    previous(InferenceSetConditionType.Ready)?.reason !== readyCondition.reason
+  )
+    actions.push({ kind: 'event', note: { type: 'Warning', reason: InferenceSetConditionReason.NodeCountLimitReached, message: readyCondition.message } });
+  const progressing = children ? progressingCondition(children, rollout, revision, previous(InferenceSetConditionType.Progressing) !== undefined) : undefined;
+  if (progressing) {
+    conditions = withCondition(conditions, progressing, s);
+    if (progressing.reason === InferenceSetConditionReason.SurgeTimeout && previous(InferenceSetConditionType.Progressing)?.reason !== progressing.reason)
+      actions.push({ kind: 'event', note: { type: 'Warning', reason: InferenceSetConditionReason.SurgeTimeout, message: progressing.message } });
+  }
   const status: InferenceSetStatus = {
     ...(is.status ?? {}),
     // kaito-ts: the children that exist and are not being deleted (KAITO writes the desired count).
@@ -222,7 +280,60 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
     conditions,
   };
   actions.push({ kind: 'status', status });
-  return { actions, ...(s.expectations.recheckAfterMs ? { requeueAfterMs: s.expectations.recheckAfterMs } : {}) };
+  const recheck = [s.expectations.recheckAfterMs, children?.recheckAfterMs].filter((n): n is number => n !== undefined);
+  return {
+    actions,
+    desired: [
+      ...live.filter((c) => !children?.deletes.some((d) => d.child === c)),
+      ...Array.from({ length: children?.creates ?? 0 }, () => childWorkspace(is, { byo: s.byo })),
+    ].map((c) => c as ChildWorkspace),
+    ...(recheck.length ? { requeueAfterMs: Math.min(...recheck) } : {}),
+  };
+}
+
+function nodeCountLimitMessage(limit: number, l: { allowed: number; nodesPerChild: number }, desired: number, ready: number): string {
+  return (
+    `spec.nodeCountLimit ${limit} allows ${l.allowed} of ${desired} replicas (${l.nodesPerChild} node(s) each): ` +
+    `replicas are capped at ${l.allowed}; ${ready}/${desired} replicas are ready`
+  );
+}
+
+type ConditionWant = Omit<WorkspaceCondition, 'lastTransitionTime' | 'observedGeneration'>;
+
+/** kaito-ts's InferenceSetProgressing: set once a rollout starts, kept up to date afterwards. */
+function progressingCondition(c: ChildPlan<unknown>, rollout: RolloutSettings, revision: number, present: boolean): ConditionWant | undefined {
+  const type = InferenceSetConditionType.Progressing;
+  const notes = rollout.notes.length ? `; ${rollout.notes.join('; ')}` : '';
+  if (!rollout.enabled)
+    return present
+      ? {
+          type,
+          status: 'False',
+          reason: InferenceSetConditionReason.RolloutDisabled,
+          message: `template changes are not rolled out to existing replicas (${rollout.disabledBy})`,
+        }
+      : undefined;
+  const r = c.rolling;
+  if (!r)
+    return present
+      ? { type, status: 'True', reason: InferenceSetConditionReason.RolloutComplete, message: `every replica is on revision ${revision}${notes}` }
+      : undefined;
+  const knobs = `maxSurge ${r.surge}${r.surgeLimitedByNodes ? ' (limited by spec.nodeCountLimit)' : ''}, maxUnavailable ${r.maxUnavailable}`;
+  if (r.stalledBy)
+    return {
+      type,
+      status: 'False',
+      reason: InferenceSetConditionReason.SurgeTimeout,
+      message:
+        `${r.stalledBy}: the rollout to revision ${revision} is stopped and the ${r.old} replica(s) on an older template are kept; ` +
+        `it goes on when that replica becomes Ready or the template changes${notes}`,
+    };
+  return {
+    type,
+    status: 'True',
+    reason: InferenceSetConditionReason.RollingUpdate,
+    message: `rolling out revision ${revision}: ${r.current} replica(s) on it, ${r.old} on an older template (${knobs})${notes}`,
+  };
 }
 
 function deleteChild(c: DeepReadonly<ChildWorkspace>, why: string): Action<InferenceSetStatus> {

@@ -3,7 +3,7 @@
 // snapshot → plan (plan.ts, pure) → execute (the shared PlanExecutor).
 import type { KubernetesObject, V1ControllerRevision } from '@kubernetes/client-node';
 import { isDeepStrictEqual } from 'node:util';
-import { LABEL_INFERENCESET_CREATED_BY, LABEL_REVISION_INFERENCESET_NAME } from '../../api/labels.js';
+import { ANNOTATION_CHILD_TEMPLATE_HASH, LABEL_INFERENCESET_CREATED_BY, LABEL_REVISION_INFERENCESET_NAME } from '../../api/labels.js';
 import { ControllerBuilder, resource } from '../../runtime/builder.js';
 import type { CacheReader, ObjectEvent } from '../../runtime/cache.js';
 import { mutableCopy, type DeepReadonly } from '../../runtime/readonly.js';
@@ -150,11 +150,16 @@ export function inferenceSetChanged(e: ObjectEvent<InferenceSetObject>): boolean
   return !isDeepStrictEqual(m(e.old), m(e.obj));
 }
 
-/** A member matters when it comes, goes, starts terminating, changes labels or flips its phase. */
+/**
+ * A member matters when it comes, goes, starts terminating, changes labels or its template hash,
+ * flips its phase, or reports its node count (nodeCountLimit).
+ */
 export function memberChanged(e: ObjectEvent<ChildWorkspace>): boolean {
   if (e.type !== 'update') return true;
   return (
     phaseOf(e.old) !== phaseOf(e.obj) ||
+    e.old.status?.targetNodeCount !== e.obj.status?.targetNodeCount ||
+    e.old.metadata?.annotations?.[ANNOTATION_CHILD_TEMPLATE_HASH] !== e.obj.metadata?.annotations?.[ANNOTATION_CHILD_TEMPLATE_HASH] ||
     !!e.old.metadata?.deletionTimestamp !== !!e.obj.metadata?.deletionTimestamp ||
     !isDeepStrictEqual(e.old.metadata?.labels, e.obj.metadata?.labels)
   );

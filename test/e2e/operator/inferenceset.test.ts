@@ -6,16 +6,44 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { LABEL_INFERENCESET_CREATED_BY } from '../../../src/api/labels.js';
 import type { InferenceSet } from '../../../src/api/inferenceset-types.js';
 import { kubectl, waitFor } from '../harness.js';
-import { conditionOf, getAll, getOne, killHard, listWorkspaces, pool, record, selectorFor, sleep, spawnOperator, world } from '../support/operator.js';
+import {
+  conditionOf,
+  getAll,
+  getOne,
+  killHard,
+  listWorkspaces,
+  pool,
+  record,
+  selectorFor,
+  sleep,
+  spawnOperator,
+  warningEvents,
+  world,
+} from '../support/operator.js';
+import type { WorkspaceObject } from '../../../src/controllers/workspace/context.js';
 
 type IS = InferenceSet & KubernetesObject;
 
-async function applyInferenceSet(ns: string, name: string, replicas: number, selector: { matchLabels: Record<string, string> }): Promise<void> {
+async function applyInferenceSet(
+  ns: string,
+  name: string,
+  replicas: number,
+  selector: { matchLabels: Record<string, string> },
+  more: { templateAnnotations?: Record<string, string>; nodeCountLimit?: number } = {},
+): Promise<void> {
   const body = {
     apiVersion: 'kaito.sh/v1beta1',
     kind: 'InferenceSet',
     metadata: { name, namespace: ns },
-    spec: { replicas, labelSelector: selector, template: { metadata: { labels: { team: 'e2e' } }, inference: { preset: { name: 'phi-3-mini-4k-instruct' } } } },
+    spec: {
+      replicas,
+      ...(more.nodeCountLimit ? { nodeCountLimit: more.nodeCountLimit } : {}),
+      labelSelector: selector,
+      template: {
+        metadata: { labels: { team: 'e2e' }, ...(more.templateAnnotations ? { annotations: more.templateAnnotations } : {}) },
+        inference: { preset: { name: 'phi-3-mini-4k-instruct' } },
+      },
+    },
   };
   await kubectl(['apply', '--server-side', '--field-manager=e2e', '-f', '-'], { namespace: ns, input: JSON.stringify(body) });
 }
@@ -137,4 +165,106 @@ test('InferenceSet: 50 random scale writes while the operator is SIGKILLed 3 tim
   assert.equal(is?.status?.replicas, final);
   await killHard(op.child);
   await w.start();
+});
+
+test('InferenceSet: a template rollout of a 3-replica set never drops below 3 Ready when a spare node exists', async (t) => {
+  // 4 BYO nodes, one per child: 3 for the replicas, 1 spare for the surge child (maxSurge 1, the default).
+  const w = await world(t, { pools: [pool('a10', 4)] });
+  const seen = await record<WorkspaceObject>(t, `/apis/kaito.sh/v1beta1/namespaces/${w.ns}/workspaces`);
+  await applyInferenceSet(w.ns, 'x', 3, selectorFor(w.pools[0]!));
+  await waitReplicas(w.ns, 'x', 3);
+  const before = new Set((await members(w.ns, 'x')).map((ws) => ws.metadata.uid));
+  // The recorder's own view must show the 3 Ready children before the change (a watch may lag).
+  const readyIn = (events: typeof seen) => {
+    const last = new Map<string, WorkspaceObject>();
+    for (const e of events)
+      if (e.type === 'DELETED') last.delete(e.obj.metadata.uid ?? '');
+      else last.set(e.obj.metadata.uid ?? '', e.obj);
+    return [...last.values()].filter((ws) => !ws.metadata.deletionTimestamp && succeeded(ws)).length;
+  };
+  await waitFor('the recorded watch shows 3 Ready children', async () => readyIn(seen) === 3, { timeoutMs: 30_000 });
+  const from = seen.length;
+
+  // A template change (the template's annotations reach the children, so it makes a new template hash).
+  await applyInferenceSet(w.ns, 'x', 3, selectorFor(w.pools[0]!), { templateAnnotations: { 'e2e.kaito-ts.io/rev': '2' } });
+  const rolled = (ws: WorkspaceObject) => ws.metadata.annotations?.['e2e.kaito-ts.io/rev'] === '2';
+  const is = await waitFor(
+    'x: 3 Ready children, all of the new template, none of the old',
+    async () => {
+      const all = await members(w.ns, 'x');
+      const set = await getOne<IS>(w.ns, 'inferenceset', 'x');
+      const done = all.length === 3 && all.every((ws) => rolled(ws) && succeeded(ws) && !before.has(ws.metadata.uid)) && set?.status?.readyReplicas === 3;
+      return done ? set : undefined;
+    },
+    { timeoutMs: 600_000 },
+  );
+
+  // Every watch event from the template change on, replayed in order: the Ready count seen after each.
+  const state = new Map<string, WorkspaceObject>();
+  const apply = (e: (typeof seen)[number]) => {
+    if (e.type === 'DELETED') state.delete(e.obj.metadata.uid ?? '');
+    else state.set(e.obj.metadata.uid ?? '', e.obj);
+  };
+  for (const e of seen.slice(0, from)) apply(e);
+  const live = () => [...state.values()].filter((ws) => !ws.metadata.deletionTimestamp && ws.metadata.labels?.[LABEL_INFERENCESET_CREATED_BY] === 'x');
+  let minReady = Infinity;
+  let maxLive = 0;
+  for (const e of seen.slice(from)) {
+    apply(e);
+    minReady = Math.min(minReady, live().filter(succeeded).length);
+    maxLive = Math.max(maxLive, live().length);
+  }
+  assert.ok(minReady >= 3, `Ready children dropped to ${minReady} during the rollout`);
+  assert.ok(maxLive <= 4, `${maxLive} live children at once: more than replicas + maxSurge`);
+  // Create before delete, one for one: exactly 3 new children, the 3 old ones deleted.
+  const added = new Set(
+    seen
+      .slice(from)
+      .filter((e) => e.type === 'ADDED')
+      .map((e) => e.obj.metadata.uid),
+  );
+  assert.equal(added.size, 3, 'one new child per replica, no surge loop');
+  const deleted = new Set(
+    seen
+      .slice(from)
+      .filter((e) => e.type === 'DELETED')
+      .map((e) => e.obj.metadata.uid),
+  );
+  assert.deepEqual(
+    [...before].filter((uid) => !deleted.has(uid)),
+    [],
+    'every old child deleted',
+  );
+  const progressing = conditionOf(is as never, 'InferenceSetProgressing');
+  assert.deepEqual([progressing?.status, progressing?.reason], ['True', 'RolloutComplete']);
+});
+
+test('InferenceSet: nodeCountLimit caps a scale-up with InferenceSetReady=False NodeCountLimitReached and one Warning event', async (t) => {
+  // One node per child (phi-3-mini on an A10), a limit of 2 nodes, 3 nodes available.
+  const w = await world(t, { pools: [pool('a10', 3)] });
+  await applyInferenceSet(w.ns, 'x', 1, selectorFor(w.pools[0]!), { nodeCountLimit: 2 });
+  await waitReplicas(w.ns, 'x', 1);
+  await kubectl(['scale', 'inferenceset/x', '--replicas=3'], { namespace: w.ns });
+  const is = await waitFor(
+    'x: 2 Ready children and the limit reported',
+    async () => {
+      const all = await members(w.ns, 'x');
+      const set = await getOne<IS>(w.ns, 'inferenceset', 'x');
+      const c = conditionOf(set as never, 'InferenceSetReady');
+      return all.length === 2 && all.every(succeeded) && set?.status?.readyReplicas === 2 && c?.reason === 'NodeCountLimitReached' ? set : undefined;
+    },
+    { timeoutMs: 180_000 },
+  );
+  const c = conditionOf(is as never, 'InferenceSetReady');
+  assert.equal(c?.status, 'False');
+  assert.match(c?.message ?? '', /^spec\.nodeCountLimit 2 allows 2 of 3 replicas \(1 node\(s\) each\)/);
+  assert.equal(is.status?.replicas, 2);
+  // Settled: no third child, and the Warning event was emitted once.
+  await sleep(5_000);
+  assert.equal((await members(w.ns, 'x')).length, 2);
+  const events = (await warningEvents(w.ns, 'x')).filter((e) => e.reason === 'NodeCountLimitReached');
+  assert.equal(events.length, 1, JSON.stringify(events));
+  // Raising the limit lets the scale-up finish.
+  await kubectl(['patch', 'inferenceset', 'x', '--type=merge', '-p', JSON.stringify({ spec: { nodeCountLimit: 3 } })], { namespace: w.ns });
+  await waitReplicas(w.ns, 'x', 3);
 });

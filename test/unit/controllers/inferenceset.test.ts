@@ -6,11 +6,13 @@ import {
   phaseOf,
   selectToDelete,
   specHash,
+  templateHash,
   type ChildWorkspace,
   type DeleteCandidate,
   type InferenceSetObject,
 } from '../../../src/controllers/inferenceset/children.js';
 import { Expectations } from '../../../src/controllers/inferenceset/expectations.js';
+import { childFixture, succeededCondition } from './inferenceset-fixtures.js';
 import { MAX_REVISION_HISTORY, planInferenceSet, type InferenceSetSnapshot } from '../../../src/controllers/inferenceset/plan.js';
 import { inferenceSetChanged, memberChanged, memberToInferenceSet } from '../../../src/controllers/inferenceset/setup.js';
 import { describeAction } from '../../../src/controllers/shared/actions.js';
@@ -53,7 +55,12 @@ function iset(
     },
   };
   if (o.hash !== false)
-    is.metadata.annotations = { ...is.metadata.annotations, 'inferenceset.kaito.io/hash': specHash(is), 'inferenceset.kaito.io/revision': '1' };
+    is.metadata.annotations = {
+      ...is.metadata.annotations,
+      'inferenceset.kaito.io/hash': specHash(is),
+      'inferenceset.kaito.io/revision': '1',
+      'kaito-ts.io/adopted-hash': templateHash(is, { byo: true }),
+    };
   return is;
 }
 
@@ -73,25 +80,11 @@ function revision(is: InferenceSetObject, n = 1, name = `x-${specHash(is).slice(
 }
 
 function child(name: string, o: { ready?: boolean; terminating?: boolean; labels?: Record<string, string> } = {}): ChildWorkspace {
-  return {
-    apiVersion: 'kaito.sh/v1beta1',
-    kind: 'Workspace',
-    metadata: {
-      name,
-      namespace: 'ns',
-      uid: `uid-${name}`,
-      resourceVersion: '1',
-      labels: o.labels ?? { team: 'ml', 'inferenceset.kaito.sh/created-by': 'x' },
-      ...(o.terminating ? { deletionTimestamp: NOW } : {}),
-    },
-    resource: { labelSelector: { matchLabels: { pool: 'a' } } },
-    status:
-      o.ready === undefined
-        ? {}
-        : {
-            conditions: [{ type: 'WorkspaceSucceeded', status: o.ready ? 'True' : 'False', reason: 'r', message: 'm', lastTransitionTime: NOW.toISOString() }],
-          },
-  };
+  return childFixture(name, {
+    labels: o.labels ?? { team: 'ml', 'inferenceset.kaito.sh/created-by': 'x' },
+    ...(o.terminating ? { metadata: { deletionTimestamp: NOW } } : {}),
+    status: o.ready === undefined ? {} : { conditions: [succeededCondition(o.ready, NOW.toISOString())] },
+  });
 }
 
 function snap(is: InferenceSetObject, children: ChildWorkspace[] = [], extra: Partial<InferenceSetSnapshot> = {}): InferenceSetSnapshot {
@@ -115,7 +108,7 @@ test('the child is the Workspace KAITO would create', () => {
     generateName: 'x-',
     namespace: 'ns',
     labels: { team: 'ml', 'kaito.sh/inference-role': 'decode', 'inferenceset.kaito.sh/created-by': 'x' },
-    annotations: { note: 'n', 'kaito.sh/disable-benchmark': 'true' },
+    annotations: { note: 'n', 'kaito.sh/disable-benchmark': 'true', 'kaito-ts.io/template-hash': templateHash(is, { byo: true }) },
     ownerReferences: [{ apiVersion: 'kaito.sh/v1beta1', kind: 'InferenceSet', name: 'x', uid: 'is-uid', controller: true, blockOwnerDeletion: true }],
   });
   assert.deepEqual(byo.resource, { labelSelector: { matchLabels: { pool: 'a' } } });
@@ -170,7 +163,7 @@ test('plans (table)', () => {
       name: 'new: finalizer, hash and revision first, a revision, then the children',
       s: snap(iset({ replicas: 2, finalizer: false, hash: false }), [], { revisions: [] }),
       want: [
-        'patch inferenceset metadata: finalizer annotations inferenceset.kaito.io/hash, inferenceset.kaito.io/revision',
+        'patch inferenceset metadata: finalizer annotations inferenceset.kaito.io/hash, inferenceset.kaito.io/revision, kaito-ts.io/adopted-hash',
         `create ControllerRevision ns/x-${specHash(iset({ replicas: 2, hash: false })).slice(0, 5)}: a revision of the InferenceSet spec`,
         'create Workspace ns/: replica 1 of 2',
         'create Workspace ns/: replica 2 of 2',
