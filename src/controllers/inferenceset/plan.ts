@@ -195,7 +195,9 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
       holdCreates: s.expectations.holdCreates,
       nowMs: s.now.getTime(),
     });
-    // Create before delete: a rollout's new children are asked for before old ones go.
+    // Within a pass the deletes go first, so the live children never exceed replicas + maxSurge; across
+    // passes it is create before delete: an old Ready child goes only once enough new ones are Ready.
+    for (const d of children.deletes) actions.push(deleteChild(d.child, d.why));
     for (let i = 0; i < children.creates; i++) {
       const n = live.length - children.deletes.length + i + 1;
       actions.push({
@@ -212,7 +214,6 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
                 : `replica ${n} of ${children.target}`,
       });
     }
-    for (const d of children.deletes) actions.push(deleteChild(d.child, d.why));
     // Template labels (and the role / MultiRoleInference parent) are added to existing children, never removed.
     const labels = childLabels(is);
     const deleted = new Set(children.deletes.map((d) => d.child));

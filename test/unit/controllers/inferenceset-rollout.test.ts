@@ -321,8 +321,8 @@ test('rollout through the plan: delete old once the new child is Ready; the boun
   const is = iset({ preset: 'qwen2.5-7b-instruct', adoptedPreset: 'phi-4-mini-instruct' });
   const ready = snap(is, [child('x-a'), child('x-b'), child('x-c'), child('x-d', { hashOf: is })]);
   assert.deepEqual(steps(ready), [
-    'create Workspace ns/: surge replica 1 of the new template',
     'delete Workspace ns/x-a: replaced by a Ready replica of the new template',
+    'create Workspace ns/: surge replica 1 of the new template',
     'write inferenceset status',
   ]);
 
