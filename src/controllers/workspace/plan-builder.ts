@@ -41,23 +41,27 @@ export class PlanBuilder {
   metadata(annotations: Record<string, string> = {}): this {
     const meta = this.ws.metadata;
     const finalizers = meta.finalizers ?? [];
-    const needFinalizer = !finalizers.includes(WORKSPACE_FINALIZER);
-    const changed = Object.fromEntries(Object.entries(annotations).filter(([k, v]) => meta.annotations?.[k] !== v));
-    if (!needFinalizer && !Object.keys(changed).length) return this;
-    // One patch per pass: a later key joins the earlier patch, which runs before anything it guards.
-    const earlier = this.actions.find((a): a is Extract<Action, { kind: 'patchMetadata' }> => a.kind === 'patchMetadata');
-    const patch = {
-      kind: 'patchMetadata' as const,
-      resourceVersion: earlier?.resourceVersion ?? meta.resourceVersion,
-      ...(needFinalizer || earlier?.finalizers ? { finalizers: needFinalizer ? [...finalizers, WORKSPACE_FINALIZER] : earlier!.finalizers! } : {}),
-      ...(Object.keys(changed).length || earlier?.annotations ? { annotations: { ...earlier?.annotations, ...changed } } : {}),
+    const fresh = Object.entries(annotations).filter(([k, v]) => meta.annotations?.[k] !== v);
+    if (finalizers.includes(WORKSPACE_FINALIZER) && !fresh.length) return this;
+    const next = {
+      ...meta,
+      finalizers: finalizers.includes(WORKSPACE_FINALIZER) ? finalizers : [...finalizers, WORKSPACE_FINALIZER],
+      annotations: { ...meta.annotations, ...annotations },
     };
-    if (earlier) this.actions.splice(this.actions.indexOf(earlier), 1, patch);
+    this.ws = { ...this.ws, metadata: next };
+    // One patch per pass, from what the snapshot held: a later key joins the earlier patch, which runs
+    // before anything it guards.
+    const seen = this.snap.ws.metadata;
+    const changed = Object.fromEntries(Object.entries(next.annotations).filter(([k, v]) => seen.annotations?.[k] !== v));
+    const patch: Action = {
+      kind: 'patchMetadata',
+      resourceVersion: seen.resourceVersion,
+      ...((seen.finalizers ?? []).includes(WORKSPACE_FINALIZER) ? {} : { finalizers: next.finalizers }),
+      ...(Object.keys(changed).length ? { annotations: changed } : {}),
+    };
+    const earlier = this.actions.findIndex((x) => x.kind === 'patchMetadata');
+    if (earlier >= 0) this.actions[earlier] = patch;
     else this.add(patch);
-    this.ws = {
-      ...this.ws,
-      metadata: { ...meta, finalizers: needFinalizer ? [...finalizers, WORKSPACE_FINALIZER] : finalizers, annotations: { ...meta.annotations, ...changed } },
-    };
     return this;
   }
 

@@ -43,13 +43,13 @@ export function planTuning(snap: WorkspaceSnapshot): Plan {
   if (!revision.ok) return b.fail(revision.reason, revision.message);
 
   if (built.ok) b.desired = tuningObjectList(built.objects);
+  // The revision is recorded on every path from here (a failure below starts its plan afresh).
+  b.metadata({ [ANNOTATION_HASH]: built.revisionHash, [ANNOTATION_REVISION]: String(built.revision) }).add(...revision.actions);
   const nodes = () => b.nodeFacts(1);
   if (current) {
-    b.metadata({ [ANNOTATION_HASH]: built.revisionHash, [ANNOTATION_REVISION]: String(built.revision) }).add(...revision.actions);
     return b.tuningStatus(nodes(), { kind: 'job', job: observeJob(current, snap.pods) }).done();
   }
   if (job) {
-    b.metadata({ [ANNOTATION_HASH]: built.revisionHash, [ANNOTATION_REVISION]: String(built.revision) }).add(...revision.actions);
     // A new revision: the old Job goes first; its delete event brings us back to create the new one.
     if (!job.metadata?.deletionTimestamp) {
       const message = `the spec changed (revision ${job.metadata?.annotations?.[ANNOTATION_REVISION] ?? '?'} → ${built.revision}): deleting Job ${ns}/${name} to rerun training`;
@@ -75,7 +75,6 @@ export function planTuning(snap: WorkspaceSnapshot): Plan {
     const p = built.problems[0]!;
     // Bring-your-own nodes that are not Ready yet: a node event brings us back.
     if (p.reason !== 'NoReadyNodes') return b.fail(p.reason, `${p.field}: ${p.message}`);
-    b.metadata({ [ANNOTATION_HASH]: built.revisionHash, [ANNOTATION_REVISION]: String(built.revision) }).add(...revision.actions);
     return b.tuningStatus(nodes(), { kind: 'waiting', reason: TuningReason.WaitingForNodes, message: `waiting for nodes: ${p.message}` }).done();
   }
   const { configMap, trainingConfig } = built.objects;
@@ -83,14 +82,11 @@ export function planTuning(snap: WorkspaceSnapshot): Plan {
   if (liveCopy && controllerOf(liveCopy)?.uid !== ws.metadata.uid)
     return b.fail(Reason.NotOwned, `ConfigMap ${ns}/${liveCopy.metadata?.name} exists and is not controlled by this workspace; kaito-ts leaves it untouched`);
 
-  b.metadata({ [ANNOTATION_HASH]: built.revisionHash, [ANNOTATION_REVISION]: String(built.revision) });
   if (snap.missingSecrets.length) {
-    b.add(...revision.actions);
     const message = `Secret ${snap.missingSecrets.join(', ')} named in tuning does not exist in namespace ${ns}; the Job's pod could not start without it`;
     return b.tuningStatus(nodes(), { kind: 'waiting', reason: TuningReason.SecretNotFound, message, warn: true }).done(SECRETS_RECHECK_MS);
   }
   const provisioning = b.provision(1, resolved);
-  b.add(...revision.actions);
   if (provisioning && !provisioning.nodesUsable) {
     const waiting = provisioning.nodeIssue ?? provisioning.claims;
     return b
