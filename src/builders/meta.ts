@@ -14,13 +14,19 @@ export function workspaceName(ws: DeepReadonly<Workspace>): string {
   return ws.metadata.name ?? '';
 }
 
-/** The controller owner reference every generated object carries (GC deletes them with the workspace). */
-export function controllerOwnerRef(ws: DeepReadonly<Workspace>): V1OwnerReference {
+/**
+ * The controller owner reference every generated object carries (GC deletes them with their owner):
+ * a Workspace's children, or an InferenceSet's Workspaces and revisions (the same API group and version).
+ */
+export function controllerOwnerRef(
+  owner: { readonly metadata: { readonly name?: string; readonly uid?: string } },
+  kind: 'Workspace' | 'InferenceSet' = KIND,
+): V1OwnerReference {
   return {
     apiVersion: API_VERSION,
-    kind: KIND,
-    name: workspaceName(ws),
-    uid: ws.metadata.uid ?? '',
+    kind,
+    name: owner.metadata.name ?? '',
+    uid: owner.metadata.uid ?? '',
     controller: true,
     blockOwnerDeletion: true,
   };

@@ -14,6 +14,7 @@ import {
 } from '../../api/labels.js';
 import { API_VERSION, KIND, type Workspace } from '../../api/types.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
+import { controllerOwnerRef } from '../../builders/meta.js';
 
 export type InferenceSetObject = InferenceSet & KubernetesObject;
 export type ChildWorkspace = Workspace & KubernetesObject;
@@ -99,16 +100,7 @@ export function childWorkspace(is: InferenceSetObject, o: { byo: boolean }): Chi
       namespace: is.metadata.namespace,
       labels: childLabels(is),
       annotations,
-      ownerReferences: [
-        {
-          apiVersion: API_VERSION,
-          kind: 'InferenceSet',
-          name: is.metadata.name ?? '',
-          uid: is.metadata.uid ?? '',
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerOwnerRef(is, 'InferenceSet')],
     },
     resource,
     inference,

@@ -5,6 +5,7 @@
 //               nodeCountLimit), labels copied onto children, status.
 import type { V1ControllerRevision } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../runtime/readonly.js';
+import { controllerOwnerRef } from '../../builders/meta.js';
 import type { InferenceSetStatus } from '../../api/inferenceset-types.js';
 import {
   ANNOTATION_ADOPTED_TEMPLATE_HASH,
@@ -126,16 +127,7 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
           namespace: is.metadata.namespace,
           labels: { [LABEL_REVISION_INFERENCESET_NAME]: is.metadata.name ?? '' },
           annotations: { [ANNOTATION_INFERENCESET_HASH]: hash },
-          ownerReferences: [
-            {
-              apiVersion: 'kaito.sh/v1beta1',
-              kind: 'InferenceSet',
-              name: is.metadata.name ?? '',
-              uid: is.metadata.uid ?? '',
-              controller: true,
-              blockOwnerDeletion: true,
-            },
-          ],
+          ownerReferences: [controllerOwnerRef(is, 'InferenceSet')],
         },
         revision,
         data: { Spec: is.spec },

@@ -120,9 +120,7 @@ export function scanPermissions(root: string, entry = 'src/manager/manager.ts'):
     const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
     // Children owned by a Workspace with blockOwnerDeletion: the API server may require `update` on
     // the owner's finalizers subresource (OwnerReferencesPermissionEnforcement).
-    // An InferenceSet's children and revisions block their owner, an InferenceSet, the same way.
-    if (/blockOwnerDeletion:\s*true/.test(text))
-      add(rel.startsWith('src/controllers/inferenceset/') ? Resources.inferenceSets : Resources.workspaces, ['update'], 'finalizers');
+    if (/blockOwnerDeletion:\s*true/.test(text)) add(Resources.workspaces, ['update'], 'finalizers');
 
     const visit = (n: ts.Node): void => {
       if (ts.isCallExpression(n) || ts.isNewExpression(n)) {
@@ -185,6 +183,9 @@ export function scanPermissions(root: string, entry = 'src/manager/manager.ts'):
           if (t) add(t, f.verbs);
           else unclassified.push(`${where}: ${f.callee} with a non-literal resource`);
         }
+        // An InferenceSet's children and revisions block their owner the same way: controllerOwnerRef(x, 'InferenceSet').
+        const ownerKind = calleeName === 'controllerOwnerRef' ? args[1] : undefined;
+        if (ownerKind && ts.isStringLiteral(ownerKind) && ownerKind.text === 'InferenceSet') add(Resources.inferenceSets, ['update'], 'finalizers');
         // 3. Nobody talks to the transport behind the client's back.
         if (ts.isPropertyAccessExpression(callee) && ['request', 'stream'].includes(callee.name.text) && /transport$/.test(callee.expression.getText())) {
           unclassified.push(`${where}: direct transport call`);
