@@ -119,18 +119,7 @@ export interface TestOperator {
  */
 export async function startOperator(namespace: string, extraArgs: string[] = []): Promise<TestOperator> {
   const b = await bed();
-  const opts = parseManagerOptions([
-    '--kubeconfig',
-    b.kubeconfigPath,
-    ...gatesUnlessGiven(extraArgs),
-    '--metrics-bind-address',
-    '0',
-    '--health-probe-bind-address',
-    '127.0.0.1:0',
-    '--namespace',
-    namespace,
-    ...extraArgs,
-  ]);
+  const opts = parseManagerOptions(runArgs(b.kubeconfigPath, namespace, extraArgs));
   if (opts === 'help') throw new Error('unexpected help');
   const level = process.env.KAITO_TS_E2E_LOG ?? 'silent';
   const mgr = await startManager(opts, pino({ level, base: { ns: namespace } }, destination(2)));
@@ -147,6 +136,22 @@ export async function startOperator(namespace: string, extraArgs: string[] = [])
   };
 }
 
+/** `kaito-ts run` flags of a test operator, in process or as a child: metrics off, health on a free port. */
+function runArgs(kubeconfigPath: string, namespace: string, extraArgs: string[]): string[] {
+  return [
+    '--kubeconfig',
+    kubeconfigPath,
+    ...gatesUnlessGiven(extraArgs),
+    '--metrics-bind-address',
+    '0',
+    '--health-probe-bind-address',
+    '127.0.0.1:0',
+    '--namespace',
+    namespace,
+    ...extraArgs,
+  ];
+}
+
 /** Bring-your-own nodes unless the test names its own feature gates (node auto-provisioning tests). */
 function gatesUnlessGiven(extraArgs: string[]): string[] {
   return extraArgs.some((a) => a.startsWith('--feature-gates')) ? [] : ['--feature-gates', 'disableNodeAutoProvisioning=true'];
@@ -158,24 +163,10 @@ export const NAP_ARGS = ['--feature-gates', 'disableNodeAutoProvisioning=false']
 /** `node bin/kaito-ts.js run …` as a child process (for SIGKILL tests). Output goes to the returned buffer. */
 export async function spawnOperator(namespace: string, extraArgs: string[] = []): Promise<{ child: ChildProcess; output: () => string }> {
   const b = await bed();
-  const child = spawn(
-    process.execPath,
-    [
-      CLI_PATH,
-      'run',
-      '--kubeconfig',
-      b.kubeconfigPath,
-      ...gatesUnlessGiven(extraArgs),
-      '--metrics-bind-address',
-      '0',
-      '--health-probe-bind-address',
-      '127.0.0.1:0',
-      '--namespace',
-      namespace,
-      ...extraArgs,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CLOUD_PROVIDER: 'azure' } },
-  );
+  const child = spawn(process.execPath, [CLI_PATH, 'run', ...runArgs(b.kubeconfigPath, namespace, extraArgs)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, CLOUD_PROVIDER: 'azure' },
+  });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => void (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => void (out += d.toString()));
