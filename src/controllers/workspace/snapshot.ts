@@ -65,7 +65,7 @@ export interface WorkspaceSnapshot {
   secretProblem?: SecretProblem;
   /** Tuning: named pull/push Secrets that do not exist (looked up only while no Job exists). */
   missingSecrets: readonly string[];
-  /** Other workspaces of the namespace (deletion: is the shared ConfigMap copy still used?). */
+  /** Other workspaces of the namespace, read only for a workspace being deleted (is the shared ConfigMap copy still used?). */
   namespaceWorkspaces: readonly DeepReadonly<WorkspaceObject>[];
 }
 
@@ -118,7 +118,8 @@ export function readSnapshot(ws: DeepReadonly<WorkspaceObject>, s: SnapshotSourc
     failedCreateEvents: caches.failedCreateEvents.list({ namespace: ns }),
     job: caches.jobs.get(ns, name),
     missingSecrets: [],
-    namespaceWorkspaces: caches.workspaces.list({ namespace: ns }),
+    // Only deletion asks; every other pass would copy the namespace's whole list for nothing.
+    namespaceWorkspaces: ws.metadata.deletionTimestamp ? caches.workspaces.list({ namespace: ns }) : [],
   };
 }
 
