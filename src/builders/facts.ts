@@ -81,7 +81,7 @@ export function resolveFromFacts(ws: Workspace, facts: ClusterFacts): ResolvedWo
   return resolveWorkspace(ws, { gates, cloud: facts.cloudProvider, ...(nodes ? { nodes } : {}) });
 }
 
-export function findConfigMap(facts: ClusterFacts, namespace: string, name: string): DeepReadonly<V1ConfigMap> | undefined {
+export function findConfigMap(facts: Pick<ClusterFacts, 'configMaps'>, namespace: string, name: string): DeepReadonly<V1ConfigMap> | undefined {
   return facts.configMaps.find((cm) => cm.metadata?.name === name && (cm.metadata?.namespace ?? 'default') === namespace);
 }
 

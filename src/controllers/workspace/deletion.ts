@@ -7,6 +7,7 @@ import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, WORKSPACE_FINALIZER } from '../../ap
 import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
+import { findConfigMap } from '../../builders/facts.js';
 import { Resources } from '../../runtime/resources.js';
 import type { Plan } from '../shared/actions.js';
 import type { WorkspaceObject } from './context.js';
@@ -65,7 +66,7 @@ function unusedConfigCopy(snap: WorkspaceSnapshot) {
   const name = defaultConfigCopyName(ws);
   if (!name) return undefined;
   const ns = ws.metadata.namespace ?? 'default';
-  const cm = snap.configMaps.find((c) => c.metadata?.namespace === ns && c.metadata?.name === name);
+  const cm = findConfigMap(snap, ns, name);
   // Our label alone proves nothing (anyone can copy it): the copy must also have been written by us.
   if (!cm || cm.metadata?.labels?.[MANAGED_BY_LABEL] !== MANAGED_BY || !writtenBy(cm, snap.fieldManager) || ns === snap.config.releaseNamespace)
     return undefined;

@@ -7,7 +7,7 @@ import { findCondition } from '../../api/workspace-conditions.js';
 import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, DEFAULT_INFERENCE_CONFIG_TEMPLATE } from '../../api/labels.js';
 import { foundPreset, type ResolvedWorkspace } from '../../api/resolved-workspace.js';
 import { errorsOf, formatIssues, validateWorkspace } from '../../api/validation.js';
-import { resolveFromFacts } from '../../builders/facts.js';
+import { findConfigMap, resolveFromFacts } from '../../builders/facts.js';
 import { replicasFor } from '../../builders/replicas.js';
 import { droppedFieldsMessage } from '../../builders/template.js';
 import { buildWorkspace, objectList, type BuildResult } from '../../builders/workspace.js';
@@ -110,13 +110,13 @@ function planConfigCopy(b: PlanBuilder, built: Built): void {
   const copy = built.objects.configMap;
   const ns = ws.metadata.namespace;
   if (copy) {
-    if (snap.configMaps.some((c) => c.metadata?.namespace === copy.metadata?.namespace && c.metadata?.name === copy.metadata?.name)) return;
+    if (findConfigMap(snap, copy.metadata?.namespace ?? 'default', copy.metadata?.name ?? '')) return;
     const labelled = { ...copy, metadata: { ...copy.metadata, labels: { ...copy.metadata?.labels, [MANAGED_BY_LABEL]: MANAGED_BY } } };
     b.add({ kind: 'create', type: Resources.configMaps, object: labelled, why: 'the default inference config, copied into the namespace' });
     return;
   }
   const usesDefault = !!ws.inference?.preset && !ws.inference.config;
-  const cm = usesDefault ? snap.configMaps.find((c) => c.metadata?.namespace === ns && c.metadata?.name === DEFAULT_INFERENCE_CONFIG_TEMPLATE) : undefined;
+  const cm = usesDefault ? findConfigMap(snap, ns ?? 'default', DEFAULT_INFERENCE_CONFIG_TEMPLATE) : undefined;
   if (cm && !writtenBy(cm, snap.fieldManager))
     b.event(
       'Warning',

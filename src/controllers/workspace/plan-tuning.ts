@@ -4,16 +4,16 @@
 // revision deletes the old Job first and creates the new one once it is gone (W10).
 import { ANNOTATION_HASH, ANNOTATION_REVISION } from '../../api/labels.js';
 import { errorsOf, formatIssues, validateWorkspace } from '../../api/validation.js';
-import { resolveFromFacts } from '../../builders/facts.js';
+import { findConfigMap, resolveFromFacts } from '../../builders/facts.js';
 import { buildControllerRevision } from '../../builders/revision.js';
 import { buildTuning, tuningObjectList } from '../../builders/tuning/build.js';
 import { tuningConfigLookup } from '../../builders/tuning/config.js';
-import { controllerOf } from '../../runtime/cache.js';
 import { needsApply } from '../../runtime/drift.js';
 import { Resources } from '../../runtime/resources.js';
 import type { Plan } from '../shared/actions.js';
 import { MANAGED_BY, MANAGED_BY_LABEL } from './deletion.js';
 import { factsOf } from './gather-facts.js';
+import { notOwnedMessage, ownedBy } from './ownership.js';
 import { PlanBuilder } from './plan-builder.js';
 import { Reason } from './reasons.js';
 import { planRevision } from './revisions.js';
@@ -28,8 +28,7 @@ export function planTuning(snap: WorkspaceSnapshot): Plan {
   const { ws, job } = snap;
   const ns = ws.metadata.namespace ?? 'default';
   const name = ws.metadata.name ?? '';
-  if (job && controllerOf(job)?.uid !== ws.metadata.uid)
-    return b.fail(Reason.NotOwned, `Job ${ns}/${name} exists and is not controlled by this workspace; kaito-ts leaves it untouched`);
+  if (job && !ownedBy(job, ws)) return b.fail(Reason.NotOwned, notOwnedMessage('Job', job));
   const facts = factsOf(snap);
   // Resolved once (preset, runtime, GPU facts): validation and buildTuning read the same value.
   const resolved = resolveFromFacts(ws, facts);
@@ -78,9 +77,8 @@ export function planTuning(snap: WorkspaceSnapshot): Plan {
     return b.tuningStatus(nodes(), { kind: 'waiting', reason: TuningReason.WaitingForNodes, message: `waiting for nodes: ${p.message}` }).done();
   }
   const { configMap, trainingConfig } = built.objects;
-  const liveCopy = trainingConfig && snap.configMaps.find((c) => c.metadata?.namespace === ns && c.metadata?.name === trainingConfig.metadata?.name);
-  if (liveCopy && controllerOf(liveCopy)?.uid !== ws.metadata.uid)
-    return b.fail(Reason.NotOwned, `ConfigMap ${ns}/${liveCopy.metadata?.name} exists and is not controlled by this workspace; kaito-ts leaves it untouched`);
+  const liveCopy = trainingConfig && findConfigMap(snap, ns, trainingConfig.metadata?.name ?? '');
+  if (liveCopy && !ownedBy(liveCopy, ws)) return b.fail(Reason.NotOwned, notOwnedMessage('ConfigMap', liveCopy));
 
   if (snap.missingSecrets.length) {
     const message = `Secret ${snap.missingSecrets.join(', ')} named in tuning does not exist in namespace ${ns}; the Job's pod could not start without it`;
@@ -93,7 +91,7 @@ export function planTuning(snap: WorkspaceSnapshot): Plan {
       .tuningStatus(b.nodeFacts(1, provisioning), { kind: 'waiting', reason: TuningReason.WaitingForNodes, message: `waiting for nodes: ${waiting.message}` })
       .done(provisioning.recheckAfterMs);
   }
-  if (configMap && !snap.configMaps.some((c) => c.metadata?.namespace === ns && c.metadata?.name === configMap.metadata?.name)) {
+  if (configMap && !findConfigMap(snap, ns, configMap.metadata?.name ?? '')) {
     const labelled = { ...configMap, metadata: { ...configMap.metadata, labels: { ...configMap.metadata?.labels, [MANAGED_BY_LABEL]: MANAGED_BY } } };
     b.add({ kind: 'create', type: Resources.configMaps, object: labelled, why: 'the default tuning config, copied into the namespace' });
   }
