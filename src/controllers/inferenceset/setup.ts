@@ -8,14 +8,14 @@ import { ControllerBuilder, resource } from '../../runtime/builder.js';
 import type { CacheReader, ObjectEvent } from '../../runtime/cache.js';
 import { mutableCopy, type DeepReadonly } from '../../runtime/readonly.js';
 import type { KubeClient } from '../../runtime/client.js';
-import { TerminalError, type Controller, type ErrorVerdict, type Result } from '../../runtime/controller.js';
-import { isRefused, toKubeError } from '../../runtime/errors.js';
+import { TerminalError, type Controller, type Result } from '../../runtime/controller.js';
+import { isRefused } from '../../runtime/errors.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { Logger } from '../../runtime/log.js';
 import type { Mapper } from '../../runtime/mappers.js';
 import type { Reflector } from '../../runtime/reflector.js';
 import { objectKey, Resources } from '../../runtime/resources.js';
-import { ActionFailed } from '../shared/actions.js';
+import { ActionFailed, planErrorPolicy } from '../shared/actions.js';
 import { PlanExecutor, type ExecutionRecord } from '../shared/executor.js';
 import { phaseOf, type ChildWorkspace, type InferenceSetObject } from './children.js';
 import { Expectations } from './expectations.js';
@@ -65,7 +65,7 @@ export function setupInferenceSetController(o: InferenceSetControllerOptions): I
     .build({
       name: 'inferenceset',
       reconcile: (key, ctx) => reconciler.reconcile(key, ctx.signal),
-      errorPolicy: inferenceSetErrorPolicy,
+      errorPolicy: planErrorPolicy,
       maxConcurrentReconciles: o.maxConcurrentReconciles ?? 5,
       log: o.log,
     });
@@ -128,13 +128,6 @@ export class InferenceSetReconciler {
     }
     return plan.requeueAfterMs ? { requeueAfterMs: plan.requeueAfterMs } : {};
   };
-}
-
-/** Refusals (the spec makes a child the API server rejects) wait for a spec change; the rest back off. */
-function inferenceSetErrorPolicy(err: unknown): ErrorVerdict {
-  const cause = err instanceof ActionFailed ? err.cause : err;
-  if (cause instanceof TerminalError || isRefused(cause)) return { terminal: true };
-  return { terminal: false, notBeforeMs: toKubeError(cause).retryAfterMs ?? 0 };
 }
 
 /** Our own status writes come back as updates: only spec, labels, annotations, finalizers and deletion matter. */

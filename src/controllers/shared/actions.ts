@@ -3,6 +3,8 @@
 // "The owner" is the controller's primary object (a Workspace, an InferenceSet).
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { WorkspaceStatus } from '../../api/types.js';
+import { TerminalError, type ErrorVerdict } from '../../runtime/controller.js';
+import { isRefused, toKubeError } from '../../runtime/errors.js';
 import type { ResourceType } from '../../runtime/resources.js';
 
 export interface EventNote {
@@ -85,4 +87,20 @@ export class ActionFailed extends Error {
   ) {
     super(`${describeAction(action)}: ${(cause as Error)?.message ?? String(cause)}`);
   }
+}
+
+/** The server's error behind a failed plan action, or the error itself. */
+export function causeOf(err: unknown): unknown {
+  return err instanceof ActionFailed ? err.cause : err;
+}
+
+/**
+ * The error policy of every plan/execute controller: terminal for what only an event can cure (bad
+ * input, an object the API server refuses: its body comes from the spec), otherwise the queue's
+ * backoff, never sooner than a throttling server's Retry-After.
+ */
+export function planErrorPolicy(err: unknown): ErrorVerdict {
+  const cause = causeOf(err);
+  if (cause instanceof TerminalError || isRefused(cause)) return { terminal: true };
+  return { terminal: false, notBeforeMs: toKubeError(cause).retryAfterMs ?? 0 };
 }

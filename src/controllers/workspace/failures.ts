@@ -6,9 +6,9 @@
 //                                                                            periodic resync (--sync-period) tries again for cluster rules that changed;
 //   a 409 that keeps coming back                                            → reported, and retried with the queue's backoff;
 //   anything else (network, 5xx, throttling, a stale cache's 409)           → retried with the queue's backoff, never sooner than the server's Retry-After.
-import { TerminalError, type ErrorVerdict, type ReconcileContext } from '../../runtime/controller.js';
+import { TerminalError } from '../../runtime/controller.js';
 import { isConflict, isRefused, toKubeError } from '../../runtime/errors.js';
-import { ActionFailed } from '../shared/actions.js';
+import { ActionFailed, causeOf } from '../shared/actions.js';
 import { Reason } from './reasons.js';
 
 /** Consecutive 409s (≈5 s of the queue's backoff) after which a conflict is no stale-cache blip. */
@@ -22,8 +22,6 @@ export interface Failure {
   /** Retried with the queue's backoff after reporting (otherwise terminal). */
   retry: boolean;
 }
-
-const causeOf = (err: unknown): unknown => (err instanceof ActionFailed ? err.cause : err);
 
 /**
  * The failure to report for `err`, or undefined when it is not the workspace's to explain (a
@@ -46,11 +44,4 @@ export function failureOf(err: unknown, failuresSoFar: number): Failure | undefi
     };
   }
   return undefined;
-}
-
-/** The controller's error policy hook: terminal for what only an event can cure, backoff otherwise. */
-export function workspaceErrorPolicy(err: unknown, ctx: Pick<ReconcileContext, 'retries'>): ErrorVerdict {
-  const failure = failureOf(err, ctx.retries);
-  if (failure && !failure.retry) return { terminal: true };
-  return { terminal: false, notBeforeMs: toKubeError(causeOf(err)).retryAfterMs ?? 0 };
 }

@@ -42,7 +42,7 @@ import { objectKey, Resources } from '../../runtime/resources.js';
 import type { OperatorConfig, WorkspaceCaches, WorkspaceObject } from './context.js';
 import { modelAccessSecretOf } from './model-secret.js';
 import { FAILED_CREATE_FIELD_SELECTOR } from './pod-creation.js';
-import { workspaceErrorPolicy } from './failures.js';
+import { planErrorPolicy } from '../shared/actions.js';
 import { WorkspaceReconciler } from './reconciler.js';
 
 export interface WorkspaceControllerOptions {
@@ -126,7 +126,7 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     .build({
       name: 'workspace',
       reconcile: (key, ctx) => reconciler.reconcile(key, ctx.retries, ctx.signal),
-      errorPolicy: workspaceErrorPolicy,
+      errorPolicy: planErrorPolicy,
       maxConcurrentReconciles: o.maxConcurrentReconciles,
       log: o.log,
       ...(o.syncPeriodMs ? { resync: { periodMs: o.syncPeriodMs, keys: () => caches.workspaces.keys() } } : {}),

@@ -6,7 +6,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
 import type { WorkspaceDeps, WorkspaceObject } from '../../../src/controllers/workspace/context.js';
 import { PlanExecutor } from '../../../src/controllers/shared/executor.js';
-import { workspaceErrorPolicy } from '../../../src/controllers/workspace/failures.js';
+import { planErrorPolicy } from '../../../src/controllers/shared/actions.js';
 import { ActionFailed } from '../../../src/controllers/shared/actions.js';
 import { WorkspaceReconciler } from '../../../src/controllers/workspace/reconciler.js';
 import { Reason } from '../../../src/controllers/workspace/reasons.js';
@@ -102,7 +102,7 @@ test('a StatefulSet the server refuses: ChildObjectRejected on the status and a 
     (e: unknown) => e,
   );
   assert.ok(err instanceof ActionFailed);
-  assert.deepEqual(workspaceErrorPolicy(err, { retries: 0 }), { terminal: true });
+  assert.deepEqual(planErrorPolicy(err), { terminal: true });
   const status = server.seen
     .filter((r) => r.path.endsWith('/status'))
     .map((r) => (r.body as { status: { conditions: { type: string; reason: string; message: string }[] } }).status);
@@ -174,5 +174,5 @@ test('executor: a failed NodeClaim create says so in a Warning event and stops t
     ['NodeClaimCreationFailed'],
   );
   assert.match(d.events[0]!.note ?? '', /NodeClaim wsabc: .*etcd timeout/);
-  assert.equal(workspaceErrorPolicy(await run.catch((e: unknown) => e), { retries: 0 }).terminal, false, 'a server error is retried');
+  assert.equal(planErrorPolicy(await run.catch((e: unknown) => e)).terminal, false, 'a server error is retried');
 });

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { Resources } from '../../../src/runtime/resources.js';
 import { TerminalError } from '../../../src/runtime/controller.js';
 import { KubeApiError } from '../../../src/runtime/errors.js';
-import { CONFLICTS_BEFORE_REPORT, failureOf, workspaceErrorPolicy } from '../../../src/controllers/workspace/failures.js';
+import { CONFLICTS_BEFORE_REPORT, failureOf } from '../../../src/controllers/workspace/failures.js';
+import { planErrorPolicy } from '../../../src/controllers/shared/actions.js';
 import { ActionFailed } from '../../../src/controllers/shared/actions.js';
 import { Reason } from '../../../src/controllers/workspace/reasons.js';
 import type { Action } from '../../../src/controllers/shared/actions.js';
@@ -73,7 +74,7 @@ for (const c of cases) {
     const f = failureOf(c.err, c.retries ?? 0);
     assert.equal(f?.reason, c.reason);
     if (c.message) assert.match(f?.message ?? '', c.message);
-    const verdict = workspaceErrorPolicy(c.err, { retries: c.retries ?? 0 });
+    const verdict = planErrorPolicy(c.err);
     assert.equal(verdict.terminal, c.terminal);
     if (c.notBeforeMs !== undefined && !verdict.terminal) assert.equal(verdict.notBeforeMs, c.notBeforeMs);
   });
