@@ -73,7 +73,9 @@ export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
           ...(a.annotations ? { annotations: a.annotations } : {}),
         };
         record.writes++;
-        return this.written(owner, await client.patch<O>(owner, ref, { metadata }, MERGE_PATCH));
+        const patched = await client.patch<O>(owner, ref, { metadata }, MERGE_PATCH);
+        this.written(owner, patched);
+        return structuredClone(patched); // the pass goes on with its own copy (the cache freezes what it stores)
       }
       case 'apply':
         record.writes++;
@@ -145,9 +147,8 @@ export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
     }
   }
 
-  /** Write-through; the pass goes on with its own copy (the cache freezes what it stores). */
-  private written<T extends KubernetesObject>(type: ResourceType, obj: T): T {
+  /** Write-through: what the server returned is in the cache for the rest of this pass and the next. */
+  private written(type: ResourceType, obj: KubernetesObject): void {
     this.cacheOf[type.plural]?.upsert(obj);
-    return structuredClone(obj);
   }
 }
