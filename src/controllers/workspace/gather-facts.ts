@@ -13,16 +13,14 @@ export function volumeKindOf(sts: DeepReadonly<V1StatefulSet> | undefined): Weig
 }
 
 /** Inference keeps the live StatefulSet's weights volume; tuning Jobs have none to keep. */
-export function factsOf(
-  snap: WorkspaceSnapshot,
-  existing: DeepReadonly<V1StatefulSet> | undefined = snap.ws.tuning ? undefined : snap.statefulSet,
-): ClusterFacts {
+export function factsOf(snap: WorkspaceSnapshot): ClusterFacts {
   const { ws, config } = snap;
-  const override = volumeKindOf(existing);
+  const override = ws.tuning ? undefined : volumeKindOf(snap.statefulSet);
   return {
-    storageClassNames: [...snap.storageClassNames],
-    nodes: [...snap.nodes],
-    configMaps: [...snap.configMaps],
+    // Read-only on both sides: the snapshot's lists serve as they are.
+    storageClassNames: snap.storageClassNames,
+    nodes: snap.nodes,
+    configMaps: snap.configMaps,
     featureGates: config.featureGates,
     cloudProvider: config.cloudProvider,
     presetRegistry: config.presetRegistry,
