@@ -69,8 +69,8 @@ export class WorkQueue {
     if (this.shuttingDown) return;
     if (lane === 'fast' && !this.wantsFast.has(key)) {
       this.wantsFast.add(key);
-      // Already waiting in the normal lane: move it up.
-      const at = this.queue.indexOf(key);
+      // Already waiting in the normal lane (dirty, not in a worker's hands): move it up.
+      const at = this.dirty.has(key) && !this.processing.has(key) ? this.queue.indexOf(key) : -1;
       if (at >= 0) {
         this.queue.splice(at, 1);
         this.fastQueue.push(key);
