@@ -32,6 +32,28 @@ export const LABEL_ACCELERATOR = 'accelerator';
 export const ACCELERATOR_NVIDIA = 'nvidia';
 export const LABEL_INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
 
+// --- Karpenter NodePool mode (KAITO v0.12 `--node-provisioner=karpenter`, pkg/utils/consts) ---
+export const NODE_PROVISIONER_KARPENTER = 'karpenter';
+/** On a Workspace: which of the configured NodeClasses its NodePool uses (default: the entry marked default). */
+export const ANNOTATION_NODE_CLASS_NAME = 'kaito.sh/node-class-name';
+/** On NodePools and NodeClasses KAITO creates. */
+export const LABEL_KARPENTER_MANAGED_BY = 'karpenter.kaito.sh/managed-by';
+export const KARPENTER_MANAGED_BY_KAITO = 'kaito';
+/** `"true"` on the NodeClass made from the entry marked default. */
+export const LABEL_KARPENTER_DEFAULT_NODECLASS = 'karpenter.kaito.sh/default';
+/** On the NodePool and its template (so on NodeClaims and Nodes): the owning workspace. */
+export const LABEL_KARPENTER_WORKSPACE_NAME = 'karpenter.kaito.sh/workspace-name';
+export const LABEL_KARPENTER_WORKSPACE_NAMESPACE = 'karpenter.kaito.sh/workspace-namespace';
+/** On the NodePool and its template when the workspace is an InferenceSet member (drift handling). */
+export const LABEL_KARPENTER_INFERENCESET = 'karpenter.kaito.sh/inferenceset';
+export const LABEL_KARPENTER_INFERENCESET_NAMESPACE = 'karpenter.kaito.sh/inferenceset-namespace';
+/** The NodeClass group of karpenter-provider-azure, whose NodePools also need the placement scope. */
+export const KARPENTER_AZURE_GROUP = 'karpenter.azure.com';
+export const LABEL_AZURE_PLACEMENT_SCOPE = 'karpenter.azure.com/placement-scope';
+export const AZURE_PLACEMENT_REGIONAL = 'regional';
+export const LABEL_RAGENGINE_NAME = 'kaito.sh/ragengine';
+export const LABEL_RAGENGINE_NAMESPACE = 'kaito.sh/ragenginenamespace';
+
 // --- GPU Feature Discovery node labels (BYO GPU facts) ---
 export const LABEL_GPU_PRODUCT = 'nvidia.com/gpu.product';
 export const LABEL_GPU_COUNT = 'nvidia.com/gpu.count';

@@ -83,11 +83,11 @@ function launchFailed(c: DeepReadonly<NodeClaim>): boolean {
 }
 
 /** Timestamps arrive as RFC 3339 strings (typed as Date by client-node). */
-function timeOf(t: Date | string | undefined): number {
+export function timeOf(t: Date | string | undefined): number {
   return t ? new Date(t).getTime() : NaN;
 }
 
-function gpuCapacity(node: DeepReadonly<V1Node>): number {
+export function gpuCapacity(node: DeepReadonly<V1Node>): number {
   return Number(node.status?.capacity?.[RESOURCE_NVIDIA_GPU] ?? 0) || 0;
 }
 
