@@ -1,6 +1,6 @@
 // Where inference pods may run (spec §5.3, §5.10): required node affinity from the workspace's label
 // selector and the tolerations for GPU node taints. Shared by the preset and template paths.
-import type { V1Affinity, V1NodeSelectorRequirement, V1Toleration } from '@kubernetes/client-node';
+import type { V1Affinity, V1NodeSelectorRequirement, V1PodSpec, V1Toleration } from '@kubernetes/client-node';
 import { RESOURCE_NVIDIA_GPU } from '../api/labels.js';
 import type { Workspace } from '../api/types.js';
 
@@ -28,4 +28,18 @@ export function requiredNodeAffinity(ws: Workspace): V1Affinity | undefined {
   }
   if (expressions.length === 0) return undefined;
   return { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: expressions }] } } };
+}
+
+/**
+ * KAITO v0.11+: the provisioner's per-workspace node labels join the first required term, so a pod
+ * never lands on a sibling's node when several workspaces share one label selector (InferenceSet
+ * replicas). Modifies `spec`; nothing to add leaves it as it was.
+ */
+export function pinToWorkspaceNodes(spec: V1PodSpec, pin: readonly V1NodeSelectorRequirement[] | undefined): void {
+  if (!pin?.length) return;
+  const node = ((spec.affinity ??= {}).nodeAffinity ??= {});
+  const required = (node.requiredDuringSchedulingIgnoredDuringExecution ??= { nodeSelectorTerms: [] });
+  if (!required.nodeSelectorTerms.length) required.nodeSelectorTerms.push({});
+  const first = required.nodeSelectorTerms[0]!;
+  first.matchExpressions = [...(first.matchExpressions ?? []), ...pin.map((r) => ({ ...r, values: [...(r.values ?? [])] }))];
 }

@@ -23,6 +23,7 @@ import { problem, type Problem } from './problems.js';
 import { buildControllerRevision, computeSpecHash, revisionNumberFor } from './revision.js';
 import { headlessService, mainService, serviceTypeDecision } from './services.js';
 import { replicaBound, replicasFor } from './replicas.js';
+import { pinToWorkspaceNodes } from './scheduling.js';
 import { presetStatefulSet } from './statefulset.js';
 import { droppedFieldsMessage, templateStatefulSet } from './template.js';
 import { chooseWeightsVolume, modelWeightsClaimTemplate } from './volumes.js';
@@ -122,6 +123,7 @@ export function buildWorkspace(ws: Workspace, facts: ClusterFacts, resolved: Res
     decisions.push({ topic: 'targetNodeCount', choice: String(nodes.nodes), reason: nodes.reason }, serviceTypeDecision(ws));
     const { replicas, ...bound } = boundedReplicas(ws, facts, nodes.nodes, decisions);
     const { statefulSet, dropped } = templateStatefulSet(ws, replicas, revision);
+    pinToWorkspaceNodes(statefulSet.spec!.template.spec!, facts.podNodePinning);
     if (dropped.length) decisions.push({ topic: 'templateFields', choice: 'dropped', reason: droppedFieldsMessage(dropped) });
     return {
       ok: true,
@@ -212,6 +214,7 @@ function buildPreset(
     weightsVolume: volume.kind,
     registry: facts.presetRegistry,
   });
+  pinToWorkspaceNodes(podSpec, facts.podNodePinning);
   const { replicas, ...bound } = boundedReplicas(ws, facts, nodes.nodes, decisions);
   const statefulSet = presetStatefulSet({
     ws,

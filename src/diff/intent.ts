@@ -37,7 +37,7 @@ export function workspaceIntent(ws: WorkspaceObject, caches: DiffCaches, config:
   if (ws.tuning) return { ok: false, message: 'tuning workspace: its Job is not compared' };
   const all = { ...cachesFromObjects([]), ...caches };
   // The NodeClaim CRD is not looked at: claims are not children diff compares.
-  const plan = planWorkspace(readSnapshot(ws, { caches: all, config, fieldManager: FIELD_MANAGER, now, nodeClaimCrdInstalled: () => undefined }));
+  const plan = planWorkspace(readSnapshot(ws, { caches: all, config, fieldManager: FIELD_MANAGER, now, provisioningCrdInstalled: () => undefined }));
   if (plan.failure)
     return {
       ok: false,

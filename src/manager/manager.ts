@@ -12,6 +12,7 @@ import { setupInferenceSetController, type InferenceSetController } from '../con
 import { setupWorkspaceController, type WorkspaceController } from '../controllers/workspace/setup.js';
 import { DEFAULT_LEADER_ELECTION_NAMESPACE, LeaderElector } from './leader-election.js';
 import { createLogger } from './logging.js';
+import { nodeClassesRunnable } from './node-classes.js';
 import { OperatorMetrics } from './metrics.js';
 import type { ManagerOptions } from './options.js';
 import { controllerRunnable, httpServer, reflectorsRunnable, RunnableGroups } from './runnables.js';
@@ -55,6 +56,8 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
     syncPeriodMs: o.syncPeriodMs,
     config: {
       featureGates: o.featureGates,
+      nodeProvisioner: o.nodeProvisioner,
+      ...(o.nodeClasses ? { nodeClasses: o.nodeClasses } : {}),
       cloudProvider: o.cloudProvider,
       presetRegistry: o.presetRegistry,
       releaseNamespace: o.releaseNamespace,
@@ -117,6 +120,8 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
   // With --leader-elect every replica fills its caches; without, the controller would start them anyway.
   groups.add('caches', reflectorsRunnable('workspace caches', workspace.reflectors));
   if (inferenceSet) groups.add('caches', reflectorsRunnable('inferenceset caches', inferenceSet.reflectors));
+  // Karpenter mode: the configured NodeClasses exist before any NodePool names one (KAITO's start).
+  if (o.nodeClasses) groups.add('leaderGated', nodeClassesRunnable(client, o.nodeClasses, log));
   groups.add('leaderGated', controllerRunnable(controller));
   if (inferenceSet) groups.add('leaderGated', controllerRunnable(inferenceSet.controller));
   const { leading } = await groups.start();
@@ -126,6 +131,7 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
     {
       workers: o.maxConcurrentReconciles,
       featureGates: o.featureGates,
+      nodeProvisioner: o.nodeProvisioner,
       cloudProvider: o.cloudProvider,
       namespace: o.namespace ?? '(all)',
       healthUrl,
@@ -134,6 +140,7 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
     },
     'kaito-ts operator started',
   );
+  if (o.nodeProvisionerWarning) log.warn({ nodeProvisioner: o.nodeProvisioner }, o.nodeProvisionerWarning);
 
   return {
     log,

@@ -5,12 +5,20 @@ import { resolveCloudProvider } from '../catalog/gpu-skus.js';
 import { presetRegistry } from '../catalog/presets.js';
 import type { CloudProvider } from '../catalog/types.js';
 import { DEFAULT_RELEASE_NAMESPACE } from '../builders/facts.js';
+import { parseNodeClassConfig, type NodeClassConfig } from '../api/node-class-config.js';
+import { resolveNodeProvisioner, type NodeProvisioner } from '../api/node-provisioner.js';
 import { positiveDurationFlag } from '../runtime/duration.js';
 import { checkTimings, DEFAULT_LEADER_ELECTION_NAMESPACE, DEFAULT_TIMINGS, type LeaderElectionTimings } from './leader-election.js';
 
 export interface ManagerOptions {
   kubeconfig?: string;
   featureGates: FeatureGates;
+  /** Kept in step with featureGates.disableNodeAutoProvisioning (src/api/node-provisioner.ts). */
+  nodeProvisioner: NodeProvisioner;
+  /** Said once at start when --node-provisioner overrode the gate. */
+  nodeProvisionerWarning?: string;
+  /** Karpenter mode only: the NodeClass kind and the classes created at start. */
+  nodeClasses?: NodeClassConfig;
   cloudProvider: CloudProvider;
   presetRegistry: string;
   releaseNamespace: string;
@@ -35,6 +43,15 @@ export const RUN_USAGE = `Usage: kaito-ts run [flags]
   --kubeconfig PATH                  cluster to manage (else KUBECONFIG, else in-cluster)
   --feature-gates k=v,...            default ${DEFAULT_FEATURE_GATES_FLAG}
   --cloud-provider azure|aws|arc     GPU SKU catalog (else CLOUD_PROVIDER, else azure)
+  --node-provisioner P               azure-gpu-provisioner (NodeClaims, default) | karpenter (one
+                                     NodePool per workspace) | byo; sets disableNodeAutoProvisioning
+  --karpenter-node-class-group G     karpenter mode: NodeClass API group (default karpenter.azure.com)
+  --karpenter-node-class-kind K      NodeClass kind (default AKSNodeClass)
+  --karpenter-node-class-version V   NodeClass version (default v1beta1)
+  --karpenter-node-class-resource-name R
+                                     NodeClass plural (default aksnodeclasses)
+  --karpenter-node-classes JSON      [{"name":..,"default":true,"spec":{..}}]: the NodeClasses created
+                                     at start; exactly one default (required in karpenter mode)
   --max-concurrent-reconciles N      workers (default 5)
   --kube-client-qps N                client-side QPS limit (default 30)
   --kube-client-burst N              client-side burst (default 50)
@@ -97,6 +114,19 @@ function logLevel(value: string | undefined): string {
   return level;
 }
 
+function karpenterNodeClasses(values: Values): NodeClassConfig {
+  const flag = (name: string) => values[`karpenter-node-class-${name}`] as string | undefined;
+  const parsed = parseNodeClassConfig({
+    group: flag('group'),
+    kind: flag('kind'),
+    version: flag('version'),
+    resourceName: flag('resource-name'),
+    nodeClasses: values['karpenter-node-classes'] as string | undefined,
+  });
+  if (!parsed.ok) throw new Error(parsed.message);
+  return parsed.config;
+}
+
 export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = process.env): ManagerOptions | 'help' {
   const { values } = parseArgs({
     args,
@@ -107,6 +137,12 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
       kubeconfig: { type: 'string' },
       'feature-gates': { type: 'string' },
       'cloud-provider': { type: 'string' },
+      'node-provisioner': { type: 'string' },
+      'karpenter-node-class-group': { type: 'string' },
+      'karpenter-node-class-kind': { type: 'string' },
+      'karpenter-node-class-version': { type: 'string' },
+      'karpenter-node-class-resource-name': { type: 'string' },
+      'karpenter-node-classes': { type: 'string' },
       'max-concurrent-reconciles': { type: 'string' },
       'kube-client-qps': { type: 'string' },
       'kube-client-burst': { type: 'string' },
@@ -131,9 +167,15 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
   } catch (err) {
     throw new Error(`--feature-gates: ${(err as FeatureGateError).message}`);
   }
+  const gateExplicit = /disableNodeAutoProvisioning\s*=/.test(values['feature-gates'] ?? '');
+  const provisioner = resolveNodeProvisioner(values['node-provisioner'], featureGates, gateExplicit);
+  const nodeClasses = provisioner.provisioner === 'karpenter' ? karpenterNodeClasses(values) : undefined;
   return {
     kubeconfig: values.kubeconfig,
-    featureGates,
+    ...(nodeClasses ? { nodeClasses } : {}),
+    featureGates: provisioner.featureGates,
+    nodeProvisioner: provisioner.provisioner,
+    ...(provisioner.warning ? { nodeProvisionerWarning: provisioner.warning } : {}),
     cloudProvider: resolveCloudProvider(values['cloud-provider'], env),
     presetRegistry: presetRegistry(env),
     releaseNamespace: values['release-namespace'] ?? env.RELEASE_NAMESPACE ?? DEFAULT_RELEASE_NAMESPACE,

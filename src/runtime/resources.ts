@@ -33,6 +33,7 @@ export const Resources = {
   workspaces: { group: 'kaito.sh', version: 'v1beta1', plural: 'workspaces', kind: 'Workspace', namespaced: true },
   inferenceSets: { group: 'kaito.sh', version: 'v1beta1', plural: 'inferencesets', kind: 'InferenceSet', namespaced: true },
   nodeClaims: { group: 'karpenter.sh', version: 'v1', plural: 'nodeclaims', kind: 'NodeClaim', namespaced: false },
+  nodePools: { group: 'karpenter.sh', version: 'v1', plural: 'nodepools', kind: 'NodePool', namespaced: false },
 } satisfies Record<string, ResourceType>;
 
 /**

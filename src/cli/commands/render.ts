@@ -132,7 +132,7 @@ function planLines(ws: Workspace, stateObjects: readonly unknown[], base: Cluste
     config,
     fieldManager: FIELD_MANAGER,
     now: new Date(),
-    nodeClaimCrdInstalled: () => true,
+    provisioningCrdInstalled: () => true,
   });
   const plan = planWorkspace(snap);
   if (plan.failure) return [`plan: stops with ${plan.failure.reason}: ${plan.failure.message}`];

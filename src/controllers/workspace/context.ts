@@ -15,7 +15,10 @@ import type {
   V1StorageClass,
 } from '@kubernetes/client-node';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
+import type { NodePool } from '../../builders/nodepool.js';
 import type { FeatureGates } from '../../api/feature-gates.js';
+import type { NodeProvisioner } from '../../api/node-provisioner.js';
+import type { NodeClassConfig } from '../../api/node-class-config.js';
 import type { Workspace } from '../../api/types.js';
 import type { CloudProvider } from '../../catalog/types.js';
 import type { CacheReader, ObjectCache } from '../../runtime/cache.js';
@@ -25,6 +28,10 @@ import type { Logger } from '../../runtime/log.js';
 
 export interface OperatorConfig {
   featureGates: FeatureGates;
+  /** Absent: from the gate (byo when disableNodeAutoProvisioning, else NodeClaims), see provisionerOf. */
+  nodeProvisioner?: NodeProvisioner;
+  /** Karpenter mode: the NodeClass kind and the classes a workspace may name. */
+  nodeClasses?: NodeClassConfig;
   cloudProvider: CloudProvider;
   presetRegistry: string;
   /** Namespace of the default `inference-params-template` ConfigMap. */
@@ -56,8 +63,12 @@ export interface WorkspaceKinds {
   secrets: KubernetesObject;
   /** Only FailedCreate Events regarding StatefulSets. */
   failedCreateEvents: EventsV1Event;
-  /** Only with node auto-provisioning on. */
+  /** Only with node auto-provisioning on: claims labelled for a workspace (gpu-provisioner's, and legacy ones in Karpenter mode). */
   nodeClaims?: NodeClaim;
+  /** Karpenter mode: the NodePools labelled for a workspace, the claims Karpenter made for them, the NodeClasses. */
+  nodePools?: NodePool;
+  poolClaims?: NodeClaim;
+  nodeClasses?: KubernetesObject;
 }
 
 /** The caches as the snapshot, the mappers and the reconciler read them: every object deep-readonly. */
@@ -74,6 +85,11 @@ export interface WorkspaceDeps {
   log: Logger;
   config: OperatorConfig;
   now: () => Date;
-  /** Node auto-provisioning only: is the karpenter.sh NodeClaim CRD served? undefined = not known yet. */
-  nodeClaimCrdInstalled: () => boolean | undefined;
+  /** Node auto-provisioning only: is the CRD it writes (NodeClaim, or NodePool in Karpenter mode) served? undefined = not known yet. */
+  provisioningCrdInstalled: () => boolean | undefined;
+}
+
+/** Who makes nodes: the flag's value, or the gate's when the flag was not given. */
+export function provisionerOf(config: Pick<OperatorConfig, 'nodeProvisioner' | 'featureGates'>): NodeProvisioner {
+  return config.nodeProvisioner ?? (config.featureGates.disableNodeAutoProvisioning ? 'byo' : 'azure-gpu-provisioner');
 }

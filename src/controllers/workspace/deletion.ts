@@ -12,6 +12,7 @@ import { Resources } from '../../runtime/resources.js';
 import type { Plan } from '../shared/actions.js';
 import type { WorkspaceObject } from './context.js';
 import { writtenBy } from './ownership.js';
+import { nodePoolIsOurs } from './karpenter-provision.js';
 import { PlanBuilder } from './plan-builder.js';
 import type { WorkspaceSnapshot } from './snapshot.js';
 import { deletingStatus } from './workspace-status.js';
@@ -31,9 +32,24 @@ export function planDeletion(snap: WorkspaceSnapshot): Plan {
   for (const c of claimsLeft.filter((x) => !x.metadata.deletionTimestamp)) {
     b.add({ kind: 'delete', type: Resources.nodeClaims, ref: { name: c.metadata.name }, uid: c.metadata.uid ?? '', why: 'the workspace is being deleted' });
   }
-  const { status, changed } = deletingStatus(ws, snap.now, claimsLeft.length ? claimsLeftMessage(claimsLeft) : undefined);
+  // Karpenter mode: the NodePool goes, Karpenter drains its claims and nodes; we wait for both.
+  const pool = snap.nodePool && nodePoolIsOurs(snap.nodePool, ws) ? snap.nodePool : undefined;
+  if (pool && !pool.metadata.deletionTimestamp)
+    b.add({
+      kind: 'delete',
+      type: Resources.nodePools,
+      ref: { name: pool.metadata.name },
+      uid: pool.metadata.uid ?? '',
+      why: 'the workspace is being deleted',
+    });
+  const waitingFor = claimsLeft.length
+    ? claimsLeftMessage(claimsLeft)
+    : pool || snap.poolClaims.length
+      ? poolLeftMessage(pool?.metadata.name, snap.poolClaims)
+      : undefined;
+  const { status, changed } = deletingStatus(ws, snap.now, waitingFor);
   if (changed) b.add({ kind: 'status', status });
-  if (claimsLeft.length) return b.done();
+  if (waitingFor) return b.done();
 
   const copy = unusedConfigCopy(snap);
   if (copy)
@@ -45,6 +61,13 @@ export function planDeletion(snap: WorkspaceSnapshot): Plan {
       why: 'the shared config copy no other workspace of the namespace uses',
     });
   return b.add({ kind: 'removeFinalizer', index, finalizer: WORKSPACE_FINALIZER }).done();
+}
+
+export function poolLeftMessage(pool: string | undefined, claims: readonly DeepReadonly<NodeClaim>[]): string {
+  const what = [pool ? `NodePool ${pool}` : '', claims.length ? `${claims.length} NodeClaim(s) (${claims.map((c) => c.metadata.name).join(', ')})` : '']
+    .filter(Boolean)
+    .join(' and ');
+  return `workspace is being deleted; waiting for Karpenter to remove ${what} and their nodes`;
 }
 
 export function claimsLeftMessage(claims: readonly DeepReadonly<NodeClaim>[]): string {

@@ -2,6 +2,8 @@
 import type { V1StatefulSet } from '@kubernetes/client-node';
 import type { ClusterFacts, WeightsVolumeKind } from '../../builders/facts.js';
 import { MODEL_WEIGHTS_VOLUME } from '../../builders/volumes.js';
+import { karpenterNodeAffinity } from '../../builders/nodepool.js';
+import { provisionerOf } from './context.js';
 import { ownedRevisions } from './revisions.js';
 import type { WorkspaceSnapshot } from './snapshot.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
@@ -29,5 +31,6 @@ export function factsOf(snap: WorkspaceSnapshot): ClusterFacts {
     ...(override ? { volumeKindOverride: override } : {}),
     // Revision numbers count only our own revisions: a look-alike must not make ours 12 instead of 1.
     controllerRevisions: ownedRevisions(ws, snap.revisions),
+    ...(provisionerOf(config) === 'karpenter' ? { podNodePinning: karpenterNodeAffinity(ws) } : {}),
   };
 }

@@ -21,6 +21,7 @@ import type { NodeClaim } from '../../builders/nodeclaim.js';
 import { buildNodePool, karpenterNodeAffinity, resolveNodeClassName, type NodePool } from '../../builders/nodepool.js';
 import { hasTrueCondition, isReady } from '../../runtime/conditions.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
+import { nodePressureWarning } from './node-pressure.js';
 import { claimIsReady, claimProblem, gpuCapacity, ProvisioningReason, timeOf, type ConditionFacts } from './provisioning-plan.js';
 
 /** KAITO v0.12's karpenter-mode reasons and messages, and kaito-ts's own beyond them. */
@@ -180,17 +181,11 @@ function pluginsReady(i: KarpenterInput, readyClaims: readonly DeepReadonly<Node
   return { ready: true, toLabel };
 }
 
-const PRESSURE = ['DiskPressure', 'MemoryPressure', 'PIDPressure'] as const;
-
 /** KAITO's NodePressureWarning over the workspace's own nodes (its selector plus the pool's identity labels). */
-export function nodePressureWarning(ws: DeepReadonly<Workspace>, nodes: readonly DeepReadonly<V1Node>[]): string {
+export function poolPressureWarning(ws: DeepReadonly<Workspace>, nodes: readonly DeepReadonly<V1Node>[]): string {
   const labels = { ...sanitizedMatchLabels(ws.resource?.labelSelector) };
   for (const r of karpenterNodeAffinity(ws)) labels[r.key] = r.values?.[0] ?? '';
-  const details = matchingNodes(withMatchLabels(ws, labels), nodes)
-    .map((n) => ({ name: n.metadata?.name, p: PRESSURE.filter((t) => hasTrueCondition(n, t)) }))
-    .filter((x) => x.p.length)
-    .map((x) => `${x.name} (${x.p.join(', ')})`);
-  return details.length ? `worker node(s) under resource pressure: ${details.join('; ')}` : '';
+  return nodePressureWarning(matchingNodes(withMatchLabels(ws, labels), nodes)) ?? '';
 }
 
 function nodeClassProblem(i: KarpenterInput): { reason: string; message: string } | undefined {
@@ -261,7 +256,7 @@ export function planKarpenter(i: KarpenterInput): KarpenterPlan {
         ? { ready: true, reason: KarpenterReason.NodesReady, message: KarpenterMessage.nodesReady }
         : { ready: false, reason: KarpenterReason.NodePluginsNotReady, message: KarpenterMessage.nodePluginsWaiting };
   }
-  const warning = nodePressureWarning(i.ws, i.nodes);
+  const warning = poolPressureWarning(i.ws, i.nodes);
   if (warning) nodes = { ...nodes, message: `${nodes.message}; warning: ${warning}` };
   plan.nodes = nodes;
   plan.resource = resourceCondition(plan.nodeClaims, nodes);

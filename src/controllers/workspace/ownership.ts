@@ -18,7 +18,8 @@ export function ownedOnly<T extends DeepReadonly<KubernetesObject>>(list: readon
 
 /** One wording for every collision: the condition message and the Warning event say the same. */
 export function notOwnedMessage(kind: string, obj: DeepReadonly<KubernetesObject>, consequence = 'kaito-ts leaves it untouched'): string {
-  return `${kind} ${obj.metadata?.namespace}/${obj.metadata?.name} exists and is not controlled by this workspace; ${consequence}`;
+  const ref = obj.metadata?.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata?.name;
+  return `${kind} ${ref} exists and is not controlled by this workspace; ${consequence}`;
 }
 
 /**

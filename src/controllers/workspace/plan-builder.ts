@@ -9,7 +9,8 @@ import { buildNodeClaim, nodeClaimName } from '../../builders/nodeclaim.js';
 import { replicaShortfall } from '../../builders/replicas.js';
 import { Resources } from '../../runtime/resources.js';
 import type { Action, EventNote, Plan } from '../shared/actions.js';
-import type { WorkspaceObject } from './context.js';
+import { provisionerOf, type WorkspaceObject } from './context.js';
+import { poolNodes, provisionKarpenter } from './karpenter-provision.js';
 import { nodePressureWarning } from './node-pressure.js';
 import { NODECLAIMS_CREATED_ANNOTATION, planProvisioning, type ProvisioningPlan } from './provisioning-plan.js';
 import { Reason } from './reasons.js';
@@ -88,7 +89,8 @@ export class PlanBuilder {
   /** NodesReady/NodeClaimsReady facts: the matching nodes (one filter per pass) and the provisioning plan. */
   nodeFacts(target: number, plan?: ProvisioningPlan): NodeStatusFacts {
     const { snap } = this;
-    const matching = matchingNodes(this.ws, snap.nodes);
+    // Karpenter mode: only this workspace's nodes, never a sibling's with the same selector (KAITO #2201).
+    const matching = matchingNodes(this.ws, provisionerOf(snap.config) === 'karpenter' ? poolNodes(this.ws, snap.nodes) : snap.nodes);
     const byo = snap.config.featureGates.disableNodeAutoProvisioning;
     const out: NodeStatusFacts = {
       nodes: {
@@ -103,12 +105,20 @@ export class PlanBuilder {
       ...(plan ? { nodeClaims: plan.claims } : {}),
     };
     if (!plan && snap.provisioning === 'crdMissing') {
-      out.nodeClaims = {
-        ready: false,
-        reason: Reason.NodeClaimCrdMissing,
-        message:
-          'node auto-provisioning is enabled but the karpenter.sh/v1 NodeClaim CRD is not installed; install it, or run with --feature-gates=disableNodeAutoProvisioning=true to use existing nodes',
-      };
+      out.nodeClaims =
+        provisionerOf(snap.config) === 'karpenter'
+          ? {
+              ready: false,
+              reason: Reason.NodePoolCrdMissing,
+              message:
+                '--node-provisioner=karpenter but the karpenter.sh/v1 NodePool CRD is not installed; install Karpenter (it is picked up without a restart), or run with --node-provisioner=byo to use existing nodes',
+            }
+          : {
+              ready: false,
+              reason: Reason.NodeClaimCrdMissing,
+              message:
+                'node auto-provisioning is enabled but the karpenter.sh/v1 NodeClaim CRD is not installed; install it, or run with --feature-gates=disableNodeAutoProvisioning=true to use existing nodes',
+            };
     }
     return out;
   }
@@ -121,6 +131,17 @@ export class PlanBuilder {
   provision(target: number, resolved: ResolvedWorkspace): ProvisioningPlan | undefined {
     const { snap } = this;
     if (snap.provisioning !== 'on') return undefined;
+    const plan = provisionerOf(snap.config) === 'karpenter' ? provisionKarpenter(this, target, resolved) : this.provisionClaims(target, resolved);
+    for (const name of plan.nodesToLabel) {
+      const node = snap.nodes.find((n) => n.metadata?.name === name);
+      if (node) this.add({ kind: 'labelNode', name, resourceVersion: node.metadata?.resourceVersion, labels: { [LABEL_ACCELERATOR]: ACCELERATOR_NVIDIA } });
+    }
+    return plan;
+  }
+
+  /** gpu-provisioner mode: one NodeClaim per missing node. */
+  private provisionClaims(target: number, resolved: ResolvedWorkspace): ProvisioningPlan {
+    const { snap } = this;
     const created = createdSoFar(this.ws);
     const plan = planProvisioning({
       ws: this.ws,
@@ -152,10 +173,6 @@ export class PlanBuilder {
           'NodeClaimReplaced',
           `${plan.replacements} NodeClaim(s) replaced after their predecessor went away (node repair, expiry or deletion); each node is replaced at most once`,
         );
-    }
-    for (const name of plan.nodesToLabel) {
-      const node = snap.nodes.find((n) => n.metadata?.name === name);
-      if (node) this.add({ kind: 'labelNode', name, resourceVersion: node.metadata?.resourceVersion, labels: { [LABEL_ACCELERATOR]: ACCELERATOR_NVIDIA } });
     }
     return plan;
   }

@@ -21,6 +21,7 @@ import { factsOf, volumeKindOf } from './gather-facts.js';
 import { legacyPodsHoldGpus, planMigration, type MigrationPlan } from './migration.js';
 import { servingWithSecretProblem } from './model-secret.js';
 import { notOwnedMessage, ownedBy, writtenBy } from './ownership.js';
+import { nodePoolIsOurs } from './karpenter-provision.js';
 import { PlanBuilder, soonest } from './plan-builder.js';
 import { podCreationFailure } from './pod-creation.js';
 import { ANNOUNCED_REASONS, statefulSetReadiness, withDroppedFields, withReadinessTimeout, withWarning, type Readiness } from './readiness.js';
@@ -56,6 +57,7 @@ export function planInference(snap: WorkspaceSnapshot): Plan {
   // A Service we do not control is never touched.
   const foreignService = [snap.headlessService, snap.mainService].find((svc) => svc && !ownedBy(svc, ws));
   if (foreignService) return b.fail(Reason.NotOwned, notOwnedMessage('Service', foreignService));
+  if (snap.nodePool && !nodePoolIsOurs(snap.nodePool, ws)) return b.fail(Reason.NotOwned, notOwnedMessage('NodePool', snap.nodePool));
 
   b.desired = objectList(built.objects);
   // One write for the finalizer, the revision annotations and the claim count (only our keys: KAITO

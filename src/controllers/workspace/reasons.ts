@@ -10,6 +10,7 @@ export const Reason = {
   RevisionConflict: 'RevisionConflict',
   WorkloadMigration: 'WorkloadMigration',
   NodeClaimCrdMissing: 'NodeClaimCRDNotInstalled',
+  NodePoolCrdMissing: 'NodePoolCRDNotInstalled',
   /** The API server refused a child object (its own words in the message). */
   ChildObjectRejected: 'ChildObjectRejected',
   /** A 409 that keeps coming back. */
@@ -26,5 +27,6 @@ export const Reason = {
 
 export { NotReadyReason, PodProblem } from './readiness.js';
 export { ProvisioningReason } from './provisioning-plan.js';
+export { KarpenterReason } from './karpenter-plan.js';
 export { SecretReason } from './model-secret.js';
 export { TuningReason } from './tuning-status.js';

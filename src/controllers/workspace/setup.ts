@@ -18,12 +18,15 @@ import type {
 import { isDeepStrictEqual } from 'node:util';
 import {
   DEFAULT_INFERENCE_CONFIG_TEMPLATE,
+  LABEL_KARPENTER_WORKSPACE_NAME,
+  LABEL_KARPENTER_WORKSPACE_NAMESPACE,
   LABEL_REVISION_WORKSPACE_NAME,
   LABEL_WORKSPACE_NAME,
   LABEL_WORKSPACE_NAMESPACE,
   RESOURCE_NVIDIA_GPU,
 } from '../../api/labels.js';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
+import type { NodePool } from '../../builders/nodepool.js';
 import { nodePressures } from './node-pressure.js';
 import { leanNode, leanObject, leanPod, leanRevision } from './cache-transforms.js';
 import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js';
@@ -39,10 +42,11 @@ import { enqueueOwner, generationOrLabelsChanged, type Mapper } from '../../runt
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import type { Reflector } from '../../runtime/reflector.js';
 import { objectKey, Resources } from '../../runtime/resources.js';
-import type { OperatorConfig, WorkspaceCaches, WorkspaceObject } from './context.js';
+import { provisionerOf, type OperatorConfig, type WorkspaceCaches, type WorkspaceObject } from './context.js';
 import { modelAccessSecretOf } from './model-secret.js';
 import { FAILED_CREATE_FIELD_SELECTOR } from './pod-creation.js';
 import { planErrorPolicy } from '../shared/actions.js';
+import { nodeClassResource } from './karpenter-provision.js';
 import { WorkspaceReconciler } from './reconciler.js';
 
 export interface WorkspaceControllerOptions {
@@ -68,6 +72,7 @@ export interface WorkspaceController {
 }
 
 export function setupWorkspaceController(o: WorkspaceControllerOptions): WorkspaceController {
+  const karpenter = provisionerOf(o.config) === 'karpenter';
   const built = new ControllerBuilder({
     client: o.client,
     namespace: o.namespace,
@@ -123,6 +128,26 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
         map: () => claimToWorkspace,
       }),
     )
+    // Karpenter mode: the NodePools and the claims Karpenter makes for them carry our workspace labels.
+    .gated(karpenter, (b) =>
+      b
+        .watches('nodePools', resource<NodePool>(Resources.nodePools), {
+          labelSelector: LABEL_KARPENTER_WORKSPACE_NAME,
+          required: false,
+          map: () => poolToWorkspace,
+        })
+        .watches('poolClaims', resource<NodeClaim>(Resources.nodeClaims), {
+          labelSelector: LABEL_KARPENTER_WORKSPACE_NAME,
+          required: false,
+          when: claimChanged,
+          map: () => poolToWorkspace,
+        })
+        // Rare events: every workspace still waiting for nodes may be waiting for this class.
+        .watches('nodeClasses', resource<KubernetesObject>(nodeClassResource(o.config.nodeClasses)), {
+          required: false,
+          map: (c) => workspacesWithoutWorkload(c.workspaces, c.statefulSets),
+        }),
+    )
     .build({
       name: 'workspace',
       reconcile: (key, ctx) => reconciler.reconcile(key, ctx.retries, ctx.signal),
@@ -132,7 +157,9 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
       ...(o.syncPeriodMs ? { resync: { periodMs: o.syncPeriodMs, keys: () => caches.workspaces.keys() } } : {}),
     });
   const { controller, caches, reflectors, required } = built;
-  const nodeClaims = built.sources.nodeClaims;
+  // What the provisioner writes: NodeClaims, or NodePools in Karpenter mode.
+  const provisioningSource = karpenter ? built.sources.nodePools : built.sources.nodeClaims;
+  const nodeClasses = built.sources.nodeClasses;
   const reconciler = new WorkspaceReconciler({
     client: o.client,
     caches,
@@ -140,11 +167,11 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     log: o.log,
     config: o.config,
     now: o.now ?? (() => new Date()),
-    nodeClaimCrdInstalled: () =>
-      nodeClaims ? (nodeClaims.hasSynced ? true : nodeClaims.lastError && isNotFound(nodeClaims.lastError) ? false : undefined) : undefined,
+    provisioningCrdInstalled: () => (provisioningSource ? crdServed(provisioningSource) : undefined),
   });
   // A CRD installed after start: every waiting workspace goes on, without a restart.
-  if (nodeClaims) void nodeClaims.synced.then(() => caches.workspaces.keys().forEach((k) => controller.enqueue(k)));
+  for (const source of [provisioningSource, nodeClasses])
+    if (source) void source.synced.then(() => caches.workspaces.keys().forEach((k) => controller.enqueue(k)));
   return { controller, caches, reflectors, required, reconciler };
 }
 
@@ -157,11 +184,7 @@ export function workspacesDecidingVolume(
   workspaces: Pick<CacheReader<WorkspaceObject>, 'list'>,
   statefulSets: Pick<CacheReader<V1StatefulSet>, 'get'>,
 ): Mapper<V1StorageClass> {
-  return () =>
-    workspaces
-      .list()
-      .filter((ws) => !!ws.inference?.preset && !statefulSets.get(ws.metadata.namespace, ws.metadata.name ?? ''))
-      .map(keyOf);
+  return workspacesWithoutWorkload(workspaces, statefulSets, (ws) => !!ws.inference?.preset);
 }
 
 /** A Deployment (any object) named like a workspace: that workspace. */
@@ -225,6 +248,34 @@ export const claimToWorkspace: Mapper<NodeClaim> = (e) => {
   });
   return [...new Set(keys.filter((k): k is string => !!k))];
 };
+
+/** Served once synced; known absent when the list said 404; unknown before either. */
+function crdServed(r: Pick<Reflector<KubernetesObject>, 'hasSynced' | 'lastError'>): boolean | undefined {
+  return r.hasSynced ? true : r.lastError && isNotFound(r.lastError) ? false : undefined;
+}
+
+/** A NodePool or a claim Karpenter made names its workspace in our template labels (cluster-scoped: no owner reference). */
+export const poolToWorkspace = <T extends KubernetesObject>(e: ObjectEvent<T>): string[] => {
+  const keys = [e.obj, e.type === 'update' ? e.old : undefined].map((o) => {
+    const name = o?.metadata?.labels?.[LABEL_KARPENTER_WORKSPACE_NAME];
+    const ns = o?.metadata?.labels?.[LABEL_KARPENTER_WORKSPACE_NAMESPACE];
+    return name && ns ? objectKey(ns, name) : undefined;
+  });
+  return [...new Set(keys.filter((k): k is string => !!k))];
+};
+
+/** Workspaces (of a kind) that have no StatefulSet yet: the ones a cluster-wide change can still steer. */
+export function workspacesWithoutWorkload<T extends KubernetesObject = KubernetesObject>(
+  workspaces: Pick<CacheReader<WorkspaceObject>, 'list'>,
+  statefulSets: Pick<CacheReader<V1StatefulSet>, 'get'>,
+  which: (ws: DeepReadonly<WorkspaceObject>) => boolean = (ws) => !ws.tuning,
+): Mapper<T> {
+  return () =>
+    workspaces
+      .list()
+      .filter((ws) => which(ws) && !statefulSets.get(ws.metadata.namespace, ws.metadata.name ?? ''))
+      .map(keyOf);
+}
 
 /** KAITO's predicate: an update that only moves status.lastPodEventTime is noise. */
 export function claimChanged(e: ObjectEvent<NodeClaim>): boolean {

@@ -15,13 +15,15 @@ import type {
   V1Service,
   V1StatefulSet,
 } from '@kubernetes/client-node';
-import { LABEL_REVISION_WORKSPACE_NAME, LABEL_WORKSPACE_NAME } from '../../api/labels.js';
+import { LABEL_KARPENTER_NODEPOOL, LABEL_REVISION_WORKSPACE_NAME, LABEL_WORKSPACE_NAME } from '../../api/labels.js';
 import { inferencePresetOf } from '../../api/resolved-workspace.js';
 import { headlessServiceName } from '../../builders/meta.js';
 import { nodeClaimSelector, type NodeClaim } from '../../builders/nodeclaim.js';
+import { nodePoolNameOf, type NodePool } from '../../builders/nodepool.js';
 import { ObjectCache } from '../../runtime/cache.js';
 import { mutableCopy, type DeepReadonly } from '../../runtime/readonly.js';
-import type { OperatorConfig, WorkspaceCaches, WorkspaceDeps, WorkspaceKinds, WorkspaceObject, WorkspaceStores } from './context.js';
+import { provisionerOf, type OperatorConfig, type WorkspaceCaches, WorkspaceDeps, WorkspaceKinds, WorkspaceObject, WorkspaceStores } from './context.js';
+import type { ObservedNodeClass } from './karpenter-plan.js';
 import type { ModelSecrets, SecretProblem } from './model-secret.js';
 
 /** Node auto-provisioning as this pass sees it. */
@@ -53,8 +55,13 @@ export interface WorkspaceSnapshot {
   revisionNamed: (name: string) => DeepReadonly<V1ControllerRevision> | undefined;
   /** Pods labelled for the workspace. */
   pods: readonly DeepReadonly<V1Pod>[];
-  /** NodeClaims labelled for the workspace (node auto-provisioning on). */
+  /** NodeClaims labelled for the workspace (node auto-provisioning on; in Karpenter mode, gpu-provisioner's legacy ones). */
   claims: readonly DeepReadonly<NodeClaim>[];
+  /** Karpenter mode: the workspace's NodePool (by name, whoever made it) and the NodeClaims Karpenter made for it. */
+  nodePool?: DeepReadonly<NodePool>;
+  poolClaims: readonly DeepReadonly<NodeClaim>[];
+  /** Karpenter mode: the NodeClasses of the configured kind. */
+  nodeClasses: readonly DeepReadonly<ObservedNodeClass>[];
   /** Weights claims labelled for the workspace, and the volumes they are bound to. */
   weightsClaims: readonly DeepReadonly<V1PersistentVolumeClaim>[];
   volumes: readonly DeepReadonly<V1PersistentVolume>[];
@@ -69,9 +76,9 @@ export interface WorkspaceSnapshot {
   namespaceWorkspaces: readonly DeepReadonly<WorkspaceObject>[];
 }
 
-function provisioningMode(deps: Pick<WorkspaceDeps, 'config' | 'nodeClaimCrdInstalled'>): ProvisioningMode {
+function provisioningMode(deps: Pick<WorkspaceDeps, 'config' | 'provisioningCrdInstalled'>): ProvisioningMode {
   if (deps.config.featureGates.disableNodeAutoProvisioning) return 'off';
-  const installed = deps.nodeClaimCrdInstalled();
+  const installed = deps.provisioningCrdInstalled();
   return installed === true ? 'on' : installed === false ? 'crdMissing' : 'crdUnknown';
 }
 
@@ -80,7 +87,7 @@ export interface SnapshotSources {
   config: OperatorConfig;
   fieldManager: string;
   now: Date;
-  nodeClaimCrdInstalled: () => boolean | undefined;
+  provisioningCrdInstalled: () => boolean | undefined;
 }
 
 /** The cache-only part of a snapshot (what `kaito-ts diff` and `render` fill from listed objects too). */
@@ -113,6 +120,7 @@ export function readSnapshot(ws: DeepReadonly<WorkspaceObject>, s: SnapshotSourc
     revisionNamed: (crName) => caches.controllerRevisions.get(ns, crName),
     pods: caches.pods.list(byWorkspace),
     claims: provisioning === 'on' ? (caches.nodeClaims?.list({ selector: { matchLabels: nodeClaimSelector(ws) } }) ?? []) : [],
+    ...karpenterPart(ws, s),
     weightsClaims,
     volumes,
     failedCreateEvents: caches.failedCreateEvents.list({ namespace: ns }),
@@ -123,6 +131,19 @@ export function readSnapshot(ws: DeepReadonly<WorkspaceObject>, s: SnapshotSourc
   };
 }
 
+/** The NodePool, its claims and the NodeClasses: read only in Karpenter mode. */
+function karpenterPart(ws: DeepReadonly<WorkspaceObject>, s: SnapshotSources): Pick<WorkspaceSnapshot, 'nodePool' | 'poolClaims' | 'nodeClasses'> {
+  const { caches } = s;
+  if (provisionerOf(s.config) !== 'karpenter') return { poolClaims: [], nodeClasses: [] };
+  const pool = nodePoolNameOf(ws);
+  const nodePool = caches.nodePools?.get(undefined, pool);
+  return {
+    ...(nodePool ? { nodePool } : {}),
+    poolClaims: caches.poolClaims?.list({ selector: { matchLabels: { [LABEL_KARPENTER_NODEPOOL]: pool } } }) ?? [],
+    nodeClasses: (caches.nodeClasses?.list() ?? []) as readonly DeepReadonly<ObservedNodeClass>[],
+  };
+}
+
 /** The whole snapshot of one pass: the caches, then the Secret facts (a GET per Secret version at most). */
 export async function takeSnapshot(cached: DeepReadonly<WorkspaceObject>, deps: WorkspaceDeps, secrets: ModelSecrets): Promise<WorkspaceSnapshot> {
   const snap = readSnapshot(cached, {
@@ -130,7 +151,7 @@ export async function takeSnapshot(cached: DeepReadonly<WorkspaceObject>, deps: 
     config: deps.config,
     fieldManager: deps.client.fieldManager,
     now: deps.now(),
-    nodeClaimCrdInstalled: deps.nodeClaimCrdInstalled,
+    provisioningCrdInstalled: deps.provisioningCrdInstalled,
   });
   const { ws } = snap;
   if (ws.metadata.deletionTimestamp) return snap;
@@ -167,17 +188,24 @@ const CACHE_OF_KIND: Record<string, keyof WorkspaceKinds> = {
   Secret: 'secrets',
   Event: 'failedCreateEvents',
   NodeClaim: 'nodeClaims',
+  NodePool: 'nodePools',
 };
 
 /** Caches filled from a list of objects (by kind), for planning outside the operator (`diff`, `render`). */
 export function cachesFromObjects(objects: readonly KubernetesObject[]): WorkspaceStores {
   const byField = new Map<keyof WorkspaceKinds, KubernetesObject[]>();
   for (const o of objects) {
-    const field = o.kind ? CACHE_OF_KIND[o.kind] : undefined;
+    // Every Karpenter provider names its NodeClass kind so (AKSNodeClass, EC2NodeClass, KWOKNodeClass).
+    const field = o.kind ? (CACHE_OF_KIND[o.kind] ?? (o.kind.endsWith('NodeClass') ? 'nodeClasses' : undefined)) : undefined;
     if (field) byField.set(field, [...(byField.get(field) ?? []), o]);
   }
+  // Karpenter's claims are found by their NodePool label among the same listed NodeClaims.
+  byField.set('poolClaims', byField.get('nodeClaims') ?? []);
   // One untyped cache per field: the kind each cache holds is the field's by CACHE_OF_KIND.
   return Object.fromEntries(
-    [...new Set(Object.values(CACHE_OF_KIND))].map((field) => [field, ObjectCache.from(byField.get(field) ?? [])]),
+    [...new Set<keyof WorkspaceKinds>([...Object.values(CACHE_OF_KIND), 'poolClaims', 'nodeClasses'])].map((field) => [
+      field,
+      ObjectCache.from(byField.get(field) ?? []),
+    ]),
   ) as unknown as WorkspaceStores;
 }

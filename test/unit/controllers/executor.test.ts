@@ -42,7 +42,7 @@ function deps(objects: KubernetesObject[]): WorkspaceDeps & { events: EventBody[
     log: silentLogger,
     config,
     now: () => NOW,
-    nodeClaimCrdInstalled: () => undefined,
+    provisioningCrdInstalled: () => undefined,
     events,
   };
 }

@@ -43,7 +43,7 @@ function snapshot(
     config: config(byo),
     fieldManager: 'kaito-ts',
     now: NOW,
-    nodeClaimCrdInstalled: () => opts.crd ?? true,
+    provisioningCrdInstalled: () => opts.crd ?? true,
   });
   return { ...snap, ...opts.patch };
 }

@@ -27,7 +27,7 @@ const node = { ...gpuNode('n1', A10_NODE_LABELS), kind: 'Node' };
 
 function snapshot(): { snap: WorkspaceSnapshot; caches: WorkspaceCaches } {
   const caches = cachesFromObjects([ws, sts, node]);
-  return { snap: readSnapshot(ws, { caches, config, fieldManager: 'kaito-ts', now: new Date(0), nodeClaimCrdInstalled: () => true }), caches };
+  return { snap: readSnapshot(ws, { caches, config, fieldManager: 'kaito-ts', now: new Date(0), provisioningCrdInstalled: () => true }), caches };
 }
 
 /** Runs a write that must not compile, and says whether it threw a TypeError (the frozen object refusing it). */

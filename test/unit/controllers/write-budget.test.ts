@@ -116,7 +116,7 @@ async function life(s: Scenario): Promise<{ steps: Step[]; idle: string[]; ws: W
     log: silentLogger,
     config,
     now: () => new Date(clock),
-    nodeClaimCrdInstalled: () => undefined,
+    provisioningCrdInstalled: () => undefined,
   };
   const reconciler = new WorkspaceReconciler(d);
   const steps: Step[] = [];

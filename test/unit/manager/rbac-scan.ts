@@ -88,7 +88,20 @@ function importClosure(root: string, entry: string): string[] {
 const resourcesByName = Resources as Record<string, ResourceType>;
 
 /** `Resources.x` → its ResourceType. */
+/**
+ * Karpenter mode's NodeClass kind comes from flags (`nodeClassResource(cfg)`); the chart grants it
+ * from the same values (templates/rbac.yaml), so the scan names it by this placeholder.
+ */
+export const NODE_CLASS_PLACEHOLDER: ResourceType = {
+  group: '<karpenter-node-class-group>',
+  version: '',
+  plural: '<karpenter-node-class-resource-name>',
+  kind: 'NodeClass',
+  namespaced: false,
+};
+
 function resourceOf(expr: ts.Expression | undefined): ResourceType | undefined {
+  if (expr && ts.isCallExpression(expr) && expr.expression.getText() === 'nodeClassResource') return NODE_CLASS_PLACEHOLDER;
   if (!expr || !ts.isPropertyAccessExpression(expr) || expr.expression.getText() !== 'Resources') return undefined;
   return resourcesByName[expr.name.text];
 }

@@ -3,15 +3,24 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { compare, permKey, repoRoot, rulePermissions, scanPermissions, type Permission } from './rbac-scan.js';
+import { compare, NODE_CLASS_PLACEHOLDER, permKey, repoRoot, rulePermissions, scanPermissions, type Permission } from './rbac-scan.js';
 
 const root = repoRoot();
 const rules = (file: string) => parse(readFileSync(join(root, 'charts/kaito-ts/files', file), 'utf8')) as Parameters<typeof rulePermissions>[0];
 const scan = scanPermissions(root);
+/** The NodeClass rule the template renders from karpenterProviders (its verbs, read from the template itself). */
+const nodeClassRule = () => {
+  const template = readFileSync(join(root, 'charts/kaito-ts/templates/rbac.yaml'), 'utf8');
+  const verbs = /resources: \[\{\{ \$provider\.resourceName \| quote \}\}\]\s*\n\s*verbs: (\[.*\])/.exec(template)?.[1];
+  assert.ok(verbs, 'templates/rbac.yaml has no NodeClass rule');
+  return [{ apiGroups: [NODE_CLASS_PLACEHOLDER.group], resources: [NODE_CLASS_PLACEHOLDER.plural], verbs: JSON.parse(verbs) as string[] }];
+};
+// Karpenter mode's rules are granted only with nodeProvisioner=karpenter; the code holds both modes.
 const granted = () => {
-  const cluster = rulePermissions(rules('clusterrole-rules.yaml'));
-  const lease = rulePermissions(rules('lease-rules.yaml'));
-  return { permissions: [...cluster.permissions, ...lease.permissions], wildcards: [...cluster.wildcards, ...lease.wildcards] };
+  const sets = [rules('clusterrole-rules.yaml'), rules('karpenter-rules.yaml'), nodeClassRule(), rules('lease-rules.yaml')].map((r) =>
+    rulePermissions(r as Parameters<typeof rulePermissions>[0]),
+  );
+  return { permissions: sets.flatMap((x) => x.permissions), wildcards: sets.flatMap((x) => x.wildcards) };
 };
 
 test('the scan covers the operator process and attributes every client call', () => {
