@@ -317,7 +317,7 @@ describe('provisioner flags', () => {
     assert.equal(c.healthUrl, `http://127.0.0.1:${layout.ports.provisioner}/healthz`);
     assert.ok(c.args[0]?.endsWith('dist/src/simcluster/provisioner/main.js'));
     assert.equal(c.stale(['/elsewhere/dist/src/simcluster/provisioner/main.js', ...c.args.slice(1)]), false);
-    const slower = components(layout, { ...DEFAULT_DELAYS, launchDelayMs: 30_000 }).find((x) => x.name === 'gpu-provisioner');
+    const slower = components(layout, { delays: { ...DEFAULT_DELAYS, launchDelayMs: 30_000 } }).find((x) => x.name === 'gpu-provisioner');
     assert.equal(c.stale(slower?.args ?? []), true);
   });
 });
