@@ -1,0 +1,9 @@
+// Import this FIRST in a test file that needs Karpenter: a private cluster (private-cluster.ts) whose
+// `bed()` starts Karpenter's kwok provider too. Private, because Karpenter's CRDs replace KAITO v0.8.0's
+// NodeClaim CRD, whose stricter rules the shared cluster's tests assert. `after(stopPrivateCluster)`.
+import { stopPrivateCluster } from './private-cluster.js';
+import { KARPENTER_ENV } from '../../../src/simcluster/cluster.js';
+
+process.env[KARPENTER_ENV] = '1';
+
+export { stopPrivateCluster };
