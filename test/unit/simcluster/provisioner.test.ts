@@ -47,6 +47,11 @@ describe('which claims are adopted, and the launch checks', () => {
     ['workspace claim', kaitoClaim(), true],
     ['ragengine claim', kaitoClaim({ labels: { 'kaito.sh/ragengine': 'r' } }), true],
     ['plain Karpenter claim', kaitoClaim({ labels: { 'karpenter.sh/nodepool': 'default' } }), false],
+    [
+      "a workspace claim of Karpenter's kwok provider (it launches those)",
+      { ...kaitoClaim(), spec: { ...kaitoClaim().spec, nodeClassRef: { group: 'karpenter.kwok.sh', kind: 'KWOKNodeClass', name: 'default' } } },
+      false,
+    ],
   ];
   for (const [what, claim, adopted] of cases) it(`${what}: adopted=${adopted}`, () => assert.equal(isKaitoClaim(claim), adopted));
 
