@@ -73,7 +73,8 @@ export function sumMetric(text: string, name: string): number {
 /** CPU ticks used so far by each control-plane process of the cluster (from its pid files). */
 export async function controlPlaneCpuTicks(l: Layout): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const c of components(l)) {
+  // Karpenter's too when it runs (KAITO_TS_SIM_KARPENTER=1); a component without a pid file is skipped.
+  for (const c of components(l, { karpenter: true })) {
     const pid = readPid(join(l.runDir, `${c.name}.pid`));
     const sample = pid !== undefined ? await sampleProcess(pid) : undefined;
     if (sample) out[c.name] = sample.cpuTicks;

@@ -1,28 +1,53 @@
 // The build outputs in the cache: which are missing, and running simcluster/build.sh with its progress streamed.
 import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { BINARIES, type Layout } from './layout.js';
 
 /** What build.sh must still produce: the six binaries, the kwok stages file and the NodeClaim CRD. */
 export function missingBuildOutputs(binDir: string, karpenterVersion: string): string[] {
-  const missing: string[] = BINARIES.filter((b) => {
-    try {
-      accessSync(join(binDir, b), constants.X_OK);
-      return false;
-    } catch {
-      return true;
-    }
-  });
+  const missing: string[] = BINARIES.filter((b) => !isExecutable(join(binDir, b)));
   if (!hasNotReadyStage(kwokStagesPath(binDir))) missing.push('kwok-stages.yaml');
   if (!existsSync(nodeClaimCrdPath(binDir, karpenterVersion))) missing.push('karpenter.sh_nodeclaims.yaml');
   return missing;
 }
 
-/** Runs build.sh (a no-op when everything is built), forwarding its progress lines to `log`. */
-export function runBuild(l: Layout, log: (line: string) => void): Promise<void> {
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The CRDs Karpenter's kwok provider needs, as simcluster/build-karpenter.sh copies them (NodeClaim first: the provisioner lists it). */
+export const KARPENTER_CRDS = [
+  'karpenter.sh_nodeclaims.yaml',
+  'karpenter.sh_nodepools.yaml',
+  'karpenter.sh_nodeoverlays.yaml',
+  'karpenter.kwok.sh_kwoknodeclasses.yaml',
+] as const;
+
+export function karpenterCrdPaths(l: Layout): string[] {
+  return KARPENTER_CRDS.map((f) => join(l.karpenterBinDir, 'crds', f));
+}
+
+/** What build-karpenter.sh must still produce. */
+export function missingKarpenterOutputs(l: Layout): string[] {
+  const missing = isExecutable(join(l.karpenterBinDir, 'karpenter-kwok')) ? [] : ['karpenter-kwok'];
+  return [
+    ...missing,
+    ...karpenterCrdPaths(l)
+      .filter((f) => !existsSync(f))
+      .map((f) => basename(f)),
+  ];
+}
+
+/** Runs a build script (a no-op when everything is built), forwarding its progress lines to `log`. */
+export function runBuild(script: string, log: (line: string) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [l.buildScript], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    const child = spawn('bash', [script], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
     let tail = '';
     const forward = (chunk: Buffer): void => {
       tail = (tail + chunk.toString()).slice(-4000);
@@ -33,7 +58,7 @@ export function runBuild(l: Layout, log: (line: string) => void): Promise<void> 
     child.on('error', reject);
     child.on('close', (code) => {
       if (code === 0) resolve();
-      else reject(new Error(`simcluster/build.sh exited with ${code}; last output:\n${tail}`));
+      else reject(new Error(`${basename(script)} exited with ${code}; last output:\n${tail}`));
     });
   });
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { missingBuildOutputs, nodeClaimCrdPath, runBuild } from './binaries.js';
+import { karpenterCrdPaths, missingBuildOutputs, missingKarpenterOutputs, nodeClaimCrdPath, runBuild } from './binaries.js';
 import { components, supervisorCommand, SUPERVISOR_SCRIPT, type Component, type SupervisorCommand } from './components.js';
 import { installCrd } from './crds.js';
 import { isNotFound } from '../runtime/errors.js';
@@ -20,6 +20,7 @@ import { resolveDelays, type Delays } from './provisioner/provisioner-options.js
 import { formatMemoryLimits, resolveMemoryLimits } from './supervision.js';
 import { readSupervisorState, type RestartRecord } from './supervisor/state.js';
 import { ensureStorage, recycleReleasedPvs } from './storage.js';
+import { kwokInstanceTypes } from './karpenter/instance-types.js';
 
 export interface ClusterInfo {
   kubeconfigPath: string;
@@ -34,7 +35,16 @@ export interface UpOptions {
   provisioner?: Partial<Delays>;
   /** `name=size` entries over KAITO_TS_SIM_MEMORY_LIMITS and the defaults; a change restarts the supervisor. */
   memoryLimits?: string[];
+  /** Also run Karpenter's kwok provider (default: KAITO_TS_SIM_KARPENTER=1); `up` never stops a running one. */
+  karpenter?: boolean;
   log?: (line: string) => void;
+}
+
+/** The env var that asks `up`, the e2e harness and the bench for Karpenter. */
+export const KARPENTER_ENV = 'KAITO_TS_SIM_KARPENTER';
+
+export function karpenterWanted(env: NodeJS.ProcessEnv, explicit?: boolean): boolean {
+  return explicit ?? ['1', 'true'].includes((env[KARPENTER_ENV] ?? '').toLowerCase());
 }
 
 export interface ComponentStatus {
@@ -80,6 +90,12 @@ function elapsed(since: number): string {
   return `${((Date.now() - since) / 1000).toFixed(1)}s`;
 }
 
+/** True while Karpenter's pid file names a live karpenter-kwok of this cluster. */
+function karpenterRunning(l: Layout): boolean {
+  const c = components(l, { karpenter: true }).find((x) => x.name === 'karpenter');
+  return c !== undefined && runningPid(l, c) !== undefined;
+}
+
 async function startComponent(l: Layout, c: Component, log: (line: string) => void): Promise<void> {
   const logFile = join(l.logDir, `${c.name}.log`);
   const running = runningPid(l, c);
@@ -93,7 +109,7 @@ async function startComponent(l: Layout, c: Component, log: (line: string) => vo
       if (!(await portFree(port)))
         throw new Error(`cannot start ${c.name}: 127.0.0.1:${port} is taken by a process that is not this cluster's (see: ss -ltnp)`);
     }
-    const pid = startDetached(c.binary, c.args, logFile, pidFile(l, c));
+    const pid = startDetached(c.binary, c.args, logFile, pidFile(l, c), c.env);
     await until(`${c.name} (pid ${pid}) to serve ${c.healthUrl}; see ${logFile}`, 120_000, async () => {
       if (!isOurProcess(pid, c.binary, c.script)) throw new Error(`${c.name} exited at start-up; see ${logFile}`);
       return healthy(l, c);
@@ -169,28 +185,30 @@ export async function up(opts: UpOptions = {}): Promise<ClusterInfo> {
     () => log('waiting for another simcluster up/down to finish'),
     async () => {
       const t0 = Date.now();
-      if (missingBuildOutputs(l.binDir, l.versions.karpenter).length > 0) {
-        log(`building missing binaries into ${l.binDir} (the first build takes a while; progress follows)`);
-        await runBuild(l, log);
-        const still = missingBuildOutputs(l.binDir, l.versions.karpenter);
-        if (still.length > 0) throw new Error(`build finished but ${still.join(', ')} missing in ${l.binDir}`);
-        log(`build done (${elapsed(t0)})`);
-      }
+      // A running Karpenter stays: another test may be using it.
+      const karpenter = karpenterWanted(process.env, opts.karpenter) || karpenterRunning(l);
+      await ensureBuilt(l.binDir, l.buildScript, () => missingBuildOutputs(l.binDir, l.versions.karpenter), log);
+      if (karpenter) await ensureBuilt(l.karpenterBinDir, l.karpenterBuildScript, () => missingKarpenterOutputs(l), log);
       await ensurePki(l.pkiDir);
       writeConfigFiles(l);
-      const [etcd, apiserver, ...rest] = components(l, resolveDelays(process.env, opts.provisioner));
+      const [etcd, apiserver, ...rest] = components(l, { delays: resolveDelays(process.env, opts.provisioner), karpenter });
       const provisioner = rest.find((c) => c.name === 'gpu-provisioner');
+      const karpenterComponent = rest.find((c) => c.name === 'karpenter');
       if (!etcd || !apiserver || !provisioner) throw new Error('component list is incomplete');
       await startComponent(l, etcd, log);
       await startComponent(l, apiserver, log);
-      await Promise.all(rest.filter((c) => c !== provisioner).map((c) => startComponent(l, c, log)));
+      await Promise.all(rest.filter((c) => c !== provisioner && c !== karpenterComponent).map((c) => startComponent(l, c, log)));
 
       const kc = adminKubeConfig(l);
       await waitForDefaultServiceAccount(kc);
-      // The provisioner lists NodeClaims from its first second: the CRD comes first.
-      await installCrd(kc, nodeClaimCrdPath(l.binDir, l.versions.karpenter));
+      // The provisioner lists NodeClaims from its first second: the CRDs come first.
+      await installClaimCrds(kc, l, karpenter);
       await startComponent(l, provisioner, log);
-      await ensureSupervisor(l, supervisorCommand(l, formatMemoryLimits(limits)), log);
+      if (karpenterComponent) {
+        writeFileSync(l.instanceTypesPath, `${JSON.stringify(kwokInstanceTypes(loadNodePools(l.defaultNodesFile)), null, 2)}\n`);
+        await startComponent(l, karpenterComponent, log);
+      }
+      await ensureSupervisor(l, supervisorCommand(l, formatMemoryLimits(limits), karpenter), log);
       const names = await addNodes(kc, pools, l.versions.k8s);
       await ensureStorage(kc, pools);
       await waitForNodesReady(kc, names, 120_000);
@@ -202,10 +220,33 @@ export async function up(opts: UpOptions = {}): Promise<ClusterInfo> {
   );
 }
 
-/** Every component's pid alive and healthy, without touching the API objects. */
-export async function isRunning(l: Layout = layoutFor()): Promise<boolean> {
+/**
+ * Without Karpenter: KAITO v0.8.0's NodeClaim CRD (Karpenter v1.6.2), kept as found. With it: Karpenter's
+ * own NodeClaim, NodePool, NodeOverlay and KWOKNodeClass CRDs, replacing the older NodeClaim CRD.
+ */
+async function installClaimCrds(kc: KubeConfig, l: Layout, karpenter: boolean): Promise<void> {
+  if (!karpenter) {
+    await installCrd(kc, nodeClaimCrdPath(l.binDir, l.versions.karpenter), { source: `sigs.k8s.io/karpenter@${l.versions.karpenter}` });
+    return;
+  }
+  const source = `sigs.k8s.io/karpenter@${l.versions.karpenterKwok}`;
+  for (const file of karpenterCrdPaths(l)) await installCrd(kc, file, { source, replace: true });
+}
+
+async function ensureBuilt(binDir: string, script: string, missing: () => string[], log: (line: string) => void): Promise<void> {
+  if (missing().length === 0) return;
+  const t0 = Date.now();
+  log(`building missing binaries into ${binDir} (the first build takes a while; progress follows)`);
+  await runBuild(script, log);
+  const still = missing();
+  if (still.length > 0) throw new Error(`build finished but ${still.join(', ')} missing in ${binDir}`);
+  log(`build done (${elapsed(t0)})`);
+}
+
+/** Every component's pid alive and healthy (Karpenter's too when asked for), without touching the API objects. */
+export async function isRunning(l: Layout = layoutFor(), karpenter = false): Promise<boolean> {
   if (!existsSync(l.kubeconfigPath)) return false;
-  const all = components(l);
+  const all = components(l, { karpenter });
   if (all.some((c) => runningPid(l, c) === undefined)) return false;
   const apiserver = all.find((c) => c.name === 'kube-apiserver');
   return apiserver !== undefined && healthy(l, apiserver);
@@ -217,7 +258,7 @@ export async function isRunning(l: Layout = layoutFor()): Promise<boolean> {
  */
 export async function ensureCluster(opts: UpOptions = {}): Promise<ClusterInfo> {
   const l = layoutFor();
-  if (await isRunning(l)) return { kubeconfigPath: l.kubeconfigPath, binDir: l.binDir };
+  if (await isRunning(l, karpenterWanted(process.env, opts.karpenter))) return { kubeconfigPath: l.kubeconfigPath, binDir: l.binDir };
   return up(opts);
 }
 
@@ -245,7 +286,7 @@ export async function down(log: (line: string) => void = silent): Promise<{ stop
         stopped.push('supervisor');
         log(`supervisor ${supervisor}`);
       }
-      const [etcd, apiserver, ...clients] = components(l);
+      const [etcd, apiserver, ...clients] = components(l, { karpenter: true });
       await Promise.all(clients.map(stop));
       for (const c of [apiserver, etcd]) if (c) await stop(c);
       // Keep the lock until the end; withLock removes it.
@@ -272,7 +313,7 @@ export async function status(): Promise<ClusterStatus> {
   const supervising = supervisorPid !== undefined && isOurProcess(supervisorPid, l.nodeBinary, SUPERVISOR_SCRIPT);
   const restarts = readSupervisorState(l.supervisorStatePath)?.components ?? {};
   const list = await Promise.all(
-    components(l).map(async (c): Promise<ComponentStatus> => {
+    components(l, { karpenter: existsSync(pidPath(l, 'karpenter')) }).map(async (c): Promise<ComponentStatus> => {
       const pid = runningPid(l, c);
       const r = restarts[c.name];
       return {

@@ -1,11 +1,11 @@
-// The command lines of the five control-plane processes. Pure: a Layout in, argv lists out.
+// The command lines of the control-plane processes (plus Karpenter, opt-in). Pure: a Layout in, argv lists out.
 import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
 import { hasNotReadyStage, kwokStagesPath } from './binaries.js';
 import { DEFAULT_PORTS, type Layout } from './layout.js';
 import { DEFAULT_DELAYS, provisionerArgs, type Delays } from './provisioner/provisioner-options.js';
 
-export type ComponentName = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok' | 'gpu-provisioner';
+export type ComponentName = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok' | 'gpu-provisioner' | 'karpenter';
 
 /** How the provisioner's Node process is told apart from other node processes (any checkout). */
 export const PROVISIONER_SCRIPT = 'dist/src/simcluster/provisioner/main.js';
@@ -26,6 +26,14 @@ export interface Component {
   script?: string;
   /** `up` restarts a running process when this says its command line (argv after argv[0]) is stale. */
   stale?: (argv: string[]) => boolean;
+  /** Set over the starter's environment (Karpenter reads its kubeconfig only from KUBECONFIG). */
+  env?: Record<string, string>;
+}
+
+export interface ComponentOptions {
+  delays?: Delays;
+  /** Karpenter's kwok provider runs after the provisioner (`simcluster up --karpenter`). */
+  karpenter?: boolean;
 }
 
 const HEALTH_PATHS = '/healthz,/readyz,/livez,/metrics';
@@ -37,7 +45,8 @@ const HEALTH_PATHS = '/healthz,/readyz,/livez,/metrics';
 export const NODE_MONITOR_GRACE = '--node-monitor-grace-period=10m';
 
 /** Start order; `down` stops them in reverse. `delays` only shape the provisioner's flags. */
-export function components(l: Layout, delays: Delays = DEFAULT_DELAYS): Component[] {
+export function components(l: Layout, opts: ComponentOptions = {}): Component[] {
+  const delays = opts.delays ?? DEFAULT_DELAYS;
   const p = l.ports;
   const pki = (f: string): string => join(l.pkiDir, f);
   const bin = (b: string): string => join(l.binDir, b);
@@ -156,14 +165,50 @@ export function components(l: Layout, delays: Delays = DEFAULT_DELAYS): Componen
       // A kwok started before the chaos node-not-ready Stage was added cannot play the NotReady fault.
       stale: (argv) => !hasNotReadyStage(argv.find((a) => a.startsWith('--config='))?.slice('--config='.length) ?? ''),
     },
-    provisionerComponent(l, delays),
+    provisionerComponent(l, delays, opts.karpenter === true),
+    ...(opts.karpenter ? [karpenterComponent(l)] : []),
   ];
 }
 
+/**
+ * Karpenter's kwok cloud provider out of cluster: no leader election, static NodePools (spec.replicas)
+ * on, the catalog's instance types. Flags, not its environment variables, so the supervisor's restart
+ * (the command line read from /proc) keeps them; only the kubeconfig has no flag.
+ */
+export function karpenterArgs(l: Layout): string[] {
+  return [
+    '--disable-leader-election=true',
+    '--feature-gates=StaticCapacity=true',
+    `--instance-types-file-path=${l.instanceTypesPath}`,
+    `--health-probe-port=${l.ports.karpenterHealth}`,
+    `--metrics-port=${l.ports.karpenterMetrics}`,
+    '--log-level=info',
+  ];
+}
+
+function karpenterComponent(l: Layout): Component {
+  const args = karpenterArgs(l);
+  return {
+    name: 'karpenter',
+    ports: [l.ports.karpenterHealth, l.ports.karpenterMetrics],
+    binary: join(l.karpenterBinDir, 'karpenter-kwok'),
+    args,
+    env: { KUBECONFIG: l.kubeconfigPath },
+    // Ready once its caches synced and the NodePool and NodeClaim CRDs are served.
+    healthUrl: `http://127.0.0.1:${l.ports.karpenterHealth}/readyz`,
+    healthWithClientCert: false,
+    stopGraceMs: 10_000,
+    stale: (argv) => !isDeepStrictEqual(argv, args),
+  };
+}
+
 /** The simulated gpu-provisioner: a Node process of this checkout, restarted when its flags change. */
-function provisionerComponent(l: Layout, delays: Delays): Component {
+function provisionerComponent(l: Layout, delays: Delays, karpenter: boolean): Component {
   const script = join(l.projectRoot, PROVISIONER_SCRIPT);
-  const args = [script, ...provisionerArgs({ ...delays, kubeconfig: l.kubeconfigPath, clusterName: 'kaito-ts-sim', healthPort: l.ports.provisioner })];
+  const args = [
+    script,
+    ...provisionerArgs({ ...delays, kubeconfig: l.kubeconfigPath, clusterName: 'kaito-ts-sim', healthPort: l.ports.provisioner, karpenter }),
+  ];
   return {
     name: 'gpu-provisioner',
     ports: [l.ports.provisioner],
@@ -188,11 +233,17 @@ export interface SupervisorCommand {
 }
 
 /** The supervisor `up` starts: this checkout's script, the state folder, the port offset and every memory limit. */
-export function supervisorCommand(l: Layout, memoryLimits: string): SupervisorCommand {
+export function supervisorCommand(l: Layout, memoryLimits: string, karpenter = false): SupervisorCommand {
   const portOffset = l.ports.etcd - DEFAULT_PORTS.etcd;
   return {
     binary: l.nodeBinary,
-    args: [join(l.projectRoot, SUPERVISOR_SCRIPT), `--state-dir=${l.stateDir}`, `--port-offset=${portOffset}`, `--memory-limits=${memoryLimits}`],
+    args: [
+      join(l.projectRoot, SUPERVISOR_SCRIPT),
+      `--state-dir=${l.stateDir}`,
+      `--port-offset=${portOffset}`,
+      `--memory-limits=${memoryLimits}`,
+      ...(karpenter ? ['--karpenter'] : []),
+    ],
     script: SUPERVISOR_SCRIPT,
   };
 }

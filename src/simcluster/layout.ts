@@ -11,6 +11,8 @@ export interface Versions {
   kwok: string;
   /** sigs.k8s.io/karpenter, whose NodeClaim CRD `up` installs (not part of the binary cache key). */
   karpenter: string;
+  /** sigs.k8s.io/karpenter whose kwok provider `up --karpenter` runs, with its CRDs (its own cache folder). */
+  karpenterKwok: string;
 }
 
 /**
@@ -26,6 +28,9 @@ export interface Ports {
   kwok: number;
   /** The simulated GPU provisioner's health endpoint. */
   provisioner: number;
+  /** Karpenter (opt-in) binds both on every interface: its options take a port, not an address. */
+  karpenterHealth: number;
+  karpenterMetrics: number;
 }
 
 export const DEFAULT_PORTS: Ports = {
@@ -36,6 +41,8 @@ export const DEFAULT_PORTS: Ports = {
   scheduler: 27259,
   kwok: 27247,
   provisioner: 27248,
+  karpenterHealth: 27249,
+  karpenterMetrics: 27250,
 };
 
 /** KAITO_TS_SIM_PORT_OFFSET moves every port, so a second cluster (another state dir) can run beside the first. */
@@ -49,6 +56,11 @@ export interface Layout {
   /** Built binaries, shared by every checkout on the machine (keyed on the versions). */
   binDir: string;
   buildScript: string;
+  /** Karpenter's kwok provider and its CRDs (simcluster/build-karpenter.sh). */
+  karpenterBinDir: string;
+  karpenterBuildScript: string;
+  /** The instance types `up --karpenter` writes from the GPU SKU catalog for Karpenter to read. */
+  instanceTypesPath: string;
   defaultNodesFile: string;
   /** Everything below is per project and disposable (`simcluster down` removes it). */
   stateDir: string;
@@ -87,12 +99,23 @@ export function parseVersions(text: string): Versions {
     if (!v) throw new Error(`versions.env: ${key} is missing`);
     return v;
   };
-  return { k8s: need('K8S_VERSION'), etcd: need('ETCD_VERSION'), kwok: need('KWOK_VERSION'), karpenter: need('KARPENTER_VERSION') };
+  return {
+    k8s: need('K8S_VERSION'),
+    etcd: need('ETCD_VERSION'),
+    kwok: need('KWOK_VERSION'),
+    karpenter: need('KARPENTER_VERSION'),
+    karpenterKwok: need('KARPENTER_KWOK_VERSION'),
+  };
 }
 
 /** Same key as simcluster/build.sh: changing a version selects another cache folder. */
 export function binDirFor(versions: Versions, cacheRoot: string): string {
   return join(cacheRoot, 'simcluster', `k8s-${versions.k8s}-etcd-${versions.etcd}-kwok-${versions.kwok}`, 'bin');
+}
+
+/** Same key as simcluster/build-karpenter.sh. */
+export function karpenterBinDirFor(versions: Versions, cacheRoot: string): string {
+  return join(cacheRoot, 'simcluster', `karpenter-${versions.karpenterKwok}`, 'bin');
 }
 
 /** dist/src/simcluster/layout.js and src/simcluster/layout.ts are both three levels below the root. */
@@ -109,6 +132,9 @@ export function layoutFor(env: NodeJS.ProcessEnv = process.env): Layout {
     versions,
     binDir: binDirFor(versions, cacheRoot),
     buildScript: join(simDir, 'build.sh'),
+    karpenterBinDir: karpenterBinDirFor(versions, cacheRoot),
+    karpenterBuildScript: join(simDir, 'build-karpenter.sh'),
+    instanceTypesPath: join(stateDir, 'karpenter-instance-types.json'),
     defaultNodesFile: join(simDir, 'nodes.yaml'),
     stateDir,
     pkiDir: join(stateDir, 'pki'),

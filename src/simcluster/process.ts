@@ -3,11 +3,11 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** Starts `binary args…` in its own session, output appended to `logFile`; returns the pid. */
-export function startDetached(binary: string, args: string[], logFile: string, pidFile: string): number {
+/** Starts `binary args…` in its own session, output appended to `logFile`; returns the pid. `env` is set over ours. */
+export function startDetached(binary: string, args: string[], logFile: string, pidFile: string, env?: Record<string, string>): number {
   const out = openSync(logFile, 'a');
   try {
-    const child = spawn(binary, args, { detached: true, stdio: ['ignore', out, out] });
+    const child = spawn(binary, args, { detached: true, stdio: ['ignore', out, out], ...(env ? { env: { ...process.env, ...env } } : {}) });
     if (child.pid === undefined) throw new Error(`could not start ${binary}`);
     child.unref();
     writeFileSync(pidFile, `${child.pid}\n`);

@@ -28,8 +28,11 @@ export function localPvManifests(pools: NodePool[]): V1PersistentVolume[] {
   });
 }
 
-/** One node's local NVMe PVs, nvme-<node>-<i>, pinned to it by node affinity. */
-export function localPvsForNode(node: string, nvme: { volumes: number; size: string }): V1PersistentVolume[] {
+/**
+ * One node's local NVMe PVs, nvme-<node>-<i>, pinned to it by node affinity on its hostname label
+ * (the node name, except on Karpenter's kwok nodes, whose hostname is their NodeClaim's name).
+ */
+export function localPvsForNode(node: string, nvme: { volumes: number; size: string }, hostname = node): V1PersistentVolume[] {
   return Array.from({ length: nvme.volumes }, (_, i): V1PersistentVolume => ({
     apiVersion: 'v1',
     kind: 'PersistentVolume',
@@ -43,7 +46,7 @@ export function localPvsForNode(node: string, nvme: { volumes: number; size: str
       storageClassName: NVME_STORAGE_CLASS,
       local: { path: `/mnt/nvme/${i}` },
       nodeAffinity: {
-        required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [node] }] }] },
+        required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [hostname] }] }] },
       },
     },
   }));

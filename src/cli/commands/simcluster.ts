@@ -16,6 +16,8 @@ const USAGE = `Usage: kaito-ts simcluster <up|down|status|env> [flags]
             --register-timeout <d>  launch gives up on a node that never registers (default 5s)
             --memory-limit <component=size>  the supervisor restarts a component past this RSS
                                   (repeatable; env KAITO_TS_SIM_MEMORY_LIMITS; defaults in docs/simcluster.md)
+            --karpenter           also run Karpenter's kwok provider with static NodePools (env
+                                  KAITO_TS_SIM_KARPENTER=1); builds it on first use; only down stops it
   down    stop every process of the cluster and remove its state (.simcluster/)
   status  show which components run, their restarts by the supervisor, and the nodes
   env     print shell lines: eval "$(kaito-ts simcluster env)"
@@ -59,6 +61,7 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
           'nodes-file': { type: 'string' },
           scale: { type: 'string', multiple: true },
           'memory-limit': { type: 'string', multiple: true },
+          karpenter: { type: 'boolean' },
           ...Object.fromEntries(DELAY_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
         },
         strict: true,
@@ -71,9 +74,13 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
   const delays = provisionerDelays(values);
   if (
     sub !== 'up' &&
-    (values['nodes-file'] !== undefined || values.scale !== undefined || values['memory-limit'] !== undefined || Object.keys(delays).length > 0)
+    (values['nodes-file'] !== undefined ||
+      values.scale !== undefined ||
+      values['memory-limit'] !== undefined ||
+      values.karpenter !== undefined ||
+      Object.keys(delays).length > 0)
   ) {
-    throw new CliError(`--nodes-file, --scale, --memory-limit and the provisioner delays only apply to "simcluster up"`);
+    throw new CliError(`--nodes-file, --scale, --memory-limit, --karpenter and the provisioner delays only apply to "simcluster up"`);
   }
   const cluster = await import('../../simcluster/cluster.js');
   const { NodeSpecError } = await import('../../simcluster/nodes.js');
@@ -90,7 +97,14 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
       }
       let info;
       try {
-        info = await cluster.up({ log, scale, provisioner: delays, memoryLimits, ...(nodesFile !== undefined ? { nodesFile } : {}) });
+        info = await cluster.up({
+          log,
+          scale,
+          provisioner: delays,
+          memoryLimits,
+          ...(values.karpenter ? { karpenter: true } : {}),
+          ...(nodesFile !== undefined ? { nodesFile } : {}),
+        });
       } catch (err) {
         // A bad node spec is an input error (exit 2); anything else is a failed start (exit 1).
         if (err instanceof NodeSpecError) throw new CliError(err.message);

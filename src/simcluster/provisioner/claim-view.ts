@@ -50,9 +50,13 @@ export interface NodeClaim extends KubernetesObject {
   status?: ClaimStatus;
 }
 
-/** gpu-provisioner's patched IsManaged: KAITO's claims, whatever their nodeClassRef. */
+/**
+ * gpu-provisioner's patched IsManaged: KAITO's claims, whatever their nodeClassRef, except those of
+ * Karpenter's kwok provider (simcluster up --karpenter), which launches them itself.
+ */
 export function isKaitoClaim(claim: DeepReadonly<NodeClaim>): boolean {
   const labels = claim.metadata?.labels ?? {};
+  if (claim.spec?.nodeClassRef?.group === 'karpenter.kwok.sh') return false;
   return WORKSPACE_LABEL in labels || RAGENGINE_LABEL in labels;
 }
 

@@ -11,6 +11,8 @@ import type { ObjectEvent } from '../../runtime/cache.js';
 import { Reflector } from '../../runtime/reflector.js';
 import { Resources, type ResourceType } from '../../runtime/resources.js';
 import { KubeTransport } from '../../runtime/transport.js';
+import { devicePluginController } from '../karpenter/device-plugin-controller.js';
+import { nodeClassController } from '../karpenter/node-class.js';
 import { layoutFor } from '../layout.js';
 import { loadNodePools, type NodePool } from '../nodes.js';
 import { FAULT_NAMESPACE } from './faults.js';
@@ -78,12 +80,24 @@ export async function runProvisioner(o: ProvisionerOptions): Promise<{ stop: () 
     .watch(volumes, byLabel(PV_CLAIM_LABEL))
     .watch(faults, () => claims.cache.keys());
   await controller.start();
-  const server = await serve(o.healthPort, () => ({ ok: true, claims: claims.cache.size, nodes: nodes.cache.size, ...provisioner.stats }));
+  // With Karpenter (simcluster up --karpenter): its node classes get Ready, its kwok nodes GPUs and NVMe volumes.
+  const karpenter = o.karpenter
+    ? devicePluginController({ client, devicePluginDelayMs: o.devicePluginDelayMs, pools: defaultPools(), log, onError })
+    : undefined;
+  const nodeClasses = o.karpenter ? nodeClassController({ client, log, onError }) : undefined;
+  await Promise.all([karpenter?.controller.start(), nodeClasses?.start()]);
+  const server = await serve(o.healthPort, () => ({
+    ok: true,
+    claims: claims.cache.size,
+    nodes: nodes.cache.size,
+    ...provisioner.stats,
+    ...(karpenter ? { karpenterNodes: karpenter.nodes(), ...karpenter.stats } : {}),
+  }));
   log({ ...o, kubeconfig: undefined }, 'simulated gpu-provisioner started');
   return {
     stop: async () => {
       server.close();
-      await controller.stop(5_000);
+      await Promise.all([controller.stop(5_000), karpenter?.controller.stop(5_000), nodeClasses?.stop(5_000)]);
       transport.close();
     },
   };

@@ -17,6 +17,8 @@ export interface ProvisionerOptions {
   /** 127.0.0.1 port of /healthz. */
   healthPort: number;
   kubeconfig: string;
+  /** Also play what Karpenter's kwok nodes lack: GPUs in the capacity, NVMe volumes, KWOKNodeClass readiness. */
+  karpenter?: boolean;
 }
 
 export const DEFAULT_DELAYS = { launchDelayMs: 1_000, devicePluginDelayMs: 1_000, repairAfterMs: 600_000, registerTimeoutMs: 5_000 } as const;
@@ -49,6 +51,7 @@ export function provisionerArgs(o: ProvisionerOptions): string[] {
     ...DELAY_FLAGS.map(([flag, key]) => `--${flag}=${formatDuration(o[key])}`),
     `--cluster-name=${o.clusterName}`,
     `--health-port=${o.healthPort}`,
+    ...(o.karpenter ? ['--karpenter'] : []),
   ];
 }
 
@@ -59,12 +62,13 @@ export function parseProvisionerArgs(argv: string[]): ProvisionerOptions {
       kubeconfig: { type: 'string' },
       'cluster-name': { type: 'string' },
       'health-port': { type: 'string' },
+      karpenter: { type: 'boolean' },
       ...Object.fromEntries(DELAY_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
     },
     strict: true,
     allowPositionals: false,
   });
-  const values = parsed as Record<string, string | undefined>;
+  const values = parsed as Record<string, string | boolean | undefined>;
   const kubeconfig = values.kubeconfig;
   if (typeof kubeconfig !== 'string' || kubeconfig === '') throw new Error('--kubeconfig is required');
   const port = Number(values['health-port'] ?? '0');
@@ -74,5 +78,11 @@ export function parseProvisionerArgs(argv: string[]): ProvisionerOptions {
     const v = values[flag];
     if (typeof v === 'string') delays[key] = parseDuration(v);
   }
-  return { ...delays, kubeconfig, clusterName: String(values['cluster-name'] ?? 'kaito-ts-sim'), healthPort: port };
+  return {
+    ...delays,
+    kubeconfig,
+    clusterName: String(values['cluster-name'] ?? 'kaito-ts-sim'),
+    healthPort: port,
+    ...(values.karpenter === true ? { karpenter: true } : {}),
+  };
 }

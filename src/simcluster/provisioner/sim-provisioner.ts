@@ -66,7 +66,7 @@ export interface ProvisionerStats {
 
 const timeOf = (s: string | Date | undefined): number => (s ? new Date(s).getTime() : 0);
 /** When `delayMs` after an object's creation has surely passed: creationTimestamp has whole seconds. */
-const afterCreation = (created: string | Date | undefined, delayMs: number): number => timeOf(created) + (delayMs > 0 ? delayMs + 1000 : 0);
+export const afterCreation = (created: string | Date | undefined, delayMs: number): number => timeOf(created) + (delayMs > 0 ? delayMs + 1000 : 0);
 
 export class Provisioner {
   readonly stats: ProvisionerStats = { launched: 0, launchFailures: 0, repaired: 0, terminated: 0 };

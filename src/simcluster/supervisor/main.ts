@@ -58,6 +58,7 @@ class Supervisor {
   constructor(
     private readonly l: Layout,
     private readonly limits: MemoryLimits,
+    private readonly karpenter: boolean,
   ) {
     // A supervisor restarted by `up` (new limits) keeps the record of its predecessor.
     const before = readSupervisorState(l.supervisorStatePath)?.components ?? {};
@@ -65,7 +66,7 @@ class Supervisor {
   }
 
   async tick(): Promise<void> {
-    for (const c of components(this.l)) await this.check(c);
+    for (const c of components(this.l, { karpenter: this.karpenter })) await this.check(c);
   }
 
   private async check(c: Component): Promise<void> {
@@ -94,7 +95,7 @@ class Supervisor {
       if (verdict.reason === 'exited' && current !== undefined && current !== pid && isOurProcess(current, c.binary, c.script)) return undefined;
       if (!existsSync(this.l.runDir)) return undefined;
       if (verdict.reason === 'memory' && pid !== undefined) await stopProcess(pid, c.binary, c.stopGraceMs, c.script);
-      return startDetached(c.binary, e.args ?? c.args, logFile, pidPath(this.l, c.name));
+      return startDetached(c.binary, e.args ?? c.args, logFile, pidPath(this.l, c.name), c.env);
     });
     if (started === undefined) return; // busy or taken care of: look again next tick
     const at = Date.now();
@@ -125,10 +126,10 @@ class Supervisor {
   }
 }
 
-function options(argv: string[]): { stateDir: string; portOffset: string; limits: MemoryLimits } {
+function options(argv: string[]): { stateDir: string; portOffset: string; limits: MemoryLimits; karpenter: boolean } {
   const { values } = parseArgs({
     args: argv,
-    options: { 'state-dir': { type: 'string' }, 'port-offset': { type: 'string' }, 'memory-limits': { type: 'string' } },
+    options: { 'state-dir': { type: 'string' }, 'port-offset': { type: 'string' }, 'memory-limits': { type: 'string' }, karpenter: { type: 'boolean' } },
     strict: true,
   });
   if (!values['state-dir']) throw new Error('--state-dir is required');
@@ -136,6 +137,7 @@ function options(argv: string[]): { stateDir: string; portOffset: string; limits
     stateDir: values['state-dir'],
     portOffset: values['port-offset'] ?? '0',
     limits: { ...DEFAULT_MEMORY_LIMITS, ...parseMemoryLimits([values['memory-limits'] ?? '']) },
+    karpenter: values.karpenter === true,
   };
 }
 
@@ -145,7 +147,7 @@ async function main(): Promise<void> {
   const ownPid = pidPath(l, 'supervisor');
   const stop = new AbortController();
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => stop.abort());
-  const s = new Supervisor(l, o.limits);
+  const s = new Supervisor(l, o.limits, o.karpenter);
   s.save();
   log(
     `supervising ${l.stateDir} (memory limits ${Object.entries(o.limits)

@@ -1,6 +1,7 @@
-// Import this FIRST in a test file that kills control-plane components: it points the harness (bed,
-// kubectl, world, spawnOperator) at a private cluster (own state folder under /tmp, every port moved),
-// never at the shared one other engineers' tests run on. The file's `after` calls `stopPrivateCluster`.
+// Import this FIRST in a test file that kills control-plane components (or needs a cluster shaped
+// differently, see karpenter-cluster.ts): it points the harness (bed, kubectl, world, spawnOperator)
+// at a private cluster (own state folder under /tmp, every port moved), never at the shared one other
+// engineers' tests run on. The file's `after` calls `stopPrivateCluster`.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -47,6 +47,11 @@ describe('which claims are adopted, and the launch checks', () => {
     ['workspace claim', kaitoClaim(), true],
     ['ragengine claim', kaitoClaim({ labels: { 'kaito.sh/ragengine': 'r' } }), true],
     ['plain Karpenter claim', kaitoClaim({ labels: { 'karpenter.sh/nodepool': 'default' } }), false],
+    [
+      "a workspace claim of Karpenter's kwok provider (it launches those)",
+      { ...kaitoClaim(), spec: { ...kaitoClaim().spec, nodeClassRef: { group: 'karpenter.kwok.sh', kind: 'KWOKNodeClass', name: 'default' } } },
+      false,
+    ],
   ];
   for (const [what, claim, adopted] of cases) it(`${what}: adopted=${adopted}`, () => assert.equal(isKaitoClaim(claim), adopted));
 
@@ -317,7 +322,7 @@ describe('provisioner flags', () => {
     assert.equal(c.healthUrl, `http://127.0.0.1:${layout.ports.provisioner}/healthz`);
     assert.ok(c.args[0]?.endsWith('dist/src/simcluster/provisioner/main.js'));
     assert.equal(c.stale(['/elsewhere/dist/src/simcluster/provisioner/main.js', ...c.args.slice(1)]), false);
-    const slower = components(layout, { ...DEFAULT_DELAYS, launchDelayMs: 30_000 }).find((x) => x.name === 'gpu-provisioner');
+    const slower = components(layout, { delays: { ...DEFAULT_DELAYS, launchDelayMs: 30_000 } }).find((x) => x.name === 'gpu-provisioner');
     assert.equal(c.stale(slower?.args ?? []), true);
   });
 });

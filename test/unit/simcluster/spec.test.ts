@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { components } from '../../../src/simcluster/components.js';
 import { envLines } from '../../../src/simcluster/cluster.js';
 import { adminKubeconfig, tokenKubeconfig } from '../../../src/simcluster/kubeconfig.js';
-import { binDirFor, DEFAULT_PORTS, layoutFor, parseVersions, shiftPorts } from '../../../src/simcluster/layout.js';
+import { binDirFor, DEFAULT_PORTS, karpenterBinDirFor, layoutFor, parseVersions, shiftPorts } from '../../../src/simcluster/layout.js';
 import { loadNodePools, nodeManifests, NodeSpecError, parseNodePools, scalePools } from '../../../src/simcluster/nodes.js';
 import { localPvManifests, NVME_STORAGE_CLASS, storageClassManifest } from '../../../src/simcluster/storage.js';
 
@@ -15,11 +15,15 @@ const defaults = loadNodePools(layout.defaultNodesFile);
 
 describe('versions and layout', () => {
   it('reads the pinned versions and keys the binary cache on them', () => {
-    const v = parseVersions('# pins\nK8S_VERSION=v1.36.3\n\nETCD_VERSION="v3.6.14"\nKWOK_VERSION=v0.8.0\nKARPENTER_VERSION=v1.6.2\n');
-    assert.deepEqual(v, { k8s: 'v1.36.3', etcd: 'v3.6.14', kwok: 'v0.8.0', karpenter: 'v1.6.2' });
+    const v = parseVersions(
+      '# pins\nK8S_VERSION=v1.36.3\n\nETCD_VERSION="v3.6.14"\nKWOK_VERSION=v0.8.0\nKARPENTER_VERSION=v1.6.2\nKARPENTER_KWOK_VERSION=v1.10.0\n',
+    );
+    assert.deepEqual(v, { k8s: 'v1.36.3', etcd: 'v3.6.14', kwok: 'v0.8.0', karpenter: 'v1.6.2', karpenterKwok: 'v1.10.0' });
     assert.equal(binDirFor(v, '/c'), '/c/simcluster/k8s-v1.36.3-etcd-v3.6.14-kwok-v0.8.0/bin');
+    assert.equal(karpenterBinDirFor(v, '/c'), '/c/simcluster/karpenter-v1.10.0/bin');
     assert.throws(() => parseVersions('K8S_VERSION=v1\nETCD_VERSION=v3\n'), /KWOK_VERSION is missing/);
     assert.throws(() => parseVersions('K8S_VERSION=v1\nETCD_VERSION=v3\nKWOK_VERSION=v0\n'), /KARPENTER_VERSION is missing/);
+    assert.throws(() => parseVersions('K8S_VERSION=v1\nETCD_VERSION=v3\nKWOK_VERSION=v0\nKARPENTER_VERSION=v1\n'), /KARPENTER_KWOK_VERSION is missing/);
   });
 
   it('follows the environment overrides', () => {
@@ -158,6 +162,31 @@ describe('component command lines', () => {
     const args = list.find((c) => c.name === 'kwok')?.args ?? [];
     assert.ok(args.includes(`--config=${join(layout.binDir, 'kwok-stages.yaml')}`));
     assert.ok(args.includes('--manage-all-nodes=true'));
+  });
+
+  it('adds Karpenter only when asked: flags for everything but the kubeconfig, its own ports and cache folder', () => {
+    assert.ok(!list.some((c) => c.name === 'karpenter'));
+    const all = components(layout, { karpenter: true });
+    const k = all.at(-1);
+    assert.equal(k?.name, 'karpenter');
+    assert.equal(k?.binary, join(layout.karpenterBinDir, 'karpenter-kwok'));
+    assert.deepEqual(k?.env, { KUBECONFIG: layout.kubeconfigPath });
+    for (const flag of [
+      '--disable-leader-election=true',
+      '--feature-gates=StaticCapacity=true',
+      `--instance-types-file-path=${layout.instanceTypesPath}`,
+      `--health-probe-port=${layout.ports.karpenterHealth}`,
+      `--metrics-port=${layout.ports.karpenterMetrics}`,
+    ]) {
+      assert.ok(k?.args.includes(flag), flag);
+    }
+    assert.equal(k?.healthUrl, `http://127.0.0.1:${layout.ports.karpenterHealth}/readyz`);
+    const ports = all.flatMap((c) => c.ports);
+    assert.equal(new Set(ports).size, ports.length);
+    assert.equal(k?.stale?.(k.args), false);
+    assert.equal(k?.stale?.(k.args.filter((a) => !a.startsWith('--feature-gates'))), true);
+    const shifted = components(layoutFor({ KAITO_TS_SIM_PORT_OFFSET: '3000' }), { karpenter: true }).at(-1);
+    assert.deepEqual(shifted?.ports, [DEFAULT_PORTS.karpenterHealth + 3000, DEFAULT_PORTS.karpenterMetrics + 3000]);
   });
 });
 

@@ -110,18 +110,18 @@ describe('memory limits', () => {
   it('flags win over the environment, which wins over the defaults', () => {
     const l = resolveMemoryLimits({ KAITO_TS_SIM_MEMORY_LIMITS: 'etcd=1Gi,kwok=3Gi' }, ['kwok=4Gi']);
     assert.deepEqual(l, { ...DEFAULT_MEMORY_LIMITS, etcd: GI, kwok: 4 * GI });
-    assert.match(formatMemoryLimits(l), /^etcd=1Gi,kube-apiserver=3Gi,.*kwok=4Gi,gpu-provisioner=1Gi$/);
+    assert.match(formatMemoryLimits(l), /^etcd=1Gi,kube-apiserver=3Gi,.*kwok=4Gi,gpu-provisioner=1Gi,karpenter=2Gi$/);
   });
-  it('bounds every component, 11 GiB in all', () => {
+  it('bounds every component (Karpenter too), 13 GiB in all', () => {
     assert.deepEqual(
       Object.keys(DEFAULT_MEMORY_LIMITS).sort(),
-      components(layoutFor({}))
+      components(layoutFor({}), { karpenter: true })
         .map((c) => c.name)
         .sort(),
     );
     assert.equal(
       Object.values(DEFAULT_MEMORY_LIMITS).reduce((a, b) => a + b, 0),
-      11 * GI,
+      13 * GI,
     );
   });
   it('reads VmRSS from /proc', () => {
