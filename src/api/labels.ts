@@ -31,6 +31,7 @@ export const ANNOTATION_KARPENTER_DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt'
 export const LABEL_ACCELERATOR = 'accelerator';
 export const ACCELERATOR_NVIDIA = 'nvidia';
 export const LABEL_INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
+export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
 
 // --- Karpenter NodePool mode (KAITO v0.12 `--node-provisioner=karpenter`, pkg/utils/consts) ---
 export const NODE_PROVISIONER_KARPENTER = 'karpenter';

@@ -20,7 +20,7 @@ import { resolveDelays, type Delays } from './provisioner/provisioner-options.js
 import { formatMemoryLimits, resolveMemoryLimits } from './supervision.js';
 import { readSupervisorState, type RestartRecord } from './supervisor/state.js';
 import { ensureStorage, recycleReleasedPvs } from './storage.js';
-import { kwokInstanceTypes } from './karpenter/instance-types.js';
+import { kwokInstanceTypes, withheldSkus } from './karpenter/instance-types.js';
 
 export interface ClusterInfo {
   kubeconfigPath: string;
@@ -205,7 +205,7 @@ export async function up(opts: UpOptions = {}): Promise<ClusterInfo> {
       await installClaimCrds(kc, l, karpenter);
       await startComponent(l, provisioner, log);
       if (karpenterComponent) {
-        writeFileSync(l.instanceTypesPath, `${JSON.stringify(kwokInstanceTypes(loadNodePools(l.defaultNodesFile)), null, 2)}\n`);
+        writeFileSync(l.instanceTypesPath, `${JSON.stringify(kwokInstanceTypes(loadNodePools(l.defaultNodesFile), withheldSkus()), null, 2)}\n`);
         await startComponent(l, karpenterComponent, log);
       }
       await ensureSupervisor(l, supervisorCommand(l, formatMemoryLimits(limits), karpenter), log);

@@ -4,7 +4,7 @@
 // Services, stranded weights claims, the migration step, the status.
 import type { V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { findCondition } from '../../api/workspace-conditions.js';
-import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, DEFAULT_INFERENCE_CONFIG_TEMPLATE } from '../../api/labels.js';
+import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_HOSTNAME } from '../../api/labels.js';
 import { foundPreset, type ResolvedWorkspace } from '../../api/resolved-workspace.js';
 import { errorsOf, formatIssues, validateWorkspace } from '../../api/validation.js';
 import { findConfigMap, resolveFromFacts } from '../../builders/facts.js';
@@ -199,7 +199,9 @@ function planStrandedClaims(b: PlanBuilder, statefulSet: string): void {
   const { snap } = b;
   const ns = b.ws.metadata.namespace ?? 'default';
   const volume = (pv: string) => snap.volumes.find((v) => v.metadata?.name === pv);
-  const nodeExists = (n: string) => snap.nodes.some((x) => x.metadata?.name === n);
+  // A local volume names its node by hostname label, which is not always the node name (Karpenter's
+  // kwok nodes carry their NodeClaim's name): either identifies a node that still exists.
+  const nodeExists = (n: string) => snap.nodes.some((x) => x.metadata?.name === n || x.metadata?.labels?.[LABEL_HOSTNAME] === n);
   for (const s of strandedClaims(statefulSet, snap.weightsClaims, snap.pods, volume, nodeExists)) {
     const claimName = s.claim.metadata?.name ?? '';
     b.event(

@@ -3,12 +3,12 @@
 // StatefulSet's new pod can never be scheduled. KAITO leaves it stuck; kaito-ts deletes the claim
 // and the unscheduled pod, so the StatefulSet controller makes both again on a node that exists.
 import type { V1PersistentVolume, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import { LABEL_HOSTNAME } from '../../api/labels.js';
 import { MODEL_WEIGHTS_VOLUME } from '../../builders/volumes.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 
 /** Set by the scheduler when it binds a WaitForFirstConsumer claim: the node the volume lives on. */
 export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';
-const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 
 export interface StrandedClaim {
   claim: DeepReadonly<V1PersistentVolumeClaim>;
@@ -21,7 +21,7 @@ export interface StrandedClaim {
 /** Nodes a local volume is pinned to (kubernetes.io/hostname In [...]); empty when not pinned that way. */
 function pinnedNodes(pv: DeepReadonly<V1PersistentVolume>): string[] {
   return (pv.spec?.nodeAffinity?.required?.nodeSelectorTerms ?? []).flatMap((t) =>
-    (t.matchExpressions ?? []).filter((e) => e.key === HOSTNAME_LABEL && e.operator === 'In').flatMap((e) => e.values ?? []),
+    (t.matchExpressions ?? []).filter((e) => e.key === LABEL_HOSTNAME && e.operator === 'In').flatMap((e) => e.values ?? []),
   );
 }
 

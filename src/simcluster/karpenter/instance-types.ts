@@ -40,8 +40,9 @@ function priceOf(facts: SkuFacts): number {
 }
 
 /** Every SKU of the catalog: one on-demand offering in the simulated zone. */
-export function kwokInstanceTypes(pools: readonly NodePool[]): KwokInstanceType[] {
+export function kwokInstanceTypes(pools: readonly NodePool[], withheld: readonly string[] = []): KwokInstanceType[] {
   return supportedSkus('azure').flatMap((sku) => {
+    if (withheld.includes(sku)) return [];
     const facts = skuFacts(sku, pools);
     if (!facts) return [];
     return [
@@ -63,4 +64,17 @@ export function kwokInstanceTypes(pools: readonly NodePool[]): KwokInstanceType[
       },
     ];
   });
+}
+
+/**
+ * SKUs left out of the file, so no offering exists for them (a cloud without that SKU in the region):
+ * how a test makes Karpenter fail a launch. Comma-separated.
+ */
+export const WITHHELD_SKUS_ENV = 'KAITO_TS_SIM_KARPENTER_WITHHELD_SKUS';
+
+export function withheldSkus(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env[WITHHELD_SKUS_ENV] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }

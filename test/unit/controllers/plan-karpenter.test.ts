@@ -208,3 +208,28 @@ test('a raise of an existing pool applies only spec.replicas (an adopted pool ke
   assert.ok(apply?.kind === 'apply', plan.actions.map((a) => describeAction(a)).join('\n'));
   assert.deepEqual(apply.object, { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: POOL }, spec: { replicas: 2 } });
 });
+
+test('a weights claim on a volume pinned by hostname (a Karpenter node’s NodeClaim name, not its node name) is not taken for stranded', () => {
+  const node = { ...poolNode, metadata: { ...poolNode.metadata, labels: { ...poolNode.metadata.labels, 'kubernetes.io/hostname': 'default-abc' } } };
+  const objects: KubernetesObject[] = [nvmeClass, nodeClass(true), pool(1), readyClaim, node];
+  const sts = written<V1StatefulSet>(planWorkspace(snapshot(ws(), objects)), 'StatefulSet');
+  assert.ok(sts?.spec?.volumeClaimTemplates?.length, 'an NVMe StatefulSet');
+  const owner = { apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', name: 'ws1', uid: 'uid-1', controller: true };
+  const claim = {
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'model-weights-volume-ws1-0', namespace: 'ns1', uid: 'pvc-1', labels: { 'kaito.sh/workspace': 'ws1' } },
+    spec: { volumeName: 'nvme-kwok-1-0' },
+    status: { phase: 'Bound' },
+  };
+  const volume = {
+    kind: 'PersistentVolume',
+    metadata: { name: 'nvme-kwok-1-0' },
+    spec: {
+      nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['default-abc'] }] }] } },
+    },
+  };
+  const plan = planWorkspace(
+    snapshot(ws(), [...objects, { ...sts, kind: 'StatefulSet', metadata: { ...sts.metadata, uid: 'sts-1', ownerReferences: [owner] } }, claim, volume]),
+  );
+  assert.ok(!plan.actions.some((a) => a.kind === 'delete'), plan.actions.map((a) => describeAction(a)).join('\n'));
+});
