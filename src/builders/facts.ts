@@ -1,7 +1,8 @@
 // What the builders know about the cluster: everything the operator observed (from its caches) or
 // `kaito-ts render --state` read from a file. Plain data, so the builders stay pure; read-only, since
 // the operator's facts are its cached (frozen) objects.
-import type { V1ConfigMap, V1ControllerRevision, V1Node, V1NodeSelectorRequirement } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1ControllerRevision, V1Node } from '@kubernetes/client-node';
+import type { NodePinning } from './scheduling.js';
 import { DEFAULT_FEATURE_GATES, type FeatureGates } from '../api/feature-gates.js';
 import { DEFAULT_CLOUD_PROVIDER } from '../catalog/gpu-skus.js';
 import { DEFAULT_PRESET_REGISTRY } from '../catalog/presets.js';
@@ -38,7 +39,7 @@ export interface ClusterFacts {
   /** The workspace's existing ControllerRevisions, for the revision number. */
   controllerRevisions?: readonly DeepReadonly<V1ControllerRevision>[];
   /** Node labels the provisioner puts on this workspace's nodes, required of its inference pods (Karpenter mode). */
-  podNodePinning?: readonly V1NodeSelectorRequirement[];
+  podNodePinning?: NodePinning;
 }
 
 export const DEFAULT_RELEASE_NAMESPACE = 'kaito-workspace';

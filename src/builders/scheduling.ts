@@ -30,16 +30,36 @@ export function requiredNodeAffinity(ws: Workspace): V1Affinity | undefined {
   return { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: expressions }] } } };
 }
 
+/** Node labels a provisioner puts on the nodes it made for one workspace (facts.podNodePinning). */
+export interface NodePinning {
+  /** This workspace's own: ANDed into the first required term, as KAITO v0.11+ does. */
+  own: readonly V1NodeSelectorRequirement[];
+  /**
+   * Keys that mark a node as made for some workspace. Beyond KAITO: a second term admits nodes that
+   * carry none of them (bring-your-own nodes, which KAITO counts as covering the workspace but then
+   * pins its pods away from), so a covered workspace still schedules, and a sibling's node never matches.
+   */
+  unclaimedWithout: readonly string[];
+}
+
 /**
  * KAITO v0.11+: the provisioner's per-workspace node labels join the first required term, so a pod
  * never lands on a sibling's node when several workspaces share one label selector (InferenceSet
  * replicas). Modifies `spec`; nothing to add leaves it as it was.
  */
-export function pinToWorkspaceNodes(spec: V1PodSpec, pin: readonly V1NodeSelectorRequirement[] | undefined): void {
-  if (!pin?.length) return;
+export function pinToWorkspaceNodes(spec: V1PodSpec, pin: NodePinning | undefined): void {
+  if (!pin?.own.length) return;
   const node = ((spec.affinity ??= {}).nodeAffinity ??= {});
   const required = (node.requiredDuringSchedulingIgnoredDuringExecution ??= { nodeSelectorTerms: [] });
   if (!required.nodeSelectorTerms.length) required.nodeSelectorTerms.push({});
   const first = required.nodeSelectorTerms[0]!;
-  first.matchExpressions = [...(first.matchExpressions ?? []), ...pin.map((r) => ({ ...r, values: [...(r.values ?? [])] }))];
+  const selector = first.matchExpressions ?? [];
+  first.matchExpressions = [...selector, ...pin.own.map((r) => ({ ...r, values: [...(r.values ?? [])] }))];
+  if (pin.unclaimedWithout.length)
+    required.nodeSelectorTerms.splice(1, 0, {
+      matchExpressions: [
+        ...selector.map((r) => ({ ...r, values: [...(r.values ?? [])] })),
+        ...pin.unclaimedWithout.map((key) => ({ key, operator: 'DoesNotExist' })),
+      ],
+    });
 }

@@ -3,6 +3,7 @@ import type { V1StatefulSet } from '@kubernetes/client-node';
 import type { ClusterFacts, WeightsVolumeKind } from '../../builders/facts.js';
 import { MODEL_WEIGHTS_VOLUME } from '../../builders/volumes.js';
 import { karpenterNodeAffinity } from '../../builders/nodepool.js';
+import { LABEL_KARPENTER_WORKSPACE_NAME, LABEL_WORKSPACE_NAME } from '../../api/labels.js';
 import { provisionerOf } from './context.js';
 import { ownedRevisions } from './revisions.js';
 import type { WorkspaceSnapshot } from './snapshot.js';
@@ -13,6 +14,9 @@ export function volumeKindOf(sts: DeepReadonly<V1StatefulSet> | undefined): Weig
   if (!sts) return undefined;
   return sts.spec?.volumeClaimTemplates?.some((t) => t.metadata?.name === MODEL_WEIGHTS_VOLUME) ? 'nvme' : 'emptyDir';
 }
+
+/** Labels that say a node was made for a workspace: Karpenter's pools (template labels) and gpu-provisioner's claims. */
+const WORKSPACE_NODE_KEYS = [LABEL_KARPENTER_WORKSPACE_NAME, LABEL_WORKSPACE_NAME];
 
 /** Inference keeps the live StatefulSet's weights volume; tuning Jobs have none to keep. */
 export function factsOf(snap: WorkspaceSnapshot): ClusterFacts {
@@ -31,6 +35,6 @@ export function factsOf(snap: WorkspaceSnapshot): ClusterFacts {
     ...(override ? { volumeKindOverride: override } : {}),
     // Revision numbers count only our own revisions: a look-alike must not make ours 12 instead of 1.
     controllerRevisions: ownedRevisions(ws, snap.revisions),
-    ...(provisionerOf(config) === 'karpenter' ? { podNodePinning: karpenterNodeAffinity(ws) } : {}),
+    ...(provisionerOf(config) === 'karpenter' ? { podNodePinning: { own: karpenterNodeAffinity(ws), unclaimedWithout: WORKSPACE_NODE_KEYS } } : {}),
   };
 }

@@ -8,7 +8,20 @@ import { after, test } from 'node:test';
 import type { KubernetesObject, V1Node, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import type { NodePool } from '../../../src/builders/nodepool.js';
 import { kubectl, waitFor } from '../harness.js';
-import { applyWorkspace, conditionOf, getAll, getOne, getWorkspace, killHard, record, spawnOperator, waitReady, world } from '../support/operator.js';
+import {
+  applyWorkspace,
+  conditionOf,
+  getAll,
+  getOne,
+  getWorkspace,
+  killHard,
+  pool,
+  record,
+  selectorFor,
+  spawnOperator,
+  waitReady,
+  world,
+} from '../support/operator.js';
 
 after(stopPrivateCluster);
 
@@ -68,6 +81,7 @@ test('NVMe SKU: one NodePool as KAITO writes it, its node, the NVMe claim Bound 
     ['apps', 'karpenter.kaito.sh/workspace-name', 'karpenter.kaito.sh/workspace-namespace'],
     'pinned to this workspace’s nodes',
   );
+  assert.equal(terms.length, 2, 'or to nodes made for no workspace');
   const sts = await getOne<V1StatefulSet>(w.ns, 'statefulset', 'phi4');
   assert.ok(
     sts?.spec?.volumeClaimTemplates?.some((c) => c.metadata?.name === WEIGHTS),
@@ -83,6 +97,19 @@ test('NVMe SKU: one NodePool as KAITO writes it, its node, the NVMe claim Bound 
   assert.equal(await poolOf(w.ns, 'phi4'), undefined, 'no NodePool left');
   assert.deepEqual(await claimsOf(w.ns, 'phi4'), [], 'no NodeClaim left');
   assert.deepEqual(await nodesOf(w.ns, 'phi4'), [], 'no node left');
+});
+
+test('bring-your-own nodes that cover the workspace: no NodePool, and its pods schedule there (KAITO pins them away)', async (t) => {
+  const w = await world(t, { pools: [pool('a100', 1)], operatorArgs: KARPENTER_ARGS });
+  await applyWorkspace(w.ns, {
+    metadata: { name: 'byo' },
+    resource: { instanceType: A100, labelSelector: selectorFor(w.pools[0]!) },
+    inference: { preset: { name: 'phi-4-mini-instruct' } },
+  });
+  await waitReady(w.ns, 'byo', 90_000);
+  assert.equal(await poolOf(w.ns, 'byo'), undefined, 'the covered node needs no NodePool');
+  const pod = await getOne<V1Pod>(w.ns, 'pod', 'byo-0');
+  assert.ok(pod?.spec?.nodeName?.includes(w.pools[0]!.name), `on the pool's node, got ${pod?.spec?.nodeName}`);
 });
 
 test('an instance type no offering has: Karpenter’s launch error in the NodeClaim condition, no workload', async (t) => {

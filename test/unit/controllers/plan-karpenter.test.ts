@@ -148,10 +148,17 @@ const rows: Row[] = [
       assert.ok(!steps(p).some((s) => s.includes('NodePool')), steps(p).join(', '));
       const sts = written<V1StatefulSet>(p, 'StatefulSet');
       const terms = sts?.spec?.template.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
-      assert.equal(terms?.length, 1, 'one term: the pool labels are ANDed into it');
+      const show = (i: number) => terms?.[i]?.matchExpressions?.map((e) => `${e.key} ${e.operator} ${e.values?.join() ?? ''}`.trim());
+      assert.equal(terms?.length, 2);
       assert.deepEqual(
-        terms?.[0]?.matchExpressions?.map((e) => `${e.key}=${e.values?.join()}`),
-        ['apps=test', 'pool=gpu', 'karpenter.kaito.sh/workspace-name=ws1', 'karpenter.kaito.sh/workspace-namespace=ns1'],
+        show(0),
+        ['apps In test', 'pool In gpu', 'karpenter.kaito.sh/workspace-name In ws1', 'karpenter.kaito.sh/workspace-namespace In ns1'],
+        'the pool labels ANDed in',
+      );
+      assert.deepEqual(
+        show(1),
+        ['apps In test', 'pool In gpu', 'karpenter.kaito.sh/workspace-name DoesNotExist', 'kaito.sh/workspace DoesNotExist'],
+        'or a node made for no workspace (bring-your-own)',
       );
     },
   },
