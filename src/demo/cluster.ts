@@ -2,7 +2,7 @@
 // CRD, give the demo a clean namespace, apply the samples, and read what the table shows.
 import type { KubeConfig, KubernetesObject, V1Deployment, V1Namespace, V1Node, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { workspaceCrd } from '../api/crd.js';
-import { LABEL_WORKSPACE_NAMESPACE, WORKSPACE_FINALIZER } from '../api/labels.js';
+import { LABEL_KARPENTER_WORKSPACE_NAMESPACE, LABEL_WORKSPACE_NAMESPACE, WORKSPACE_FINALIZER } from '../api/labels.js';
 import type { Workspace } from '../api/types.js';
 import { workspaceName } from '../builders/meta.js';
 import type { NodeClaim } from '../builders/nodeclaim.js';
@@ -32,14 +32,20 @@ const CRDS: ResourceType = {
 type Log = (line: string) => void;
 
 /** Reuses a running cluster as it is; otherwise `simcluster up` (building binaries first if needed). */
-export async function startOrReuseCluster(log: Log): Promise<ClusterInfo & { started: boolean }> {
+export async function startOrReuseCluster(log: Log, karpenter = false): Promise<ClusterInfo & { started: boolean }> {
   const l = layoutFor();
-  if (await isRunning(l)) {
+  const running = await isRunning(l);
+  if (running && !karpenter) {
     log(`reusing the running local cluster (${l.kubeconfigPath})`);
     return { kubeconfigPath: l.kubeconfigPath, binDir: l.binDir, started: false };
   }
-  log('starting the local cluster (simcluster up)');
-  return { ...(await up({ log: (line) => log(`  ${line}`) })), started: true };
+  // `up` keeps what runs and adds Karpenter to a running cluster (it stays until `simcluster down`).
+  log(
+    running
+      ? 'adding Karpenter to the running local cluster (simcluster up --karpenter)'
+      : `starting the local cluster (simcluster up${karpenter ? ' --karpenter' : ''})`,
+  );
+  return { ...(await up({ log: (line) => log(`  ${line}`), karpenter })), started: !running };
 }
 
 export interface DemoApi {
@@ -137,6 +143,9 @@ export async function resetNamespace(api: DemoApi, namespace: string, signal: Ab
   // the provisioner then removes their nodes.
   for (const nc of await namespaceClaims(client, namespace)) {
     await client.delete(Resources.nodeClaims, { name: nc.metadata.name }).catch(ignoreNotFound);
+  }
+  for (const np of await labelledFor(client, Resources.nodePools, `${LABEL_KARPENTER_WORKSPACE_NAMESPACE}=${namespace}`)) {
+    await client.delete(Resources.nodePools, { name: np.metadata?.name ?? '' }).catch(ignoreNotFound);
   }
   await waitUntil(
     `the earlier demo objects in ${namespace} to be gone`,
@@ -240,12 +249,19 @@ export async function snapshot(client: KubeClient, namespace: string): Promise<S
   return { workspaces, statefulSets, deployments, claims, pods, nodes, nodeClaims };
 }
 
-/** NodeClaims are cluster-scoped: the namespace's are those labelled with it. None without the CRD. */
-async function namespaceClaims(client: KubeClient, namespace: string): Promise<NodeClaim[]> {
-  const list = await client
-    .list<NodeClaim>(Resources.nodeClaims, { labelSelector: `${LABEL_WORKSPACE_NAMESPACE}=${namespace}` })
-    .catch((err: unknown) => (ignoreNotFound(err), undefined));
+/** Cluster-scoped objects labelled with the namespace (NodeClaims, NodePools); none without the CRD. */
+async function labelledFor<T extends KubernetesObject>(client: KubeClient, type: ResourceType, selector: string): Promise<T[]> {
+  const list = await client.list<T>(type, { labelSelector: selector }).catch((err: unknown) => (ignoreNotFound(err), undefined));
   return list?.items ?? [];
+}
+
+/** The namespace's NodeClaims: gpu-provisioner's (our labels) and Karpenter's (its NodePool's template labels). */
+async function namespaceClaims(client: KubeClient, namespace: string): Promise<NodeClaim[]> {
+  const [ours, pools] = await Promise.all([
+    labelledFor<NodeClaim>(client, Resources.nodeClaims, `${LABEL_WORKSPACE_NAMESPACE}=${namespace}`),
+    labelledFor<NodeClaim>(client, Resources.nodeClaims, `${LABEL_KARPENTER_WORKSPACE_NAMESPACE}=${namespace}`),
+  ]);
+  return [...ours, ...pools];
 }
 
 /**

@@ -7,6 +7,7 @@ import { startManager, type RunningManager } from '../manager/manager.js';
 import { parseManagerOptions, type ManagerOptions } from '../manager/options.js';
 import { down } from '../simcluster/cluster.js';
 import { layoutFor } from '../simcluster/layout.js';
+import { KWOK_NODE_CLASS_FLAGS } from '../simcluster/karpenter/operator-flags.js';
 import { POOL_LABEL } from '../simcluster/nodes.js';
 import {
   applyWorkspaces,
@@ -28,6 +29,8 @@ import { Interrupted, TimedOut, waitUntil } from './wait.js';
 export interface DemoOptions {
   /** Exit once everything is ready (else keep the operator running until Ctrl-C). */
   exit: boolean;
+  /** Karpenter NodePool mode: real Karpenter in the cluster, the operator with --node-provisioner=karpenter. */
+  karpenter?: boolean;
   timeoutSeconds: number;
   signal: AbortSignal;
   out: (text: string) => void;
@@ -43,8 +46,9 @@ const sec = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
  * The operator as `kaito-ts run` would start it for the demo: KAITO's default mode (node
  * auto-provisioning; existing matching nodes count), one namespace, local probes.
  */
-export function demoManagerOptions(kubeconfig: string, namespace: string): ManagerOptions {
+export function demoManagerOptions(kubeconfig: string, namespace: string, karpenter = false): ManagerOptions {
   const opts = parseManagerOptions([
+    ...(karpenter ? KWOK_NODE_CLASS_FLAGS : []),
     '--kubeconfig',
     kubeconfig,
     '--feature-gates',
@@ -85,7 +89,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   let ready = false;
   try {
     say('[1/4] local cluster');
-    const cluster = await startOrReuseCluster(say);
+    const cluster = await startOrReuseCluster(say, o.karpenter);
     clusterStarted = cluster.started;
     if (o.signal.aborted) throw new Interrupted();
     api = demoApi();
@@ -102,7 +106,8 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     for (const ws of samples.workspaces) {
       // Samples on the simcluster's pools select `kaito.sh/sim-pool`; the others get nodes provisioned for them.
       const pool = ws.resource.labelSelector?.matchLabels?.[POOL_LABEL];
-      const where = pool ? `${ws.resource.instanceType} nodes of pool ${pool}` : `a ${ws.resource.instanceType} node provisioned on the fly (NodeClaim)`;
+      const made = o.karpenter ? 'by Karpenter for its NodePool' : 'on the fly (NodeClaim)';
+      const where = pool ? `${ws.resource.instanceType} nodes of pool ${pool}` : `a ${ws.resource.instanceType} node provisioned ${made}`;
       say(
         `  workspace ${ws.metadata.name}: ${ws.inference?.preset?.name ?? 'template'} on ${where}${legacyNames.has(ws.metadata.name ?? '') ? ' (legacy, to migrate)' : ''}`,
       );
@@ -123,8 +128,9 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     }
 
     const logFile = join(layoutFor().logDir, 'demo-operator.log');
-    say(`[4/4] operator (in this process, namespace ${DEMO_NAMESPACE}, node auto-provisioning on, KAITO's default; JSON logs: ${logFile})`);
-    const opts = demoManagerOptions(cluster.kubeconfigPath, DEMO_NAMESPACE);
+    const mode = o.karpenter ? 'Karpenter NodePool mode' : "node auto-provisioning on, KAITO's default";
+    say(`[4/4] operator (in this process, namespace ${DEMO_NAMESPACE}, ${mode}; JSON logs: ${logFile})`);
+    const opts = demoManagerOptions(cluster.kubeconfigPath, DEMO_NAMESPACE, o.karpenter);
     manager = await startManager(opts, createLogger({ level: opts.logLevel, destination: destination({ dest: logFile, mkdir: true, sync: true }) }));
     say(`  started (health ${manager.healthUrl ?? 'off'})`);
     say('');

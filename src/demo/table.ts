@@ -1,7 +1,7 @@
 // What the demo's live table shows, computed from one snapshot of API objects (pure: no client, no clock).
 import type { V1Deployment, V1Node, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { findCondition } from '../api/workspace-conditions.js';
-import { ConditionType, LABEL_INSTANCE_TYPE, LABEL_WORKSPACE_NAME } from '../api/labels.js';
+import { ConditionType, LABEL_INSTANCE_TYPE, LABEL_KARPENTER_WORKSPACE_NAME, LABEL_WORKSPACE_NAME } from '../api/labels.js';
 import type { Workspace } from '../api/types.js';
 import { MODEL_WEIGHTS_VOLUME } from '../builders/volumes.js';
 import type { NodeClaim } from '../builders/nodeclaim.js';
@@ -58,7 +58,8 @@ function claimStatus(sts: V1StatefulSet, claims: V1PersistentVolumeClaim[]): str
 
 /** `ws1a2b3c4d5 Ready → aks-ws1a2b3c4d5-…` per claim; `-` when the workspace made none. */
 function nodeClaimState(ws: Workspace, claims: NodeClaim[]): string {
-  const mine = claims.filter((c) => c.metadata.labels[LABEL_WORKSPACE_NAME] === ws.metadata.name);
+  const name = ws.metadata.name;
+  const mine = claims.filter((c) => c.metadata.labels[LABEL_WORKSPACE_NAME] === name || c.metadata.labels[LABEL_KARPENTER_WORKSPACE_NAME] === name);
   if (mine.length === 0) return '-';
   return mine
     .map((c) => {

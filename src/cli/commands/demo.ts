@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { CliError, type CliIO } from '../command-io.js';
 
-const USAGE = `Usage: kaito-ts demo [--exit] [--timeout S]
+const USAGE = `Usage: kaito-ts demo [--exit] [--timeout S] [--karpenter]
 
 Starts the local cluster (building it on the first run), installs the Workspace CRD, applies sample
 workspaces in namespace kaito-demo (NVMe and non-NVMe GPU nodes, one legacy Deployment to migrate),
@@ -11,6 +11,9 @@ runs the operator in this process and shows a live table until every workspace i
   --exit        exit 0 once everything is ready (the operator stops; the cluster stays up)
   --timeout S   seconds to wait for readiness, from the first sample applied (default 300);
                 on timeout: exit 1 with the reason on one line
+  --karpenter   Karpenter NodePool mode: real Karpenter (its kwok provider) joins the cluster and
+                the provisioned sample gets a NodePool; the cluster keeps Karpenter until
+                "simcluster down"
 Ctrl-C stops the operator, and the local cluster when the demo started it.
 `;
 
@@ -21,7 +24,7 @@ export async function demo(args: string[], io: CliIO): Promise<number> {
         args,
         strict: true,
         allowPositionals: false,
-        options: { exit: { type: 'boolean' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+        options: { exit: { type: 'boolean' }, timeout: { type: 'string' }, karpenter: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
       });
     } catch (err) {
       throw new CliError((err as Error).message);
@@ -46,6 +49,7 @@ export async function demo(args: string[], io: CliIO): Promise<number> {
   try {
     const result = await runDemo({
       exit: values.exit ?? false,
+      karpenter: values.karpenter ?? false,
       timeoutSeconds,
       signal: abort.signal,
       out: io.stdout,

@@ -3,6 +3,7 @@
 // the NVMe claim on them, a launch failure in status, a SIGKILL mid-provisioning, and deletion.
 import { stopPrivateCluster } from '../support/karpenter-cluster.js';
 import { WITHHELD_SKUS_ENV } from '../../../src/simcluster/karpenter/instance-types.js';
+import { KWOK_NODE_CLASS_FLAGS } from '../../../src/simcluster/karpenter/operator-flags.js';
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { KubernetesObject, V1Node, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
@@ -30,14 +31,7 @@ const A100 = 'Standard_NC24ads_A100_v4';
 const UNOFFERED = 'Standard_NC48ads_A100_v4';
 process.env[WITHHELD_SKUS_ENV] = UNOFFERED;
 const WEIGHTS = 'model-weights-volume';
-export const KARPENTER_ARGS = [
-  '--node-provisioner=karpenter',
-  '--karpenter-node-class-group=karpenter.kwok.sh',
-  '--karpenter-node-class-kind=KWOKNodeClass',
-  '--karpenter-node-class-version=v1alpha1',
-  '--karpenter-node-class-resource-name=kwoknodeclasses',
-  '--karpenter-node-classes=[{"name":"default","default":true,"spec":{}}]',
-];
+const KARPENTER_ARGS = [...KWOK_NODE_CLASS_FLAGS];
 
 interface Claim extends KubernetesObject {
   metadata: { name: string; labels?: Record<string, string> };
