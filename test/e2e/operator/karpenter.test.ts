@@ -1,7 +1,7 @@
 // Karpenter mode (--node-provisioner=karpenter) against real Karpenter (its kwok provider, static
 // capacity) in a private cluster: the NodePool kaito-ts writes, the nodes Karpenter makes for it,
 // the NVMe claim on them, a launch failure in status, a SIGKILL mid-provisioning, and deletion.
-import { stopPrivateCluster } from '../support/karpenter-cluster.js';
+import { KARPENTER_ARGS, stopPrivateCluster } from '../support/karpenter-cluster.js';
 import { WITHHELD_SKUS_ENV } from '../../../src/simcluster/karpenter/instance-types.js';
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
@@ -17,14 +17,6 @@ const A100 = 'Standard_NC24ads_A100_v4';
 const UNOFFERED = 'Standard_NC48ads_A100_v4';
 process.env[WITHHELD_SKUS_ENV] = UNOFFERED;
 const WEIGHTS = 'model-weights-volume';
-export const KARPENTER_ARGS = [
-  '--node-provisioner=karpenter',
-  '--karpenter-node-class-group=karpenter.kwok.sh',
-  '--karpenter-node-class-kind=KWOKNodeClass',
-  '--karpenter-node-class-version=v1alpha1',
-  '--karpenter-node-class-resource-name=kwoknodeclasses',
-  '--karpenter-node-classes=[{"name":"default","default":true,"spec":{}}]',
-];
 
 interface Claim extends KubernetesObject {
   metadata: { name: string; labels?: Record<string, string> };

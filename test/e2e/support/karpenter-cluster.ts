@@ -8,3 +8,13 @@ import { KARPENTER_ENV } from '../../../src/simcluster/cluster.js';
 process.env[KARPENTER_ENV] = '1';
 
 export { stopPrivateCluster };
+
+/** The operator in Karpenter mode against the kwok provider's NodeClass. */
+export const KARPENTER_ARGS = [
+  '--node-provisioner=karpenter',
+  '--karpenter-node-class-group=karpenter.kwok.sh',
+  '--karpenter-node-class-kind=KWOKNodeClass',
+  '--karpenter-node-class-version=v1alpha1',
+  '--karpenter-node-class-resource-name=kwoknodeclasses',
+  '--karpenter-node-classes=[{"name":"default","default":true,"spec":{}}]',
+];
