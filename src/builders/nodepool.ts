@@ -2,7 +2,7 @@
 // mode (pkg/nodeprovision/karpenter/nodepool.go), the NodeClasses it creates at start, and the node
 // selector that pins the workspace's pods to the pool's nodes. Pure: no client, no clock.
 import { createHash } from 'node:crypto';
-import type { V1NodeSelectorRequirement, V1ObjectMeta } from '@kubernetes/client-node';
+import type { KubernetesObject, V1NodeSelectorRequirement, V1ObjectMeta } from '@kubernetes/client-node';
 import type { NodeClassConfig, NodeClassEntry } from '../api/node-class-config.js';
 import {
   ANNOTATION_NODE_CLASS_NAME,
@@ -25,9 +25,12 @@ import type { DeepReadonly } from '../runtime/readonly.js';
 import { workspaceName, workspaceNamespace } from './meta.js';
 import { GPU_NODE_TAINT, type NodeClaimRequirement } from './nodeclaim.js';
 
+/** One disruption budget (Karpenter: without reasons it covers every reason; schedule and duration go together). */
 export interface NodePoolBudget {
   nodes: string;
-  reasons: string[];
+  reasons?: string[];
+  schedule?: string;
+  duration?: string;
 }
 
 export interface NodePool {
@@ -47,6 +50,51 @@ export interface NodePool {
       };
     };
     disruption: { consolidateAfter: string; budgets: NodePoolBudget[] };
+  };
+}
+
+/** Karpenter's disruption reason for drift, and the two values of its budget KAITO writes. */
+export const DRIFTED_REASON = 'Drifted';
+export const DRIFT_BUDGET_OPEN = '1';
+export const DRIFT_BUDGET_CLOSED = '0';
+
+/** The `nodes` of the first budget naming Drifted (KAITO's getDriftBudgetNodes); undefined when there is none. */
+export function driftBudgetOf(pool: DeepReadonly<Pick<NodePool, 'spec'>>): string | undefined {
+  return pool.spec?.disruption?.budgets?.find((b) => b.reasons?.includes(DRIFTED_REASON))?.nodes;
+}
+
+/** What kaito-ts applies to a NodePool it already has: the two fields it keeps, and the version they were read at. */
+export type NodePoolUpdate = KubernetesObject & {
+  metadata: { name: string; resourceVersion?: string };
+  spec: { replicas?: number; disruption?: { budgets: NodePoolBudget[] } };
+};
+
+/**
+ * The apply of a change to a live pool: `replicas` and `spec.disruption.budgets`, always both.
+ * Both writers (the Workspace step raising replicas, the InferenceSet step moving the Drifted
+ * budget) share one field manager, and a server-side apply drops whatever that manager applied
+ * before and omits now: a budgets-only apply would remove a raised `replicas`, a replicas-only one
+ * the budgets (Karpenter would default them to 10% for every reason). So each carries the other
+ * field as cached, and the resourceVersion makes a stale copy a 409, never a revert. `budgets` is an
+ * atomic list in Karpenter's CRD: the whole list is sent, the other entries as they are.
+ */
+export function nodePoolUpdate(pool: DeepReadonly<NodePool>, change: { replicas?: number; driftBudget?: string }): NodePoolUpdate {
+  const replicas = change.replicas ?? pool.spec?.replicas;
+  const budgets = pool.spec?.disruption?.budgets;
+  let drifted = change.driftBudget === undefined;
+  const updated = budgets?.map((b) => {
+    const copy = structuredClone(b) as NodePoolBudget;
+    if (!drifted && b.reasons?.includes(DRIFTED_REASON)) {
+      copy.nodes = change.driftBudget ?? copy.nodes;
+      drifted = true;
+    }
+    return copy;
+  });
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name: pool.metadata.name, ...(pool.metadata.resourceVersion ? { resourceVersion: pool.metadata.resourceVersion } : {}) },
+    spec: { ...(replicas !== undefined ? { replicas } : {}), ...(updated ? { disruption: { budgets: updated } } : {}) },
   };
 }
 
@@ -139,8 +187,11 @@ export function buildNodePool(ws: DeepReadonly<Workspace>, replicas: number, cfg
           expireAfter: 'Never',
         },
       },
-      // InferenceSet members start with drift replacement blocked; KAITO's drift controller opens it.
-      disruption: { consolidateAfter: '0s', budgets: [{ nodes: inferenceSetOf(ws) === undefined ? '1' : '0', reasons: ['Drifted'] }] },
+      // InferenceSet members start with drift replacement blocked; the drift step opens one at a time.
+      disruption: {
+        consolidateAfter: '0s',
+        budgets: [{ nodes: inferenceSetOf(ws) === undefined ? DRIFT_BUDGET_OPEN : DRIFT_BUDGET_CLOSED, reasons: [DRIFTED_REASON] }],
+      },
     },
   };
 }

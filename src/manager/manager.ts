@@ -9,6 +9,7 @@ import { clientEventSink, EventRecorder } from '../runtime/events.js';
 import { loadClusterAccess } from '../runtime/cluster-access.js';
 import { KubeTransport } from '../runtime/transport.js';
 import { setupInferenceSetController, type InferenceSetController } from '../controllers/inferenceset/setup.js';
+import { provisionerOf } from '../controllers/workspace/context.js';
 import { setupWorkspaceController, type WorkspaceController } from '../controllers/workspace/setup.js';
 import { DEFAULT_LEADER_ELECTION_NAMESPACE, LeaderElector } from './leader-election.js';
 import { createLogger } from './logging.js';
@@ -66,7 +67,14 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
   });
   const { controller } = workspace;
   const inferenceSet = o.featureGates.enableInferenceSetController
-    ? setupInferenceSetController({ client, recorder, log, byo: o.featureGates.disableNodeAutoProvisioning, namespace: o.namespace })
+    ? setupInferenceSetController({
+        client,
+        recorder,
+        log,
+        byo: o.featureGates.disableNodeAutoProvisioning,
+        karpenter: provisionerOf(o) === 'karpenter',
+        namespace: o.namespace,
+      })
     : undefined;
   const leaseNamespace = o.leaderElectionNamespace ?? DEFAULT_LEADER_ELECTION_NAMESPACE;
   const elector = o.leaderElect ? new LeaderElector({ client, namespace: leaseNamespace, log, timings: o.leaderElectionTimings }) : undefined;

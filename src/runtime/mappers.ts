@@ -26,6 +26,19 @@ export function enqueueOwner(kind: string, apiGroup?: string): Mapper {
   return (e) => unique([ownerKey(e.obj), e.type === 'update' ? ownerKey(e.old) : undefined]);
 }
 
+/**
+ * The primary named by two labels of the object (cluster-scoped children, which carry no owner
+ * reference: a NodePool names its workspace, or its InferenceSet). On update the old labels' too.
+ */
+export function enqueueLabelled(nameLabel: string, namespaceLabel: string): <T extends KubernetesObject>(e: ObjectEvent<T>) => string[] {
+  const key = (obj: DeepReadonly<KubernetesObject> | undefined): string | undefined => {
+    const name = obj?.metadata?.labels?.[nameLabel];
+    const ns = obj?.metadata?.labels?.[namespaceLabel];
+    return name && ns ? objectKey(ns, name) : undefined;
+  };
+  return (e) => unique([key(e.obj), e.type === 'update' ? key(e.old) : undefined]);
+}
+
 /** Only when a predicate holds (controller-runtime predicates), e.g. "node labels changed". */
 export function when<T extends KubernetesObject>(predicate: (e: ObjectEvent<T>) => boolean, mapper: Mapper<T>): Mapper<T> {
   return (e) => (predicate(e) ? mapper(e) : []);

@@ -2,7 +2,8 @@
 //   deleting → InferenceSetDeleting, delete every child, drop the finalizer (KAITO does not wait);
 //   else      → finalizer, ControllerRevision + hash/revision/adopted annotations, the children's
 //               creates and deletes (rollout.ts: KAITO's scale up and down, template rollouts,
-//               nodeCountLimit), labels copied onto children, status.
+//               nodeCountLimit), labels copied onto children, in Karpenter mode the members'
+//               Drifted budget (drift.ts: one member at a time), status.
 import type { V1ControllerRevision } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import { controllerOwnerRef } from '../../builders/meta.js';
@@ -32,6 +33,8 @@ import {
   type ChildWorkspace,
   type InferenceSetObject,
 } from './children.js';
+import { DRIFT_BUDGET_CLOSED } from '../../builders/nodepool.js';
+import { driftActions, planDrift, type DriftSnapshot } from './drift.js';
 import type { ExpectationView } from './expectations.js';
 import { nodeCountLimitOf, planChildren, rolloutSettings, type ChildPlan, type RolloutSettings } from './rollout.js';
 
@@ -48,8 +51,16 @@ export interface InferenceSetSnapshot {
   expectations: ExpectationView;
   /** Bring-your-own nodes (node auto-provisioning off). */
   byo: boolean;
+  /** Karpenter mode only: the members' NodePools and their NodeClaims (the drift step). */
+  drift?: DriftSnapshot;
   now: Date;
 }
+
+/**
+ * After a budget is closed the next drifted member is opened by the next pass. Our own write is
+ * written through to the cache, so its watch event starts no pass: this one-off requeue does.
+ */
+export const DRIFT_NEXT_PASS_MS = 1;
 
 export type InferenceSetPlan = Plan<InferenceSetStatus>;
 
@@ -224,6 +235,15 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
     }
   }
 
+  // Karpenter mode: at most one Drifted budget change (drift.ts), on the members that stay.
+  let driftClosed = false;
+  if (s.drift) {
+    const members = live.filter((c) => !children?.deletes.some((d) => d.child === c));
+    const step = planDrift({ is, members, ...s.drift });
+    actions.push(...driftActions<InferenceSetStatus>({ is, members, ...s.drift }, step));
+    driftClosed = step.change?.nodes === DRIFT_BUDGET_CLOSED;
+  }
+
   // KAITO counts every listed child whose phase is succeeded (terminating ones included).
   const readyReplicas = s.children.filter(isReady).length;
   const ready = !problem && readyReplicas === desired;
@@ -273,7 +293,9 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
     conditions,
   };
   actions.push({ kind: 'status', status });
-  const recheck = [s.expectations.recheckAfterMs, children?.recheckAfterMs].filter((n): n is number => n !== undefined);
+  const recheck = [s.expectations.recheckAfterMs, children?.recheckAfterMs, driftClosed ? DRIFT_NEXT_PASS_MS : undefined].filter(
+    (n): n is number => n !== undefined,
+  );
   return {
     actions,
     desired: [

@@ -1,9 +1,18 @@
 // The InferenceSet controller: wired as a table (For InferenceSets, Owns their ControllerRevisions,
-// Watches the Workspaces labelled created-by, as KAITO's predicate does) and reconciled as
+// Watches the Workspaces labelled created-by, as KAITO's predicate does; in Karpenter mode also the
+// members' NodePools and NodeClaims, for the drift step) and reconciled as
 // snapshot → plan (plan.ts, pure) → execute (the shared PlanExecutor).
 import type { KubernetesObject, V1ControllerRevision } from '@kubernetes/client-node';
 import { isDeepStrictEqual } from 'node:util';
-import { ANNOTATION_CHILD_TEMPLATE_HASH, LABEL_INFERENCESET_CREATED_BY, LABEL_REVISION_INFERENCESET_NAME } from '../../api/labels.js';
+import {
+  ANNOTATION_CHILD_TEMPLATE_HASH,
+  LABEL_INFERENCESET_CREATED_BY,
+  LABEL_KARPENTER_INFERENCESET,
+  LABEL_KARPENTER_INFERENCESET_NAMESPACE,
+  LABEL_REVISION_INFERENCESET_NAME,
+} from '../../api/labels.js';
+import type { NodeClaim } from '../../builders/nodeclaim.js';
+import type { NodePool } from '../../builders/nodepool.js';
 import { ControllerBuilder, resource } from '../../runtime/builder.js';
 import type { CacheReader, ObjectEvent } from '../../runtime/cache.js';
 import { mutableCopy, type DeepReadonly } from '../../runtime/readonly.js';
@@ -12,14 +21,17 @@ import { TerminalError, type Controller, type Result } from '../../runtime/contr
 import { isRefused } from '../../runtime/errors.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { Logger } from '../../runtime/log.js';
-import type { Mapper } from '../../runtime/mappers.js';
+import { enqueueLabelled, type Mapper } from '../../runtime/mappers.js';
 import type { Reflector } from '../../runtime/reflector.js';
 import { objectKey, Resources } from '../../runtime/resources.js';
 import { ActionFailed, planErrorPolicy } from '../shared/actions.js';
 import { PlanExecutor, type ExecutionRecord } from '../shared/executor.js';
 import { phaseOf, type ChildWorkspace, type InferenceSetObject } from './children.js';
+import { driftBudgetOf } from '../../builders/nodepool.js';
+import { isDrifted } from './drift.js';
 import { Expectations } from './expectations.js';
 import { planInferenceSet } from './plan.js';
+import type { DriftSnapshot } from './drift.js';
 
 export interface InferenceSetControllerOptions {
   client: KubeClient;
@@ -27,6 +39,8 @@ export interface InferenceSetControllerOptions {
   log: Logger;
   /** Bring-your-own nodes (node auto-provisioning off): children get no instanceType. */
   byo: boolean;
+  /** --node-provisioner=karpenter: the members' Drifted budgets are opened one member at a time. */
+  karpenter?: boolean;
   /** KAITO: MaxConcurrentReconciles 5. */
   maxConcurrentReconciles?: number;
   namespace?: string;
@@ -62,6 +76,23 @@ export function setupInferenceSetController(o: InferenceSetControllerOptions): I
       when: memberChanged,
       map: () => memberToInferenceSet(expectations),
     })
+    // Karpenter mode: the members' NodePools and their claims carry the set's labels. Optional: the
+    // operator runs without Karpenter's CRDs and picks them up when they are installed.
+    .gated(!!o.karpenter, (b) =>
+      b
+        .watches('nodePools', resource<NodePool>(Resources.nodePools), {
+          labelSelector: LABEL_KARPENTER_INFERENCESET,
+          required: false,
+          when: poolDriftChanged,
+          map: () => labelledInferenceSet,
+        })
+        .watches('nodeClaims', resource<NodeClaim>(Resources.nodeClaims), {
+          labelSelector: LABEL_KARPENTER_INFERENCESET,
+          required: false,
+          when: claimDriftChanged,
+          map: () => labelledInferenceSet,
+        }),
+    )
     .build({
       name: 'inferenceset',
       reconcile: (key, ctx) => reconciler.reconcile(key, ctx.signal),
@@ -71,6 +102,9 @@ export function setupInferenceSetController(o: InferenceSetControllerOptions): I
     });
   const { controller, caches, reflectors, required } = built;
   const reconciler = new InferenceSetReconciler({ client: o.client, recorder: o.recorder, caches, expectations, byo: o.byo, now });
+  // Karpenter's CRDs installed after start: every set is looked at again.
+  for (const source of [built.sources.nodePools, built.sources.nodeClaims])
+    if (source) void source.synced.then(() => caches.inferenceSets.keys().forEach((k) => controller.enqueue(k)));
   return { controller, reflectors, required, reconciler };
 }
 
@@ -79,6 +113,9 @@ export interface InferenceSetCaches {
   inferenceSets: Pick<CacheReader<InferenceSetObject>, 'getByKey'>;
   workspaces: Pick<CacheReader<ChildWorkspace>, 'list'>;
   controllerRevisions: Pick<CacheReader<V1ControllerRevision>, 'list'>;
+  /** Karpenter mode only. */
+  nodePools?: Pick<CacheReader<NodePool>, 'list'>;
+  nodeClaims?: Pick<CacheReader<NodeClaim>, 'list'>;
 }
 
 export class InferenceSetReconciler {
@@ -110,7 +147,16 @@ export class InferenceSetReconciler {
     const selector = { matchLabels: { [LABEL_INFERENCESET_CREATED_BY]: is.metadata.name ?? '' } };
     const children = caches.workspaces.list({ namespace, selector });
     const revisions = caches.controllerRevisions.list({ namespace, selector: { matchLabels: { [LABEL_REVISION_INFERENCESET_NAME]: is.metadata.name ?? '' } } });
-    const plan = planInferenceSet({ is, children, revisions, expectations: expectations.view(key, children), byo: this.deps.byo, now: this.deps.now() });
+    const drift = driftSnapshot(caches, is);
+    const plan = planInferenceSet({
+      is,
+      children,
+      revisions,
+      expectations: expectations.view(key, children),
+      byo: this.deps.byo,
+      ...(drift ? { drift } : {}),
+      now: this.deps.now(),
+    });
     if (plan.failure) throw new TerminalError(plan.failure.reason, plan.failure.message);
     // Deletes are expected before they are sent: a pass that reads the cache before their events does not delete again.
     const deletes = plan.actions.flatMap((a) => (a.kind === 'delete' && a.type === Resources.workspaces ? [a.uid] : []));
@@ -129,6 +175,30 @@ export class InferenceSetReconciler {
     return plan.requeueAfterMs ? { requeueAfterMs: plan.requeueAfterMs } : {};
   };
 }
+
+/** The set's NodePools and NodeClaims (cluster-scoped, so selected by both set labels); undefined outside Karpenter mode. */
+function driftSnapshot(caches: InferenceSetCaches, is: InferenceSetObject): DriftSnapshot | undefined {
+  if (!caches.nodePools || !caches.nodeClaims) return undefined;
+  const selector = {
+    matchLabels: { [LABEL_KARPENTER_INFERENCESET]: is.metadata.name ?? '', [LABEL_KARPENTER_INFERENCESET_NAMESPACE]: is.metadata.namespace ?? '' },
+  };
+  return { pools: caches.nodePools.list({ selector }), claims: caches.nodeClaims.list({ selector }) };
+}
+
+/** A NodePool matters to the drift step when it comes, goes, starts terminating or its Drifted budget moves. */
+export function poolDriftChanged(e: ObjectEvent<NodePool>): boolean {
+  if (e.type !== 'update') return true;
+  return driftBudgetOf(e.old) !== driftBudgetOf(e.obj) || !!e.old.metadata.deletionTimestamp !== !!e.obj.metadata.deletionTimestamp;
+}
+
+/** A NodeClaim matters when it comes, goes, or its Drifted condition flips (Karpenter's other status updates do not). */
+export function claimDriftChanged(e: ObjectEvent<NodeClaim>): boolean {
+  if (e.type !== 'update') return true;
+  return isDrifted(e.old) !== isDrifted(e.obj) || !isDeepStrictEqual(e.old.metadata.labels, e.obj.metadata.labels);
+}
+
+/** NodePools and NodeClaims name their InferenceSet in two labels (cluster-scoped: no owner reference). */
+export const labelledInferenceSet = enqueueLabelled(LABEL_KARPENTER_INFERENCESET, LABEL_KARPENTER_INFERENCESET_NAMESPACE);
 
 /** Our own status writes come back as updates: only spec, labels, annotations, finalizers and deletion matter. */
 export function inferenceSetChanged(e: ObjectEvent<InferenceSetObject>): boolean {

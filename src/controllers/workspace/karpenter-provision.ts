@@ -10,7 +10,7 @@ import {
 } from '../../api/labels.js';
 import type { NodeClassConfig } from '../../api/node-class-config.js';
 import type { ResolvedWorkspace } from '../../api/resolved-workspace.js';
-import type { NodePool } from '../../builders/nodepool.js';
+import { nodePoolUpdate } from '../../builders/nodepool.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import { Resources, type ResourceType } from '../../runtime/resources.js';
 import type { WorkspaceObject } from './context.js';
@@ -45,8 +45,9 @@ export function poolNodes<N extends DeepReadonly<V1Node>>(ws: WorkspaceObject, n
 
 /**
  * The NodePool step: created with the missing count and only ever raised, as KAITO does, so nodes
- * that serve are never taken away. A raise applies the count alone under our field manager: the
- * rest of a pool KAITO made stays as KAITO wrote it.
+ * that serve are never taken away. A raise applies the count and the disruption budgets as cached
+ * (nodePoolUpdate: the InferenceSet's drift step applies them under the same field manager), at the
+ * resourceVersion read; the rest of a pool KAITO made stays as KAITO wrote it.
  */
 export function provisionKarpenter(b: PlanBuilder, target: number, resolved: ResolvedWorkspace): ProvisioningPlan {
   const { snap, ws } = b;
@@ -80,13 +81,8 @@ export function provisionKarpenter(b: PlanBuilder, target: number, resolved: Res
       },
       failed: { type: 'Warning', reason: 'NodePoolCreationFailed', message: `NodePool ${name}` },
     });
-  } else if (write?.kind === 'scale') {
-    const scale: KubernetesObject & { spec: Pick<NodePool['spec'], 'replicas'> } = {
-      apiVersion: 'karpenter.sh/v1',
-      kind: 'NodePool',
-      metadata: { name: write.name },
-      spec: { replicas: write.replicas },
-    };
+  } else if (write?.kind === 'scale' && snap.nodePool) {
+    const scale = nodePoolUpdate(snap.nodePool, { replicas: write.replicas });
     b.add({ kind: 'apply', type: Resources.nodePools, object: scale, why: `raise replicas to ${write.replicas} for ${target} target node(s)` });
   }
   return {

@@ -38,7 +38,7 @@ import type { Controller } from '../../runtime/controller.js';
 import { isNotFound } from '../../runtime/errors.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { Logger } from '../../runtime/log.js';
-import { enqueueOwner, generationOrLabelsChanged, type Mapper } from '../../runtime/mappers.js';
+import { enqueueLabelled, enqueueOwner, generationOrLabelsChanged, type Mapper } from '../../runtime/mappers.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import type { Reflector } from '../../runtime/reflector.js';
 import { objectKey, Resources } from '../../runtime/resources.js';
@@ -255,14 +255,7 @@ function crdServed(r: Pick<Reflector<KubernetesObject>, 'hasSynced' | 'lastError
 }
 
 /** A NodePool or a claim Karpenter made names its workspace in our template labels (cluster-scoped: no owner reference). */
-export const poolToWorkspace = <T extends KubernetesObject>(e: ObjectEvent<T>): string[] => {
-  const keys = [e.obj, e.type === 'update' ? e.old : undefined].map((o) => {
-    const name = o?.metadata?.labels?.[LABEL_KARPENTER_WORKSPACE_NAME];
-    const ns = o?.metadata?.labels?.[LABEL_KARPENTER_WORKSPACE_NAMESPACE];
-    return name && ns ? objectKey(ns, name) : undefined;
-  });
-  return [...new Set(keys.filter((k): k is string => !!k))];
-};
+export const poolToWorkspace = enqueueLabelled(LABEL_KARPENTER_WORKSPACE_NAME, LABEL_KARPENTER_WORKSPACE_NAMESPACE);
 
 /** Workspaces (of a kind) that have no StatefulSet yet: the ones a cluster-wide change can still steer. */
 export function workspacesWithoutWorkload<T extends KubernetesObject = KubernetesObject>(

@@ -1,9 +1,8 @@
 // Karpenter mode (--node-provisioner=karpenter) against real Karpenter (its kwok provider, static
 // capacity) in a private cluster: the NodePool kaito-ts writes, the nodes Karpenter makes for it,
 // the NVMe claim on them, a launch failure in status, a SIGKILL mid-provisioning, and deletion.
-import { stopPrivateCluster } from '../support/karpenter-cluster.js';
+import { KARPENTER_ARGS, stopPrivateCluster } from '../support/karpenter-cluster.js';
 import { WITHHELD_SKUS_ENV } from '../../../src/simcluster/karpenter/instance-types.js';
-import { KWOK_NODE_CLASS_FLAGS } from '../../../src/simcluster/karpenter/operator-flags.js';
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { KubernetesObject, V1Node, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
@@ -31,7 +30,6 @@ const A100 = 'Standard_NC24ads_A100_v4';
 const UNOFFERED = 'Standard_NC48ads_A100_v4';
 process.env[WITHHELD_SKUS_ENV] = UNOFFERED;
 const WEIGHTS = 'model-weights-volume';
-const KARPENTER_ARGS = [...KWOK_NODE_CLASS_FLAGS];
 
 interface Claim extends KubernetesObject {
   metadata: { name: string; labels?: Record<string, string> };

@@ -4,7 +4,11 @@
 // node lists. The file's `after` calls `stopPrivateCluster`.
 import { stopPrivateCluster } from './private-cluster.js';
 import { KARPENTER_ENV } from '../../../src/simcluster/cluster.js';
+import { KWOK_NODE_CLASS_FLAGS } from '../../../src/simcluster/karpenter/operator-flags.js';
 
 process.env[KARPENTER_ENV] = '1';
 
 export { stopPrivateCluster };
+
+/** The operator in Karpenter mode against the kwok provider's NodeClass. */
+export const KARPENTER_ARGS = [...KWOK_NODE_CLASS_FLAGS];

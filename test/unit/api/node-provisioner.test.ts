@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
 import { resolveNodeProvisioner } from '../../../src/api/node-provisioner.js';
 import { parseManagerOptions } from '../../../src/manager/options.js';
+import { KWOK_NODE_CLASS_FLAGS } from '../../../src/simcluster/karpenter/operator-flags.js';
 
 const gates = (disable: boolean) => ({ ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: disable });
 
@@ -36,17 +37,7 @@ test('an unknown provisioner is refused with the choices', () => {
 
 test('kaito-ts run: karpenter mode needs --karpenter-node-classes, and parses the NodeClass flags', () => {
   assert.throws(() => parseManagerOptions(['--node-provisioner=karpenter'], {}), /--karpenter-node-classes is required/);
-  const o = parseManagerOptions(
-    [
-      '--node-provisioner=karpenter',
-      '--karpenter-node-class-group=karpenter.kwok.sh',
-      '--karpenter-node-class-kind=KWOKNodeClass',
-      '--karpenter-node-class-version=v1alpha1',
-      '--karpenter-node-class-resource-name=kwoknodeclasses',
-      '--karpenter-node-classes=[{"name":"default","default":true,"spec":{}}]',
-    ],
-    {},
-  );
+  const o = parseManagerOptions([...KWOK_NODE_CLASS_FLAGS], {});
   assert.ok(o !== 'help');
   assert.equal(o.nodeProvisioner, 'karpenter');
   assert.equal(o.nodeClasses?.kind, 'KWOKNodeClass');

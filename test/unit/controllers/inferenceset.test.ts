@@ -279,3 +279,38 @@ test('event filters: our own status writes and member heartbeats do not enqueue'
   assert.equal(memberChanged({ type: 'update', old: child('a'), obj: { ...child('a'), metadata: { ...child('a').metadata, resourceVersion: '9' } } }), false);
   assert.equal(memberChanged({ type: 'update', old: child('a'), obj: child('a', { ready: true }) }), true);
 });
+
+test('Karpenter mode: the drift step is one more action of the pass, and a close asks for the next pass at once', () => {
+  const is = iset({ replicas: 2 });
+  const labels = (m: string) => ({
+    'karpenter.kaito.sh/workspace-name': m,
+    'karpenter.kaito.sh/workspace-namespace': 'ns',
+    'karpenter.kaito.sh/inferenceset': 'x',
+    'karpenter.kaito.sh/inferenceset-namespace': 'ns',
+  });
+  const pool = (m: string, nodes: string) => ({
+    apiVersion: 'karpenter.sh/v1' as const,
+    kind: 'NodePool' as const,
+    metadata: { name: `ns-${m}`, labels: labels(m) },
+    spec: { replicas: 1, disruption: { consolidateAfter: '0s', budgets: [{ nodes, reasons: ['Drifted'] }] } },
+  });
+  const claim = {
+    metadata: { name: 'c', labels: { 'karpenter.sh/nodepool': 'ns-a', ...labels('a') } },
+    status: { conditions: [{ type: 'Drifted', status: 'True' }] },
+  };
+  const children = [child('a', { ready: true }), child('b', { ready: true })];
+  const drift = (nodes: string, claims: unknown[]) =>
+    ({ drift: { pools: [pool('a', nodes), pool('b', '0')], claims } }) as unknown as Partial<InferenceSetSnapshot>;
+  const opening = snap(is, children, drift('0', [claim]));
+  assert.deepEqual(steps(opening), [
+    'apply NodePool ns-a: open drift replacement: a has 1 drifted NodeClaim(s)',
+    'event Normal DriftStarted: Started drift replacement for workspace ns/a',
+    'write inferenceset status',
+  ]);
+  assert.equal(planInferenceSet(opening).requeueAfterMs, undefined, 'Karpenter replacing the claim is what comes next (watched)');
+  const closing = snap(is, children, drift('1', []));
+  assert.equal(steps(closing)[0], 'apply NodePool ns-a: close drift replacement: a replaced and Ready');
+  assert.equal(planInferenceSet(closing).requeueAfterMs, 1, 'our own write raises no watch event');
+  assert.deepEqual(steps(snap(is, children, drift('0', []))), ['write inferenceset status'], 'nothing drifted: nothing written');
+  assert.ok(!steps(snap(iset({ replicas: 2, deleting: true }), children, drift('0', [claim]))).some((s) => s.includes('NodePool')), 'not while deleting');
+});

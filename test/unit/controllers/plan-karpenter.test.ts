@@ -207,13 +207,25 @@ for (const r of rows) {
   });
 }
 
-test('a raise of an existing pool applies only spec.replicas (an adopted pool keeps what its maker wrote)', () => {
+test('a raise of an existing pool applies spec.replicas and the budgets as cached, at the resourceVersion read (an adopted pool keeps the rest)', () => {
   // Two nodes wanted (multi-node target), the pool has one.
-  const snap = snapshot(ws(), [nvmeClass, nodeClass(true), pool(1)]);
+  const budgets = [{ nodes: '0', reasons: ['Drifted'] }];
+  const cached = {
+    ...pool(1),
+    metadata: { ...pool(1).metadata, resourceVersion: '9' },
+    spec: { replicas: 1, disruption: { consolidateAfter: '0s', budgets } },
+  };
+  const snap = snapshot(ws(), [nvmeClass, nodeClass(true), cached]);
   const plan = planWorkspace({ ...snap, ws: { ...snap.ws, status: { ...snap.ws.status, targetNodeCount: 2 } } });
   const apply = plan.actions.find((a) => a.kind === 'apply' && a.type.kind === 'NodePool');
   assert.ok(apply?.kind === 'apply', plan.actions.map((a) => describeAction(a)).join('\n'));
-  assert.deepEqual(apply.object, { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: POOL }, spec: { replicas: 2 } });
+  // The InferenceSet's drift step applies the budgets under the same field manager: a replicas-only apply would drop them.
+  assert.deepEqual(apply.object, {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name: POOL, resourceVersion: '9' },
+    spec: { replicas: 2, disruption: { budgets } },
+  });
 });
 
 test('a weights claim on a volume pinned by hostname (a Karpenter node’s NodeClaim name, not its node name) is not taken for stranded', () => {
