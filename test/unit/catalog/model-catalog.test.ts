@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { catalogEntry, catalogIds, isHuggingFaceId, LEGACY_TO_CATALOG, V012_REFUSED } from '../../../src/catalog/model-catalog.js';
 import { formatGiB, modelFromCatalog, modelFromHub, parseModelConfig, weightFilesOf, type GeneratedModel } from '../../../src/catalog/model-generator.js';
 import { getPreset, presetFromModel } from '../../../src/catalog/presets.js';
+import { QWEN3_8B_CONFIG } from '../support/fake-hub.js';
 
 const GIB = 2 ** 30;
 
@@ -156,17 +157,7 @@ describe('Hugging Face ids and hub metadata', () => {
   });
 
   it('sizes Qwen/Qwen3-8B as v0.12 does (its generator test: 15.26Gi, 147456 bytes per token, 95Gi, GQA)', () => {
-    const config = parseModelConfig(
-      JSON.stringify({
-        architectures: ['Qwen3ForCausalLM'],
-        hidden_size: 4096,
-        num_hidden_layers: 36,
-        num_attention_heads: 32,
-        num_key_value_heads: 8,
-        head_dim: 128,
-        max_position_embeddings: 40960,
-      }),
-    )!;
+    const config = parseModelConfig(QWEN3_8B_CONFIG)!;
     const m = mustModel(modelFromHub('Qwen/Qwen3-8B', { weightBytes: 16_384_000_000, mistralFormat: false, config }));
     assert.deepEqual(
       [m.id, m.name, m.source, m.modelFileSize, m.bytesPerToken, m.diskStorageRequirement, m.attnType, m.modelTokenLimit],
