@@ -19,6 +19,10 @@ export interface HubModelFacts {
   config: ModelConfig;
 }
 
+/** What a pass knows of a model's hub metadata (the operator's cache, or `render`'s one read). */
+export type HubModelState =
+  { state: 'ready'; facts: HubModelFacts } | { state: 'resolving'; endpoint: string } | { state: 'failed'; reason: string; message: string; retryInMs: number };
+
 export interface GeneratedModel {
   /** The Hugging Face id in lowercase, as v0.12 passes it to `--model`. */
   id: string;
@@ -404,6 +408,32 @@ export function modelFromCatalog(entry: CatalogEntry): GenerateResult {
 export function modelFromHub(id: string, facts: HubModelFacts): GenerateResult {
   const format = facts.mistralFormat ? 'mistral' : 'auto';
   return generate(id, 'huggingface', formatGiB(facts.weightBytes), facts.config, { loadFormat: format, configFormat: format, tokenizerMode: format });
+}
+
+/** Architectures that need vLLM's hybrid KV cache manager, which LMCache's CPU offload cannot serve. */
+const HYBRID_KV_CACHE = new Set([
+  'NemotronHForCausalLM',
+  'NemotronH_Nano_VL_V2',
+  'NemotronHMTPModel',
+  'NemotronHPuzzleForCausalLM',
+  'Gemma4ForCausalLM',
+  'Gemma4ForConditionalGeneration',
+  'Gemma4UnifiedForConditionalGeneration',
+  'Qwen3_5ForConditionalGeneration',
+  'Qwen3_5MoeForConditionalGeneration',
+  'DeepseekV4ForCausalLM',
+  'DeepseekV32ForCausalLM',
+]);
+/** Architectures whose FP8 GEMMs need DeepGEMM (VLLM_USE_DEEP_GEMM=1 and a CUDA toolkit). */
+const NEEDS_DEEP_GEMM = new Set(['DeepseekV4ForCausalLM', 'DeepseekV32ForCausalLM', 'GlmMoeDsaForCausalLM']);
+
+/** v0.12 turns LMCache's KV-cache CPU offload off: hybrid KV cache models, and gpt-oss (an LMCache crash). */
+export function kvOffloadDisabled(model: Pick<GeneratedModel, 'architectures'>): boolean {
+  return model.architectures.some((a) => HYBRID_KV_CACHE.has(a) || a === 'GptOssForCausalLM');
+}
+
+export function needsDeepGemm(model: Pick<GeneratedModel, 'architectures'>): boolean {
+  return model.architectures.some((a) => NEEDS_DEEP_GEMM.has(a));
 }
 
 const SAFETENSORS = /.*\.safetensors/;

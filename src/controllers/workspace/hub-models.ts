@@ -4,14 +4,8 @@
 // reports "resolving"; when the fetch ends, every workspace that asked is enqueued. A result is kept
 // for the life of the process, so a converged workspace makes no request. A failure is kept with a
 // backoff: the workspaces are enqueued again when it is due (or at once when their token changed).
-import type { HubModelFacts } from '../../catalog/model-generator.js';
+import type { HubModelFacts, HubModelState } from '../../catalog/model-generator.js';
 import { fetchHubModel, HubReason, type HubFetch, type HubReasonValue, type HubRequest } from '../../runtime/hub-client.js';
-
-/** What a pass knows of one model. */
-export type HubModelState =
-  | { state: 'ready'; facts: HubModelFacts }
-  | { state: 'resolving'; endpoint: string }
-  | { state: 'failed'; reason: HubReasonValue; message: string; retryInMs: number };
 
 /** Whose token a fetch uses: the Secret's namespace/name@resourceVersion ('' = anonymous). Never the value. */
 export interface TokenRef {

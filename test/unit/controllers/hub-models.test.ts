@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { HubModels, hubBackoffMs, type HubModelState } from '../../../src/controllers/workspace/hub-models.js';
+import type { HubModelState } from '../../../src/catalog/model-generator.js';
+import { HubModels, hubBackoffMs } from '../../../src/controllers/workspace/hub-models.js';
 import { fetchHubModel, HubReason, resolveHubEndpoint, type HubFetch } from '../../../src/runtime/hub-client.js';
 import { QWEN3_8B, startFakeHub, type FakeHub } from '../support/fake-hub.js';
 
