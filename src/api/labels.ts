@@ -12,6 +12,8 @@ export const ANNOTATION_BYPASS_RESOURCE_CHECKS = 'kaito.sh/bypass-resource-check
 
 // --- Revision bookkeeping (operator-owned) ---
 export const ANNOTATION_REVISION = 'workspace.kaito.io/revision';
+/** KAITO v0.10: vLLM's --performance-mode (balanced, interactivity, throughput); read for models named by Hugging Face id. */
+export const ANNOTATION_PERFORMANCE_MODE = 'kaito.sh/performance-mode';
 export const ANNOTATION_HASH = 'workspace.kaito.io/hash';
 /** ControllerRevision label carrying the workspace name. */
 export const LABEL_REVISION_WORKSPACE_NAME = 'workspace.kaito.io/name';

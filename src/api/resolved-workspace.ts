@@ -4,16 +4,27 @@
 // the matching nodes; messages stay with whoever reports them.
 import { lookupSku } from '../catalog/gpu-skus.js';
 import { gpuConfigFromNodeLabels, type NodeGpuResult, type NodeLabelsSource } from '../catalog/node-gpu.js';
-import { getPreset, isDeprecatedPreset } from '../catalog/presets.js';
+import { catalogEntry, isHuggingFaceId } from '../catalog/model-catalog.js';
+import { modelFromCatalog, modelFromHub, type GenerateResult, type HubModelState } from '../catalog/model-generator.js';
+import { getPreset, isDeprecatedPreset, presetFromModel } from '../catalog/presets.js';
 import type { CloudProvider, GpuConfig, Preset } from '../catalog/types.js';
 import type { FeatureGates } from './feature-gates.js';
 import { runtimeDecision } from './inference-runtime.js';
 import type { DeepReadonly } from '../runtime/readonly.js';
 import type { Workspace } from './types.js';
 
-/** A preset named by the workspace: none named, found in the catalog, deprecated (inference only), or unknown. */
+/**
+ * A preset named by the workspace: none named, found (a legacy preset, a KAITO v0.12 catalog id, or a
+ * Hugging Face id whose metadata is known), deprecated (inference only), unknown; for a Hugging Face id
+ * outside the catalog also `resolving` (its metadata is being read) or `hubFailed` (it could not be).
+ */
 export type PresetLookup =
-  { kind: 'none' } | { kind: 'found'; name: string; preset: Preset } | { kind: 'deprecated'; name: string } | { kind: 'unknown'; name: string };
+  | { kind: 'none' }
+  | { kind: 'found'; name: string; preset: Preset }
+  | { kind: 'deprecated'; name: string }
+  | { kind: 'unknown'; name: string }
+  | { kind: 'resolving'; name: string; endpoint: string }
+  | { kind: 'hubFailed'; name: string; reason: string; message: string; retryInMs?: number };
 
 /** One node matching resource.labelSelector, with the GPU facts its labels give. */
 export interface NodeGpu {
@@ -30,6 +41,8 @@ export interface ResolveInput {
    * with whether it is Ready. Omitted: not looked up (offline), so nothing about nodes is judged.
    */
   nodes?: readonly { node: NodeLabelsSource; ready: boolean }[];
+  /** Hub metadata of Hugging Face ids outside the catalog, by lowercase id; a missing id is still being read. */
+  hubModels?: ReadonlyMap<string, HubModelState>;
 }
 
 export interface ResolvedWorkspace {
@@ -53,7 +66,7 @@ export function resolveWorkspace(ws: Workspace, input: ResolveInput): ResolvedWo
     cloud,
     byo,
     runtime: runtimeDecision(ws, input.gates),
-    inferencePreset: inferencePresetOf(ws),
+    inferencePreset: inferencePresetOf(ws, input.hubModels),
     tuningPreset: ws.tuning ? lookupPreset(ws.tuning.preset ? presetName(ws.tuning.preset) : '') : { kind: 'none' },
     ...(byo ? {} : { sku: { instanceType, gpu: lookupSku(cloud, instanceType) } }),
     ...(byo && input.nodes
@@ -62,13 +75,35 @@ export function resolveWorkspace(ws: Workspace, input: ResolveInput): ResolvedWo
   };
 }
 
-/** The inference preset alone (event mappers that need no full resolution). Deprecated names match in any case. */
-export function inferencePresetOf(ws: DeepReadonly<Pick<Workspace, 'inference'>>): PresetLookup {
+/**
+ * The inference preset alone (event mappers need no full resolution; without hub metadata an id outside
+ * the catalog is `resolving`). Deprecated names match in any case. Order: a legacy short name (rendered as
+ * KAITO v0.8.0 did), a deprecated name, then a Hugging Face id: KAITO v0.12's catalog, else the hub.
+ */
+export function inferencePresetOf(ws: DeepReadonly<Pick<Workspace, 'inference'>>, hubModels?: ReadonlyMap<string, HubModelState>): PresetLookup {
   const named = ws.inference?.preset;
   if (!named) return { kind: 'none' };
   const name = presetName(named);
   if (isDeprecatedPreset(name.toLowerCase())) return { kind: 'deprecated', name };
-  return lookupPreset(name);
+  const legacy = lookupPreset(name);
+  if (legacy.kind === 'found' || !isHuggingFaceId(name)) return legacy;
+  const entry = catalogEntry(name);
+  if (entry) return generated(name, modelFromCatalog(entry));
+  const hub = hubModels?.get(name.toLowerCase());
+  if (!hub || hub.state === 'resolving') return { kind: 'resolving', name, endpoint: hub?.endpoint ?? '' };
+  if (hub.state === 'failed') return { kind: 'hubFailed', name, reason: hub.reason, message: hub.message, retryInMs: hub.retryInMs };
+  return generated(name, modelFromHub(name, hub.facts));
+}
+
+/** The Hugging Face id of a preset that is one (catalog or hub), lowercase; undefined for short names. */
+export function huggingFaceIdOf(lookup: PresetLookup): string | undefined {
+  if (lookup.kind === 'found') return lookup.preset.generated?.id;
+  return lookup.kind === 'resolving' || lookup.kind === 'hubFailed' ? lookup.name.toLowerCase() : undefined;
+}
+
+function generated(name: string, result: GenerateResult): PresetLookup {
+  if (!result.ok) return { kind: 'hubFailed', name, reason: 'HuggingFaceModelUnsupported', message: result.message };
+  return { kind: 'found', name, preset: presetFromModel(result.model) };
 }
 
 /**

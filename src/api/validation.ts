@@ -153,6 +153,8 @@ function validateInferenceCreate(ws: Workspace, inference: InferenceSpec, ctx: V
     const suffix = hint.length > 0 ? ` (closest: ${hint.join(', ')})` : '';
     return [error('inference.preset.name', `${Msg.unsupportedInferencePreset(lookup.name)}${suffix}`)];
   }
+  // Metadata still being read, or unreadable: the plan reports it with its own reason (plan-inference.ts).
+  if (lookup.kind === 'resolving' || lookup.kind === 'hubFailed') return [];
   const preset = foundPreset(lookup);
   issues.push(...validateResourcesForInference(ws, preset, runtime, ctx));
   if (preset) {

@@ -1,7 +1,9 @@
 // The inference container's shell command (spec §5.4). Flags are rendered in a fixed order (KAITO
 // iterates Go maps, so its order is random — W31): the flags KAITO inserts, in its table order, then the
 // preset's own flags in catalog order.
-import type { Preset, Runtime } from '../catalog/types.js';
+import { kvOffloadDisabled } from '../catalog/model-generator.js';
+import { GIB, tryParseQuantity } from '../catalog/quantity.js';
+import type { GpuConfig, Preset, Runtime } from '../catalog/types.js';
 import { GPU_MEMORY_UTILIZATION } from './max-model-len.js';
 import { CONFIG_MOUNT_PATH, MODEL_WEIGHTS_PATH } from './volumes.js';
 import { INFERENCE_CONFIG_KEY } from '../api/labels.js';
@@ -32,6 +34,10 @@ export interface CommandContext {
   distributed: boolean;
   /** `--served-model-name` instead of the preset's: an InferenceSet member serves under the set's name (KAITO #2004). */
   servedModelName?: string;
+  /** Models named by Hugging Face id (KAITO v0.12's flags): the node's GPUs, whether a user config is mounted, `kaito.sh/performance-mode`. */
+  gpu?: Pick<GpuConfig, 'gpuModel' | 'gpuMemGiB'>;
+  configMounted?: boolean;
+  performanceMode?: string;
 }
 
 export const KAITO_CONFIG_FILE = `${CONFIG_MOUNT_PATH}/${INFERENCE_CONFIG_KEY}`;
@@ -62,6 +68,40 @@ export function vllmServerFlags(ctx: CommandContext): Flags {
   return merge(inserted, preset.vllm.modelRunParams);
 }
 
+/** v0.12 leaves more headroom on the 24 GiB A10. */
+const GPU_MEMORY_UTILIZATION_BY_GPU: Record<string, string> = { 'NVIDIA A10': '0.82' };
+
+/**
+ * The vLLM flags KAITO v0.12.0 gives a model named by Hugging Face id (buildVLLMInferenceCommand and
+ * configureParallelism): vLLM fits the context itself (`auto`), KV-cache events on, one flag against a
+ * FlashInfer JIT, weights downloaded into the weights volume, and three-tier parallelism: data parallel
+ * when the weights take under half of one GPU, tensor parallel within a node, pipeline across nodes.
+ */
+function v012ServerFlags(ctx: CommandContext, preset: Preset): Flags {
+  const inserted: [string, string][] = [];
+  const served = ctx.servedModelName ?? preset.vllm.servedModelName;
+  if (served) inserted.push(['served-model-name', served]);
+  inserted.push(
+    ['max-model-len', 'auto'],
+    ['gpu-memory-utilization', GPU_MEMORY_UTILIZATION_BY_GPU[ctx.gpu?.gpuModel ?? ''] ?? String(GPU_MEMORY_UTILIZATION)],
+    ['kv-events-config', `'{"enable_kv_cache_events":true}'`],
+    ['compilation-config.pass_config.fuse_allreduce_rms', 'False'],
+  );
+  if (ctx.adaptersEnabled) inserted.push(['enable-lora', '']);
+  inserted.push(['model', preset.hfRepo], ['download-dir', MODEL_WEIGHTS_PATH]);
+  if (ctx.configMounted) inserted.push(['kaito-config-file', KAITO_CONFIG_FILE]);
+  if (ctx.performanceMode && ctx.performanceMode !== 'balanced') inserted.push(['performance-mode', ctx.performanceMode]);
+  const weights = tryParseQuantity(preset.totalSafeTensorFileSize);
+  const gpus = ctx.gpusPerNode;
+  const dataParallel = !ctx.distributed && gpus > 1 && weights !== undefined && ctx.gpu !== undefined && weights * gpus * 2 < ctx.gpu.gpuMemGiB * GIB;
+  if ((preset.generated && kvOffloadDisabled(preset.generated)) || dataParallel || ctx.distributed)
+    inserted.push(['kaito-kv-cache-cpu-memory-utilization', '0']);
+  if (dataParallel) inserted.push(['data-parallel-size', String(gpus)], ['tensor-parallel-size', '1']);
+  else inserted.push(['tensor-parallel-size', String(gpus)]);
+  if (ctx.distributed) inserted.push(['pipeline-parallel-size', String(ctx.numNodes)], ['distributed-executor-backend', 'ray']);
+  return merge(inserted, preset.vllm.modelRunParams);
+}
+
 export function transformersCommand(preset: Preset): string {
   const tf = preset.transformers;
   const modelFlags: [string, string][] = Object.entries(tf.modelRunParams);
@@ -75,6 +115,7 @@ export function transformersCommand(preset: Preset): string {
 /** The shell string run by `/bin/sh -c` in the inference container. */
 export function inferenceCommand(ctx: CommandContext, multiNode: (server: string) => string): string {
   if (ctx.runtime === 'transformers') return transformersCommand(ctx.preset);
-  const server = renderFlags(ctx.preset.vllm.baseCommand, vllmServerFlags(ctx));
+  const flags = ctx.preset.generated ? v012ServerFlags(ctx, ctx.preset) : vllmServerFlags(ctx);
+  const server = renderFlags(ctx.preset.vllm.baseCommand, flags);
   return ctx.distributed ? multiNode(server) : server;
 }

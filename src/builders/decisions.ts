@@ -15,7 +15,7 @@ export function weightsSourceDecision(preset: Preset, registry: string, secret: 
       reason: `OCI artifact ${modelWeightsImage(preset, registry)} pulled by init container ${WEIGHTS_DOWNLOADER}`,
     };
   }
-  let reason = `downloaded at startup from huggingface.co/${preset.hfRepo} at ${preset.hfRevision}`;
+  let reason = `downloaded at startup from huggingface.co/${preset.hfRepo} ${preset.hfRevision ? `at ${preset.hfRevision}` : 'at the head of main (no commit pin, as KAITO v0.12)'}`;
   if (secret) {
     reason += ` with HF_TOKEN from Secret ${secret}`;
     if (secretNames && !secretNames.includes(secret)) reason += ` (WARNING: Secret ${secret} not found; the pod cannot start until it exists)`;

@@ -92,6 +92,47 @@ export function estimateNodeCount(input: EstimatorInput): NodeEstimate {
   };
 }
 
+/** KAITO v0.12's estimator: runtime overhead that grows with each GPU's share of the weights. */
+const V012_OVERHEAD_WEIGHT_FACTOR = 0.05;
+
+/**
+ * KAITO v0.12.0's NodeEstimator (nodesestimator/estimator.go), for models named by Hugging Face id. In
+ * floating point as v0.12 computes it: usable = per-GPU × 0.84; reserve = 2.3 GiB + context × bytes per
+ * token / GPUs; per-GPU room for weights = (usable − reserve) / 1.05; GPUs = trunc(weights × 1.02 / room) + 1.
+ * No tensor-parallelism switch: every such model may shard and spread over nodes.
+ */
+export function estimateNodeCountV012(input: EstimatorInput): NodeEstimate {
+  const count = input.count ?? 1;
+  const { preset, gpuConfig } = input;
+  if (!preset || !gpuConfig || gpuConfig.gpuMemGiB <= 0 || gpuConfig.gpuCount <= 0) return estimateNodeCount(input);
+  const modelBytes = tryParseQuantity(preset.totalSafeTensorFileSize);
+  if (modelBytes === undefined) return { ok: false, message: `invalid model size ${JSON.stringify(preset.totalSafeTensorFileSize)} of ${preset.name}` };
+  const { gpuCount, gpuMemGiB } = gpuConfig;
+  const modelSize = modelBytes * WEIGHT_OVERHEAD_FACTOR;
+  const perGpu = Math.trunc((gpuMemGiB * GIB) / gpuCount);
+  const usable = perGpu * GPU_MEMORY_UTILIZATION;
+  const kvCache = (input.maxModelLen * preset.bytesPerToken) / gpuCount;
+  const reserve = STATIC_OVERHEAD_GIB * GIB + kvCache;
+  if (usable <= reserve) {
+    return {
+      ok: false,
+      message:
+        `GPU memory ${fixed(perGpu, 0)} bytes is too small, needs at least ${fixed(reserve / GIB, 1)} GB overhead ` +
+        `(base: ${fixed(STATIC_OVERHEAD_GIB, 1)}GB + KV Cache: ${fixed(kvCache / GIB, 1)} GB)`,
+    };
+  }
+  const room = (usable - reserve) / (1 + V012_OVERHEAD_WEIGHT_FACTOR);
+  const minGpus = Math.trunc(modelSize / room) + 1;
+  const nodes = Math.ceil(minGpus / gpuCount);
+  return {
+    ok: true,
+    nodes,
+    reason:
+      `${preset.name} (${preset.totalSafeTensorFileSize} weights, context ${input.maxModelLen}) needs ${minGpus} GPU(s) ` +
+      `of ${gpuMemGiB / gpuCount} GiB on ${gpuConfig.sku} (${gpuCount} per node; KAITO v0.12's estimator, resource.count ${count} not used)`,
+  };
+}
+
 export interface TargetNodeCountInput {
   /** `status.targetNodeCount`; a non-zero value is kept (KAITO sets it once). */
   current?: number;

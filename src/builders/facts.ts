@@ -6,6 +6,7 @@ import type { NodePinning } from './scheduling.js';
 import { DEFAULT_FEATURE_GATES, type FeatureGates } from '../api/feature-gates.js';
 import { DEFAULT_CLOUD_PROVIDER } from '../catalog/gpu-skus.js';
 import { DEFAULT_PRESET_REGISTRY } from '../catalog/presets.js';
+import type { HubModelState } from '../catalog/model-generator.js';
 import type { CloudProvider } from '../catalog/types.js';
 import type { Workspace } from '../api/types.js';
 import { resolveWorkspace, type ResolvedWorkspace } from '../api/resolved-workspace.js';
@@ -40,6 +41,8 @@ export interface ClusterFacts {
   controllerRevisions?: readonly DeepReadonly<V1ControllerRevision>[];
   /** Node labels the provisioner puts on this workspace's nodes, required of its inference pods (Karpenter mode). */
   podNodePinning?: NodePinning;
+  /** Hub metadata of Hugging Face ids outside KAITO v0.12's catalog, by lowercase id (absent: not read yet). */
+  hubModels?: ReadonlyMap<string, HubModelState>;
 }
 
 export const DEFAULT_RELEASE_NAMESPACE = 'kaito-workspace';
@@ -81,7 +84,7 @@ export function resolveFromFacts(ws: Workspace, facts: ClusterFacts): ResolvedWo
   const gates = facts.featureGates;
   // Only bring-your-own nodes give GPU facts; auto-provisioned ones come from the SKU catalog.
   const nodes = gates.disableNodeAutoProvisioning ? matchingNodes(ws, facts.nodes).map((node) => ({ node, ready: isReady(node) })) : undefined;
-  return resolveWorkspace(ws, { gates, cloud: facts.cloudProvider, ...(nodes ? { nodes } : {}) });
+  return resolveWorkspace(ws, { gates, cloud: facts.cloudProvider, ...(nodes ? { nodes } : {}), ...(facts.hubModels ? { hubModels: facts.hubModels } : {}) });
 }
 
 export function findConfigMap(facts: Pick<ClusterFacts, 'configMaps'>, namespace: string, name: string): DeepReadonly<V1ConfigMap> | undefined {

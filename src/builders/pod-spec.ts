@@ -4,6 +4,7 @@ import type { V1Container, V1EnvVar, V1PodSpec, V1Volume } from '@kubernetes/cli
 import { HF_TOKEN_KEY, RESOURCE_NVIDIA_GPU } from '../api/labels.js';
 import type { Workspace } from '../api/types.js';
 import { baseImage, modelWeightsImage } from '../catalog/presets.js';
+import { needsDeepGemm } from '../catalog/model-generator.js';
 import type { GpuConfig, Preset } from '../catalog/types.js';
 import {
   ADAPTER_MOUNT_PATH,
@@ -18,10 +19,12 @@ import { inferenceCommand, type CommandContext } from './command.js';
 import { distributedLivenessProbe, distributedReadinessProbe, multiNodeCommand, podIndexEnv, VLLM_PORT } from './distributed.js';
 import type { WeightsVolumeKind } from './facts.js';
 import { leaderAddress, workspaceName } from './meta.js';
-import { livenessProbe, readinessProbe, startupFailureThreshold, startupProbe } from './probes.js';
+import { livenessProbe, livenessProbeV012, readinessProbe, startupFailureThreshold, startupProbe } from './probes.js';
 import { gpuTolerations, requiredNodeAffinity } from './scheduling.js';
-import { baseVolumeMounts, configVolume, dshmVolume, MODEL_WEIGHTS_PATH, modelWeightsEmptyDir, modelWeightsMount } from './volumes.js';
+import { baseVolumeMounts, CONFIG_VOLUME, configVolume, dshmVolume, MODEL_WEIGHTS_PATH, modelWeightsEmptyDir, modelWeightsMount } from './volumes.js';
 
+/** vLLM's KV-cache events (ZMQ), announced by KAITO v0.12's pods. */
+const KV_EVENTS_PORT = 5557;
 export const ORAS_IMAGE = 'mcr.microsoft.com/oss/v2/oras-project/oras:v1.2.3';
 export const WEIGHTS_DOWNLOADER = 'model-weights-downloader';
 
@@ -65,8 +68,13 @@ export function weightsDownloader(preset: Preset, registry: string): V1Container
 function mainEnv(input: PresetPodInput): V1EnvVar[] {
   const env: V1EnvVar[] = [];
   const secret = input.ws.inference?.preset?.presetOptions?.modelAccessSecret;
+  const generated = input.preset.generated;
+  // KAITO v0.12: no FlashInfer sampler and no DeepGEMM (both JIT-compile with nvcc, absent from the image) unless the model needs DeepGEMM.
+  if (generated) env.push({ name: 'VLLM_USE_FLASHINFER_SAMPLER', value: '0' }, { name: 'VLLM_USE_DEEP_GEMM', value: needsDeepGemm(generated) ? '1' : '0' });
   if (input.preset.downloadAtRuntime && secret) {
-    env.push({ name: HF_TOKEN_KEY, valueFrom: { secretKeyRef: { name: secret, key: HF_TOKEN_KEY } } });
+    // v0.12 marks the key optional: a public model starts without it.
+    const optional = generated ? { optional: true } : {};
+    env.push({ name: HF_TOKEN_KEY, valueFrom: { secretKeyRef: { name: secret, key: HF_TOKEN_KEY, ...optional } } });
   }
   env.push(...adapterStrengthEnv(input.adapters));
   if (input.command.distributed) env.push(podIndexEnv());
@@ -78,27 +86,34 @@ export function presetPodSpec(input: PresetPodInput): V1PodSpec {
   const name = workspaceName(ws);
   const leader = leaderAddress(ws);
   const gpus = String(input.gpu.gpuCount);
-  const volumeMounts = baseVolumeMounts();
+  const generated = preset.generated !== undefined;
+  // KAITO v0.12 mounts a config only when the workspace names one.
+  const volumeMounts = baseVolumeMounts().filter((m) => input.configMapName !== '' || m.name !== CONFIG_VOLUME);
   if (adapters.length > 0) volumeMounts.push({ name: ADAPTER_VOLUME, mountPath: ADAPTER_MOUNT_PATH });
   const env = mainEnv(input);
 
   const container: V1Container = {
     name,
-    image: baseImage(input.registry),
+    image: baseImage(input.registry, preset),
     command: ['/bin/sh', '-c', inferenceCommand(command, (server) => multiNodeCommand(preset, command.numNodes, leader, server))],
     resources: { requests: { [RESOURCE_NVIDIA_GPU]: gpus }, limits: { [RESOURCE_NVIDIA_GPU]: gpus } },
-    ports: [{ containerPort: VLLM_PORT }],
+    ports: generated
+      ? [
+          { name: 'http', containerPort: VLLM_PORT },
+          { name: 'kv-events', containerPort: KV_EVENTS_PORT },
+        ]
+      : [{ containerPort: VLLM_PORT }],
     startupProbe: command.distributed
       ? distributedReadinessProbe(leader, startupFailureThreshold(preset.readinessTimeoutSeconds))
       : startupProbe(preset.readinessTimeoutSeconds),
-    livenessProbe: command.distributed ? distributedLivenessProbe(leader) : livenessProbe(),
+    livenessProbe: command.distributed ? distributedLivenessProbe(leader) : generated ? livenessProbeV012() : livenessProbe(),
     readinessProbe: command.distributed ? distributedReadinessProbe(leader) : readinessProbe(),
     volumeMounts,
     ...(env.length > 0 ? { env } : {}),
   };
 
   const initContainers = [...(preset.downloadAtRuntime ? [] : [weightsDownloader(preset, input.registry)]), ...adapterPullerContainers(adapters)];
-  const volumes: V1Volume[] = [configVolume(input.configMapName), dshmVolume(), ...adapterVolumes(adapters)];
+  const volumes: V1Volume[] = [...(input.configMapName ? [configVolume(input.configMapName)] : []), dshmVolume(), ...adapterVolumes(adapters)];
   if (input.weightsVolume === 'emptyDir') volumes.push(modelWeightsEmptyDir(preset.diskStorageRequirement));
   const affinity = requiredNodeAffinity(ws);
   const pullSecrets = adapterImagePullSecrets(adapters);

@@ -11,6 +11,11 @@ export function livenessProbe(): V1Probe {
   return health(600);
 }
 
+/** KAITO v0.12: no delay (the startup probe covers the load), three failures. */
+export function livenessProbeV012(): V1Probe {
+  return { httpGet: { path: '/health', port: VLLM_PORT }, periodSeconds: 10, failureThreshold: 3 };
+}
+
 export function readinessProbe(): V1Probe {
   return health(30);
 }

@@ -2,21 +2,28 @@
 // the decisions that explain the result, or the problems that prevent it. The one entry point shared by
 // the controller and `kaito-ts render`. Pure: no client, no clock, no globals.
 import type { V1ConfigMap, V1ControllerRevision, V1Service, V1StatefulSet } from '@kubernetes/client-node';
-import { ANNOTATION_HASH, ANNOTATION_REVISION, LABEL_INFERENCESET_CREATED_BY, LABEL_MULTIROLE_INFERENCE_PARENT } from '../api/labels.js';
+import {
+  ANNOTATION_HASH,
+  ANNOTATION_PERFORMANCE_MODE,
+  ANNOTATION_REVISION,
+  LABEL_INFERENCESET_CREATED_BY,
+  LABEL_MULTIROLE_INFERENCE_PARENT,
+} from '../api/labels.js';
 import type { PresetLookup, ResolvedWorkspace } from '../api/resolved-workspace.js';
 import type { Decision, Workspace } from '../api/types.js';
 import { validateShape } from '../api/validation.js';
 import { Msg } from '../api/messages.js';
+import { catalogEntry, LEGACY_TO_CATALOG, V012_REFUSED } from '../catalog/model-catalog.js';
 import { closestPresetNames } from '../catalog/presets.js';
 import type { Preset, Runtime } from '../catalog/types.js';
 import { usableAdapters } from './adapters.js';
 import type { CommandContext } from './command.js';
 import { weightsSourceDecision } from './decisions.js';
 import { isDistributed } from './distributed.js';
-import { estimateNodeCount, targetNodeCount } from './estimator.js';
+import { estimateNodeCount, estimateNodeCountV012, targetNodeCount } from './estimator.js';
 import { matchingNodes, resolveFromFacts, type ClusterFacts, type WeightsVolumeKind } from './facts.js';
 import { resolveGpuConfig } from './gpu.js';
-import { resolveInferenceConfig } from './inference-config.js';
+import { resolveInferenceConfig, type InferenceConfigResult } from './inference-config.js';
 import { chooseMaxModelLen, DEFAULT_MAX_MODEL_LEN, parseExplicitMaxModelLen } from './max-model-len.js';
 import { presetPodSpec } from './pod-spec.js';
 import { problem, type Problem } from './problems.js';
@@ -84,8 +91,42 @@ function boundedReplicas(ws: Workspace, facts: ClusterFacts, target: number, dec
 
 function unknownPreset(lookup: Exclude<PresetLookup, { kind: 'found' }>): Problem {
   const name = lookup.kind === 'none' ? '' : lookup.name;
+  if (lookup.kind === 'resolving') return problem('inference.preset.name', HUB_RESOLVING, resolvingMessage(name, lookup.endpoint));
+  if (lookup.kind === 'hubFailed') return problem('inference.preset.name', lookup.reason, lookup.message);
   if (lookup.kind === 'deprecated') return problem('inference.preset.name', 'DeprecatedPreset', Msg.deprecatedPreset(name.toLowerCase()));
   return problem('inference.preset.name', 'UnknownPreset', `${Msg.unsupportedInferencePreset(name)}; closest names: ${closestPresetNames(name).join(', ')}`);
+}
+
+/** Reason while a Hugging Face id's metadata is being read. */
+export const HUB_RESOLVING = 'ResolvingModelMetadata';
+
+export function resolvingMessage(id: string, endpoint: string): string {
+  return `reading the Hugging Face metadata of ${id}${endpoint ? ` from ${endpoint}` : ''} (file list and config.json) to size the workspace`;
+}
+
+/** Where the model's sizes came from, and what KAITO v0.12 makes of a legacy name (for `render --explain`). */
+function modelDecision(preset: Preset): Decision {
+  const g = preset.generated;
+  if (!g) return { topic: 'model', choice: preset.name, reason: `kaito-ts preset, rendered as KAITO v0.8.0 does; ${legacyNameInV012(preset.name)}` };
+  const where = g.source === 'catalog' ? `KAITO v0.12 catalog entry ${g.id}` : `Hugging Face metadata of ${g.id}`;
+  return {
+    topic: 'model',
+    choice: g.id,
+    reason:
+      `${where}: ${g.modelFileSize} weights (disk ${g.diskStorageRequirement}), ${g.bytesPerToken} KV bytes per token (${g.attnType}), ` +
+      `context limit ${g.modelTokenLimit}, architectures ${g.architectures.join(', ') || 'none named'}; rendered as KAITO v0.12.0 does`,
+  };
+}
+
+/** What KAITO v0.12 makes of a short name: the catalog entry it maps to, or how it refuses it. */
+function legacyNameInV012(name: string): string {
+  const lower = name.toLowerCase();
+  const mapped = LEGACY_TO_CATALOG[lower];
+  if (mapped) return `KAITO v0.12 maps it to catalog entry ${catalogEntry(mapped)?.name ?? mapped} (served as ${mapped.slice(mapped.indexOf('/') + 1)})`;
+  const refused = V012_REFUSED[lower];
+  if (refused === 'deprecated') return `KAITO v0.12 refuses it: ${Msg.deprecatedPreset(lower)}`;
+  if (refused === 'unregistered') return `KAITO v0.12 refuses it: ${Msg.unsupportedInferencePreset(name)}`;
+  return 'not a KAITO v0.12 name';
 }
 
 function nodeCountFor(ws: Workspace, facts: ClusterFacts, runtime: Runtime, estimate: Parameters<typeof targetNodeCount>[0]['estimate']) {
@@ -159,19 +200,31 @@ function buildPreset(
   if (preset.downloadAtRuntime && preset.downloadAuthRequired && !secret) {
     return fail(problem('inference.preset.presetOptions.modelAccessSecret', 'ModelAccessSecretRequired', Msg.secretRequired));
   }
+  const generated = preset.generated;
+  decisions.push(modelDecision(preset));
+  if (generated && runtime === 'transformers') {
+    return fail(
+      problem('inference.preset.name', 'UnsupportedRuntime', `model ${generated.name} does not support inference with Huggingface Transformers runtime`),
+    );
+  }
 
   const gpu = resolveGpuConfig(resolved);
   if (!gpu.ok) return fail(gpu.problem);
   decisions.push(gpu.decision);
 
-  const config = resolveInferenceConfig(ws, facts);
+  // KAITO v0.11+ mounts no default config for these models: vLLM runs with its own defaults.
+  const config: InferenceConfigResult =
+    generated && !ws.inference?.config
+      ? { ok: true, name: '', decision: { topic: 'inferenceConfig', choice: 'none', reason: 'inference.config is empty: no config is mounted (KAITO v0.11+)' } }
+      : resolveInferenceConfig(ws, facts);
   if (!config.ok) return fail(config.problem);
   decisions.push(config.decision);
 
   // KAITO's estimator reads an explicit max-model-len only from a user-named ConfigMap.
   const explicit = ws.inference?.config && config.content ? parseExplicitMaxModelLen(config.content) : undefined;
+  const estimator = generated ? estimateNodeCountV012 : estimateNodeCount;
   const nodes = nodeCountFor(ws, facts, runtime, () =>
-    estimateNodeCount({ preset, gpuConfig: gpu.gpuConfig, count: ws.resource?.count, maxModelLen: explicit ?? DEFAULT_MAX_MODEL_LEN }),
+    estimator({ preset, gpuConfig: gpu.gpuConfig, count: ws.resource?.count, maxModelLen: explicit ?? DEFAULT_MAX_MODEL_LEN }),
   );
   if (!nodes.ok) return fail(problem('resource', 'TargetNodeCount', nodes.message));
   decisions.push({ topic: 'targetNodeCount', choice: String(nodes.nodes), reason: nodes.reason });
@@ -188,7 +241,13 @@ function buildPreset(
   }
 
   const maxModelLen = chooseMaxModelLen({ runtime, inferenceConfigYaml: config.content, preset, gpuConfig: gpu.gpuConfig, numNodes: nodes.nodes });
-  if (runtime === 'vllm') decisions.push({ topic: 'maxModelLen', choice: String(maxModelLen.value), reason: maxModelLen.reason });
+  if (generated)
+    decisions.push({
+      topic: 'maxModelLen',
+      choice: 'auto',
+      reason: 'KAITO v0.12: vLLM fits the context to the KV cache it measures; a max-model-len in inference.config wins',
+    });
+  else if (runtime === 'vllm') decisions.push({ topic: 'maxModelLen', choice: String(maxModelLen.value), reason: maxModelLen.reason });
 
   const volume = chooseWeightsVolume(gpu.gpuConfig, preset.diskStorageRequirement, facts);
   decisions.push(volume.decision, weightsSourceDecision(preset, facts.presetRegistry, secret, facts.secretNames), serviceTypeDecision(ws));
@@ -203,6 +262,9 @@ function buildPreset(
     adaptersEnabled: adapters.length > 0,
     distributed,
     ...memberServedModelName(ws),
+    ...(generated
+      ? { gpu: gpu.gpuConfig, configMounted: config.name !== '', performanceMode: ws.metadata.annotations?.[ANNOTATION_PERFORMANCE_MODE] ?? 'balanced' }
+      : {}),
   };
   const podSpec = presetPodSpec({
     ws,

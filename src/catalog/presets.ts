@@ -1,5 +1,6 @@
 // The preset model catalog: the 29 presets KAITO registers (spec §8.2, §8.3), plus the deprecated phi-2 metadata.
 // Rows hold only what differs between presets; runtime parameters come from a shared profile per row.
+import type { GeneratedModel } from './model-generator.js';
 import type { Preset } from './types.js';
 
 export const DEFAULT_PRESET_REGISTRY = 'mcr.microsoft.com/aks/kaito';
@@ -7,6 +8,8 @@ export const PRESET_REGISTRY_ENV = 'PRESET_REGISTRY_NAME';
 
 /** The runtime image every preset runs in: `<registry>/kaito-base:0.1.1` (0.1.1 bumps Ray to 2.52.1). */
 export const BASE_IMAGE = Object.freeze({ name: 'base', tag: '0.1.1' });
+/** KAITO v0.12.0's base image (vLLM 0.25.1): models named by Hugging Face id run in it. */
+export const BASE_IMAGE_V012 = Object.freeze({ name: 'base', tag: '0.5.0' });
 
 const DEFAULT_VLLM_BASE = 'python3 /workspace/vllm/inference_api.py';
 const RAY_LEADER_BASE = '/workspace/vllm/multi-node-serving.sh leader';
@@ -411,6 +414,42 @@ function toPreset([name, profileName, hf, weights, tag, size, disk, bytesPerToke
 
 const PRESETS: ReadonlyMap<string, Preset> = new Map(ROWS.map((row) => [row[0], toPreset(row)]));
 
+/**
+ * A model named by Hugging Face id as a preset the builders take: weights downloaded at start-up (no
+ * commit pin, as v0.12), distributed-capable, no tuning, and no transformers command (v0.12 has one
+ * only for its former built-in presets; kaito-ts serves these models with vLLM only).
+ */
+export function presetFromModel(model: GeneratedModel): Preset {
+  return {
+    name: model.name,
+    family: model.source,
+    hfRepo: model.id,
+    hfRevision: '',
+    downloadAtRuntime: true,
+    downloadAuthRequired: false,
+    tag: '',
+    gpuCountRequirement: 1,
+    totalSafeTensorFileSize: model.modelFileSize,
+    diskStorageRequirement: model.diskStorageRequirement,
+    bytesPerToken: model.bytesPerToken,
+    modelTokenLimit: model.modelTokenLimit,
+    supportDistributedInference: true,
+    disableTensorParallelism: false,
+    supportTuning: false,
+    readinessTimeoutSeconds: model.readinessTimeoutSeconds,
+    vllm: {
+      baseCommand: DEFAULT_VLLM_BASE,
+      servedModelName: model.name,
+      modelRunParams: Object.fromEntries(model.runParams),
+      rayLeaderBaseCommand: RAY_LEADER_BASE,
+      rayWorkerBaseCommand: RAY_WORKER_BASE,
+      disallowLoRA: false,
+    },
+    transformers: { baseCommand: '', accelerateParams: {}, inferenceMainFile: '', modelRunParams: {} },
+    generated: structuredClone(model),
+  };
+}
+
 /** Metadata of presets KAITO still lists but no longer registers; the webhook rejects them as deprecated. */
 export const DEPRECATED_PRESETS: Readonly<Record<string, { hfRepo: string; hfRevision: string; tag: string }>> = Object.freeze({
   'phi-2': { hfRepo: 'microsoft/phi-2', hfRevision: 'ef382358ec9e382308935a992d908de099b64c23', tag: '0.2.0' },
@@ -474,9 +513,10 @@ function kaitoImage(registry: string, name: string, tag: string): string {
   return `${registry}/kaito-${name}:${tag}`;
 }
 
-/** `<registry>/kaito-base:0.1.1`. */
-export function baseImage(registry: string): string {
-  return kaitoImage(registry, BASE_IMAGE.name, BASE_IMAGE.tag);
+/** `<registry>/kaito-base:0.1.1`; `<registry>/kaito-base:0.5.0` for a model named by Hugging Face id (KAITO v0.12). */
+export function baseImage(registry: string, preset?: Pick<Preset, 'generated'>): string {
+  const image = preset?.generated ? BASE_IMAGE_V012 : BASE_IMAGE;
+  return kaitoImage(registry, image.name, image.tag);
 }
 
 /** OCI artifact with the weights of an image-based preset, e.g. `mcr.microsoft.com/aks/kaito/kaito-falcon-7b:0.2.0`. */

@@ -1,4 +1,5 @@
 // Shapes shared by the GPU SKU catalog and the preset catalog. Facts only; no behaviour here.
+import type { GeneratedModel } from './model-generator.js';
 
 export type CloudProvider = 'azure' | 'aws' | 'arc';
 
@@ -56,4 +57,10 @@ export interface Preset {
   readinessTimeoutSeconds: number;
   vllm: VllmParams;
   transformers: TransformersParams;
+  /**
+   * Set for a model named by its Hugging Face id (KAITO v0.12's catalog or the hub): what v0.12's
+   * generator derived, and the sign that the builders render it as v0.12 does. Absent for the legacy
+   * short names, which render as KAITO v0.8.0 did.
+   */
+  generated?: GeneratedModel;
 }

@@ -64,6 +64,7 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
       releaseNamespace: o.releaseNamespace,
       nodeProvisioningTimeoutMs: o.nodeProvisioningTimeoutMs,
     },
+    hubEndpoint: o.hubEndpoint,
   });
   const { controller } = workspace;
   const inferenceSet = o.featureGates.enableInferenceSetController

@@ -8,6 +8,7 @@ import { DEFAULT_RELEASE_NAMESPACE } from '../builders/facts.js';
 import { parseNodeClassConfig, type NodeClassConfig } from '../api/node-class-config.js';
 import { resolveNodeProvisioner, type NodeProvisioner } from '../api/node-provisioner.js';
 import { positiveDurationFlag } from '../runtime/duration.js';
+import { resolveHubEndpoint } from '../runtime/hub-client.js';
 import { checkTimings, DEFAULT_LEADER_ELECTION_NAMESPACE, DEFAULT_TIMINGS, type LeaderElectionTimings } from './leader-election.js';
 
 export interface ManagerOptions {
@@ -23,6 +24,8 @@ export interface ManagerOptions {
   presetRegistry: string;
   releaseNamespace: string;
   nodeProvisioningTimeoutMs: number;
+  /** Hugging Face endpoint for ids outside KAITO's catalog: --hf-endpoint, else HF_ENDPOINT, else huggingface.co. */
+  hubEndpoint: string;
   maxConcurrentReconciles: number;
   kubeClientQps: number;
   kubeClientBurst: number;
@@ -52,6 +55,8 @@ export const RUN_USAGE = `Usage: kaito-ts run [flags]
                                      NodeClass plural (default aksnodeclasses)
   --karpenter-node-classes JSON      [{"name":..,"default":true,"spec":{..}}]: the NodeClasses created
                                      at start; exactly one default (required in karpenter mode)
+  --hf-endpoint URL                  Hugging Face endpoint (or mirror) read for model ids outside
+                                     KAITO's catalog (else HF_ENDPOINT, else https://huggingface.co)
   --max-concurrent-reconciles N      workers (default 5)
   --kube-client-qps N                client-side QPS limit (default 30)
   --kube-client-burst N              client-side burst (default 50)
@@ -158,6 +163,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
       'release-namespace': { type: 'string' },
       'log-level': { type: 'string' },
       'node-provisioning-timeout': { type: 'string' },
+      'hf-endpoint': { type: 'string' },
     },
   });
   if (values.help) return 'help';
@@ -180,6 +186,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
     presetRegistry: presetRegistry(env),
     releaseNamespace: values['release-namespace'] ?? env.RELEASE_NAMESPACE ?? DEFAULT_RELEASE_NAMESPACE,
     nodeProvisioningTimeoutMs: positiveDurationFlag('node-provisioning-timeout', values['node-provisioning-timeout'], DEFAULT_NODE_PROVISIONING_TIMEOUT_MS),
+    hubEndpoint: hubEndpointFlag(values['hf-endpoint'], env),
     maxConcurrentReconciles: positiveInt('max-concurrent-reconciles', values['max-concurrent-reconciles'], DEFAULT_WORKERS),
     kubeClientQps: positiveInt('kube-client-qps', values['kube-client-qps'], 30),
     kubeClientBurst: positiveInt('kube-client-burst', values['kube-client-burst'], 50),
@@ -192,4 +199,12 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
     syncPeriodMs: positiveDurationFlag('sync-period', values['sync-period'], DEFAULT_SYNC_PERIOD_MS),
     logLevel: logLevel(values['log-level']),
   };
+}
+
+function hubEndpointFlag(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  try {
+    return resolveHubEndpoint(flag, env);
+  } catch (err) {
+    throw new Error(`--hf-endpoint (or HF_ENDPOINT): ${(err as Error).message}`);
+  }
 }

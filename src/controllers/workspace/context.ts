@@ -25,6 +25,7 @@ import type { CacheReader, ObjectCache } from '../../runtime/cache.js';
 import type { KubeClient } from '../../runtime/client.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { Logger } from '../../runtime/log.js';
+import type { HubModels } from './hub-models.js';
 
 export interface OperatorConfig {
   featureGates: FeatureGates;
@@ -87,6 +88,8 @@ export interface WorkspaceDeps {
   now: () => Date;
   /** Node auto-provisioning only: is the CRD it writes (NodeClaim, or NodePool in Karpenter mode) served? undefined = not known yet. */
   provisioningCrdInstalled: () => boolean | undefined;
+  /** Hugging Face metadata of model ids outside KAITO's catalog; absent: such ids stay `resolving`. */
+  hubModels?: HubModels;
 }
 
 /** Who makes nodes: the flag's value, or the gate's when the flag was not given. */

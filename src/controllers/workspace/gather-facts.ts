@@ -36,5 +36,6 @@ export function factsOf(snap: WorkspaceSnapshot): ClusterFacts {
     // Revision numbers count only our own revisions: a look-alike must not make ours 12 instead of 1.
     controllerRevisions: ownedRevisions(ws, snap.revisions),
     ...(provisionerOf(config) === 'karpenter' ? { podNodePinning: { own: karpenterNodeAffinity(ws), unclaimedWithout: WORKSPACE_NODE_KEYS } } : {}),
+    ...(snap.hubModels ? { hubModels: snap.hubModels } : {}),
   };
 }

@@ -3,7 +3,7 @@
 // HF_TOKEN key needs its data: one GET per Secret version answers that, and only the yes/no is kept.
 import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
 import { HF_TOKEN_KEY } from '../../api/labels.js';
-import { foundPreset, inferencePresetOf, type PresetLookup } from '../../api/resolved-workspace.js';
+import { foundPreset, huggingFaceIdOf, inferencePresetOf, type PresetLookup } from '../../api/resolved-workspace.js';
 import type { CacheReader } from '../../runtime/cache.js';
 import type { KubeClient } from '../../runtime/client.js';
 import { isNotFound } from '../../runtime/errors.js';
@@ -24,7 +24,7 @@ export interface SecretProblem {
 /** The Secret a workspace's pods read HF_TOKEN from, when its preset (resolved in this pass, if any) downloads at runtime. */
 export function modelAccessSecretOf(ws: DeepReadonly<WorkspaceObject>, preset: PresetLookup = inferencePresetOf(ws)): string | undefined {
   const secret = ws.inference?.preset?.presetOptions?.modelAccessSecret;
-  return secret && foundPreset(preset)?.downloadAtRuntime ? secret : undefined;
+  return secret && (foundPreset(preset)?.downloadAtRuntime || huggingFaceIdOf(preset)) ? secret : undefined;
 }
 
 /** A non-empty HF_TOKEN entry; the value itself is never looked at beyond its length. */
@@ -63,6 +63,17 @@ export class ModelSecrets {
     const ok = known && known.resourceVersion === meta.metadata?.resourceVersion ? known.ok : await this.read(key, ns, name, meta.metadata?.resourceVersion);
     if (ok === undefined) return notFound;
     return ok ? undefined : { reason: SecretReason.KeyMissing, message: `${where} has no non-empty ${HF_TOKEN_KEY} key` };
+  }
+
+  /** HF_TOKEN for one hub read: one GET, handed to the caller, never kept or logged. */
+  async token(ns: string, name: string): Promise<string | undefined> {
+    try {
+      const data = (await this.client.get<V1Secret>(Resources.secrets, ns, name)).data?.[HF_TOKEN_KEY];
+      return data ? Buffer.from(data, 'base64').toString('utf8') : undefined;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
   }
 
   /** One GET of a Secret version; only whether it has the key is kept (undefined: gone meanwhile). */

@@ -10,7 +10,7 @@ import { errorsOf, formatIssues, validateWorkspace } from '../../api/validation.
 import { findConfigMap, resolveFromFacts } from '../../builders/facts.js';
 import { replicasFor } from '../../builders/replicas.js';
 import { droppedFieldsMessage } from '../../builders/template.js';
-import { buildWorkspace, objectList, type BuildResult } from '../../builders/workspace.js';
+import { buildWorkspace, HUB_RESOLVING, objectList, resolvingMessage, type BuildResult } from '../../builders/workspace.js';
 import { controllerOf } from '../../runtime/cache.js';
 import { needsApply } from '../../runtime/drift.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
@@ -33,6 +33,9 @@ import { strandedClaims } from './stranded-claims.js';
 
 type Built = Extract<BuildResult, { ok: true }>;
 
+/** A pass waiting for hub metadata looks again after this long even if no completion arrives. */
+const HUB_SAFETY_RECHECK_MS = 5 * 60_000;
+
 /** KAITO's fixed readiness timeout for template workspaces. */
 export const TEMPLATE_READINESS_TIMEOUT_SECONDS = 600;
 
@@ -45,6 +48,21 @@ export function planInference(snap: WorkspaceSnapshot): Plan {
   const facts = factsOf(snap);
   // Resolved once (preset, runtime, GPU facts): validation and the builders read the same value.
   const resolved = resolveFromFacts(ws, facts);
+  const hub = resolved.inferencePreset;
+  // Hub metadata being read: say so and wait; the cache enqueues the workspace when it has the answer.
+  // A workload that already runs (an operator restart) is left as it is, its status too, meanwhile.
+  if (hub.kind === 'resolving' && sts) return b.done(HUB_SAFETY_RECHECK_MS);
+  if (hub.kind === 'resolving') {
+    b.status({
+      ...b.nodeFacts(ws.status?.targetNodeCount || 1),
+      inference: { ready: false, reason: HUB_RESOLVING, message: resolvingMessage(hub.name, hub.endpoint) },
+    });
+    return b.done(HUB_SAFETY_RECHECK_MS);
+  }
+  if (hub.kind === 'hubFailed' && !sts) {
+    const retry = hub.retryInMs ? `; retrying in ${Math.ceil(hub.retryInMs / 1000)}s` : '';
+    return b.fail(hub.reason, `${hub.message}${retry}`);
+  }
   const issues = errorsOf(validateWorkspace(ws, { resolved, operation: 'create' }));
   if (issues.length) return b.fail(Reason.InvalidSpec, formatIssues(issues));
   const built = buildWorkspace(ws, facts, resolved);

@@ -48,6 +48,8 @@ import { FAILED_CREATE_FIELD_SELECTOR } from './pod-creation.js';
 import { planErrorPolicy } from '../shared/actions.js';
 import { nodeClassResource } from './karpenter-provision.js';
 import { WorkspaceReconciler } from './reconciler.js';
+import { HubModels } from './hub-models.js';
+import { resolveHubEndpoint } from '../../runtime/hub-client.js';
 
 export interface WorkspaceControllerOptions {
   client: KubeClient;
@@ -60,6 +62,8 @@ export interface WorkspaceControllerOptions {
   /** Every workspace is enqueued again this often (--sync-period); never when absent. */
   syncPeriodMs?: number;
   now?: () => Date;
+  /** Hugging Face endpoint for model ids outside KAITO's catalog (default: HF_ENDPOINT, else huggingface.co). */
+  hubEndpoint?: string;
 }
 
 export interface WorkspaceController {
@@ -160,7 +164,10 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
   // What the provisioner writes: NodeClaims, or NodePools in Karpenter mode.
   const provisioningSource = karpenter ? built.sources.nodePools : built.sources.nodeClaims;
   const nodeClasses = built.sources.nodeClasses;
+  // Hub metadata arrives in the background: the workspaces that asked are enqueued then.
+  const hubModels = new HubModels({ endpoint: o.hubEndpoint ?? resolveHubEndpoint(undefined), notify: (keys) => keys.forEach((k) => controller.enqueue(k)) });
   const reconciler = new WorkspaceReconciler({
+    hubModels,
     client: o.client,
     caches,
     recorder: o.recorder,

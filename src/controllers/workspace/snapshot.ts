@@ -25,6 +25,8 @@ import { mutableCopy, type DeepReadonly } from '../../runtime/readonly.js';
 import { provisionerOf, type OperatorConfig, type WorkspaceCaches, WorkspaceDeps, WorkspaceKinds, WorkspaceObject, WorkspaceStores } from './context.js';
 import type { ObservedNodeClass } from './karpenter-plan.js';
 import type { ModelSecrets, SecretProblem } from './model-secret.js';
+import type { HubModels } from './hub-models.js';
+import type { HubModelState } from '../../catalog/model-generator.js';
 
 /** Node auto-provisioning as this pass sees it. */
 export type ProvisioningMode = 'off' | 'on' | 'crdMissing' | 'crdUnknown';
@@ -70,6 +72,8 @@ export interface WorkspaceSnapshot {
   job?: DeepReadonly<V1Job>;
   /** The model access Secret's problem, if any (inference presets that download at runtime). */
   secretProblem?: SecretProblem;
+  /** What the hub metadata cache knows of the workspace's Hugging Face id outside the catalog. */
+  hubModels?: ReadonlyMap<string, HubModelState>;
   /** Tuning: named pull/push Secrets that do not exist (looked up only while no Job exists). */
   missingSecrets: readonly string[];
   /** Other workspaces of the namespace, read only for a workspace being deleted (is the shared ConfigMap copy still used?). */
@@ -156,8 +160,31 @@ export async function takeSnapshot(cached: DeepReadonly<WorkspaceObject>, deps: 
   const { ws } = snap;
   if (ws.metadata.deletionTimestamp) return snap;
   if (ws.tuning) return snap.job ? snap : { ...snap, missingSecrets: missingTuningSecrets(ws, deps.caches) };
-  const secretProblem = await secrets.problem(ws, inferencePresetOf(ws));
-  return secretProblem ? { ...snap, secretProblem } : snap;
+  const preset = inferencePresetOf(ws);
+  const secretProblem = await secrets.problem(ws, preset);
+  const hub = preset.kind === 'resolving' && deps.hubModels ? hubPart(ws, preset.name, deps.hubModels, deps.caches, secrets) : undefined;
+  return { ...snap, ...(secretProblem ? { secretProblem } : {}), ...(hub ? { hubModels: hub } : {}) };
+}
+
+/**
+ * The cache's answer for a Hugging Face id outside the catalog (never a wait: a miss starts a
+ * background read). The token is named by the Secret's version; its value is read only by that read.
+ */
+function hubPart(
+  ws: WorkspaceObject,
+  name: string,
+  hub: HubModels,
+  caches: Pick<WorkspaceCaches, 'secrets'>,
+  secrets: ModelSecrets,
+): ReadonlyMap<string, HubModelState> {
+  const ns = ws.metadata.namespace ?? 'default';
+  const secret = ws.inference?.preset?.presetOptions?.modelAccessSecret;
+  const meta = secret ? caches.secrets.get(ns, secret) : undefined;
+  const token =
+    meta && secret
+      ? { id: `${ns}/${secret}@${meta.metadata?.resourceVersion ?? ''}`, read: () => secrets.token(ns, secret) }
+      : { id: '', read: async () => undefined };
+  return new Map([[name.toLowerCase(), hub.lookup(`${ns}/${ws.metadata.name ?? ''}`, name, token)]]);
 }
 
 /**
