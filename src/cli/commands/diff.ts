@@ -5,6 +5,10 @@
 import { parseArgs } from 'node:util';
 import type { KubernetesObject, V1ControllerRevision, V1StorageClass } from '@kubernetes/client-node';
 import { parseFeatureGates } from '../../api/feature-gates.js';
+import { resolveNodeProvisioner } from '../../api/node-provisioner.js';
+import { nodeClassResource } from '../../controllers/workspace/karpenter-provision.js';
+import { karpenterNodeClasses } from '../../manager/options.js';
+import { LABEL_KARPENTER_WORKSPACE_NAME } from '../../api/labels.js';
 import { DEFAULT_RELEASE_NAMESPACE } from '../../builders/facts.js';
 import { resolveCloudProvider } from '../../catalog/gpu-skus.js';
 import { presetRegistry } from '../../catalog/presets.js';
@@ -23,12 +27,15 @@ import { CliError, type CliIO } from '../command-io.js';
 
 const USAGE = `Usage: kaito-ts diff [-n NAMESPACE] [WORKSPACE] [--kubeconfig FILE]
                      [--feature-gates k=v,...] [--cloud-provider azure|aws|arc]
+                     [--node-provisioner P] [--karpenter-node-class-* ...]
 
 Shows, for each workspace, what kaito-ts would change in its StatefulSet, Services and
 ControllerRevision (server-side apply dry-run under the field manager "kaito-ts"; nothing is
 written); for each InferenceSet, the child Workspaces it would create or delete (a rollout step,
 a scale) and the labels it would add. Without -n: every namespace; a WORKSPACE without -n is looked up in "default".
-The cluster: --kubeconfig, else KUBECONFIG, else in-cluster. Give the operator's --feature-gates.
+The cluster: --kubeconfig, else KUBECONFIG, else in-cluster. Give the operator's --feature-gates, and
+in Karpenter mode its --node-provisioner=karpenter and --karpenter-node-class* flags (NodePools
+are read to decide, as the operator does, but not compared).
 Exit status: 0 nothing would change, 1 something would, 2 bad input or the cluster cannot be read.
 `;
 
@@ -41,6 +48,12 @@ function options(args: string[]) {
         kubeconfig: { type: 'string' },
         'feature-gates': { type: 'string' },
         'cloud-provider': { type: 'string' },
+        'node-provisioner': { type: 'string' },
+        'karpenter-node-class-group': { type: 'string' },
+        'karpenter-node-class-kind': { type: 'string' },
+        'karpenter-node-class-version': { type: 'string' },
+        'karpenter-node-class-resource-name': { type: 'string' },
+        'karpenter-node-classes': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -63,8 +76,12 @@ export async function diff(args: string[], io: CliIO): Promise<number> {
   let config: OperatorConfig;
   let client: KubeClient;
   try {
+    const gates = parseFeatureGates(values['feature-gates']);
+    const provisioner = resolveNodeProvisioner(values['node-provisioner'], gates, false);
     config = {
-      featureGates: parseFeatureGates(values['feature-gates']),
+      featureGates: provisioner.featureGates,
+      nodeProvisioner: provisioner.provisioner,
+      ...(provisioner.provisioner === 'karpenter' ? { nodeClasses: karpenterNodeClasses(values) } : {}),
       cloudProvider: resolveCloudProvider(values['cloud-provider']),
       presetRegistry: presetRegistry(),
       releaseNamespace: process.env.RELEASE_NAMESPACE?.trim() || DEFAULT_RELEASE_NAMESPACE,
@@ -98,6 +115,20 @@ export async function diff(args: string[], io: CliIO): Promise<number> {
     if (!workspaces.length && !inferenceSets.length) throw new CliError(`workspace ${namespace}/${only} not found`);
   }
   const caches = await loadCaches(read, namespace, config.releaseNamespace);
+  if (config.nodeClasses) {
+    // Karpenter mode: the plan reads the workspace's NodePool, Karpenter's claims for it and the NodeClasses.
+    const cluster = async <T extends KubernetesObject>(type: ResourceType, selector?: string): Promise<ObjectCache<T>> => {
+      const items = (await client.list<T>(type, selector ? { labelSelector: selector } : {}).catch((err: unknown) => {
+        throw new CliError(`cannot list ${type.plural}: ${(err as Error).message.split('\n')[0]}`);
+      })) as { items: T[] };
+      return ObjectCache.from(items.items.map((o) => withTypeMeta(type, o)));
+    };
+    Object.assign(caches, {
+      nodePools: await cluster(Resources.nodePools, LABEL_KARPENTER_WORKSPACE_NAME),
+      poolClaims: await cluster(Resources.nodeClaims, LABEL_KARPENTER_WORKSPACE_NAME),
+      nodeClasses: await cluster(nodeClassResource(config.nodeClasses)),
+    });
+  }
 
   let changed = 0;
   for (const ws of workspaces.sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))) {
