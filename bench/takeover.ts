@@ -16,7 +16,10 @@ import { CustomObjectsApi, KubeConfig, type KubernetesObject } from '@kubernetes
 import { stringify } from 'yaml';
 import { GROUP, PLURAL, VERSION } from '../src/api/types.js';
 import { comparable, fieldChanges, formatChange } from '../src/diff/changes.js';
+import { adminKubeconfig } from '../src/simcluster/kubeconfig.js';
 import { freePort, startController, type RunningController } from './child.js';
+import { startCountingProxy } from './proxy.js';
+import { countWrites } from './verbs.js';
 import { ensureReleaseNamespace, installCrds } from './cluster.js';
 import { LABEL_KARPENTER_WORKSPACE_NAMESPACE } from '../src/api/labels.js';
 import { CONTROLLERS, karpenterFlags, missingPrerequisite, type ControllerId } from './controllers.js';
@@ -171,6 +174,32 @@ async function writesOf(metricsUrl: string): Promise<string> {
   );
 }
 
+/** ConfigMap names of the namespace and each workspace's status, to say what kaito-ts's writes were. */
+async function sideState(kubectl: (args: string[]) => Promise<string>): Promise<{ configMaps: string[]; statuses: Map<string, unknown> }> {
+  const get = async (kind: string) =>
+    (JSON.parse(await kubectl(['get', kind, '-n', NS, '-o', 'json'])) as { items: { metadata: { name: string }; status?: unknown }[] }).items;
+  const statuses = new Map<string, unknown>();
+  for (const w of await get('workspaces.kaito.sh')) {
+    // Transition times and observed generations move with every status write; what a reader sees is the rest.
+    const status = JSON.parse(
+      JSON.stringify(w.status ?? {}, (k, v: unknown) => (k === 'lastTransitionTime' || k === 'observedGeneration' ? undefined : v)),
+    ) as unknown;
+    statuses.set(w.metadata.name, status);
+  }
+  return { configMaps: (await get('configmaps')).map((c) => c.metadata.name).sort(), statuses };
+}
+
+function sideNotes(before: Awaited<ReturnType<typeof sideState>>, after: Awaited<ReturnType<typeof sideState>>): string[] {
+  const notes: string[] = [];
+  const added = after.configMaps.filter((c) => !before.configMaps.includes(c));
+  const gone = before.configMaps.filter((c) => !after.configMaps.includes(c));
+  if (added.length || gone.length) notes.push(`ConfigMaps in ${NS}: ${added.map((c) => `+${c}`).join(' ')} ${gone.map((c) => `-${c}`).join(' ')}`.trim());
+  for (const [name, b] of before.statuses) {
+    for (const c of fieldChanges(b, after.statuses.get(name))) notes.push(`workspace ${name} status: ${formatChange(c)}`);
+  }
+  return notes;
+}
+
 /** Reconciles kaito-ts's workspace controller has finished, from its /metrics. */
 async function reconcilesOf(metricsUrl: string): Promise<number> {
   const text = await (await fetch(metricsUrl)).text();
@@ -259,6 +288,7 @@ async function main(opts: TakeoverOptions): Promise<number> {
     await kaito.ctl.stop();
     log(`${from} stopped`);
     const before = await snapshot(kubectl);
+    const sideBefore = await sideState(kubectl);
     const karpenterBefore = karpenter ? await karpenterSnapshot(kubectl) : undefined;
     if (karpenterBefore) log(`before: ${describeKarpenter(karpenterBefore)}`);
 
@@ -267,9 +297,24 @@ async function main(opts: TakeoverOptions): Promise<number> {
       : ['--feature-gates', 'disableNodeAutoProvisioning=true'];
     const diff = await sh(process.execPath, [CLI, 'diff', '-n', NS, '--kubeconfig', kubeconfig, ...operatorFlags]);
     log(`kaito-ts diff (exit ${diff.code}):\n${diff.stdout}${diff.stderr}`);
+    // The same with --rebuild: the StatefulSets kaito-ts would build, compared although their revision
+    // matches (which the operator leaves alone): how KAITO's generator and ours differ.
+    const rebuilt = await sh(process.execPath, [CLI, 'diff', '-n', NS, '--kubeconfig', kubeconfig, ...operatorFlags, '--rebuild']);
+    log(`kaito-ts diff --rebuild (exit ${rebuilt.code}):\n${rebuilt.stdout}${rebuilt.stderr}`);
 
     await installCrds(kc, CONTROLLERS['kaito-ts'].crds(mode));
-    const ours = await start('kaito-ts', kubeconfig, dir, mode);
+    // kaito-ts talks through the counting proxy, so every request it sends is counted by resource.
+    const pki = (f: string): string => join(CLUSTER_ENV.KAITO_TS_SIMCLUSTER_DIR, 'pki', f);
+    const proxy = await startCountingProxy(kc.getCurrentCluster()?.server ?? '', {
+      certFile: pki('apiserver.crt'),
+      keyFile: pki('apiserver.key'),
+      clientCertFile: pki('admin.crt'),
+      clientKeyFile: pki('admin.key'),
+      caFile: pki('ca.crt'),
+    });
+    const proxied = join(dir, 'kaito-ts.kubeconfig');
+    writeFileSync(proxied, adminKubeconfig({ server: proxy.url, caFile: pki('ca.crt'), certFile: pki('admin.crt'), keyFile: pki('admin.key') }));
+    const ours = await start('kaito-ts', proxied, dir, mode);
     // Reconciled: status.state (KAITO v0.9's field, which v0.8.0 never sets) and, since v0.12 sets it too,
     // as many finished workspace reconciles as there are workspaces.
     await waitUntil(
@@ -280,8 +325,15 @@ async function main(opts: TakeoverOptions): Promise<number> {
     await sleep(15_000);
     const writes = await writesOf(ours.metrics);
     const after = await snapshot(kubectl);
+    const sideAfter = await sideState(kubectl);
     const karpenterAfter = karpenter ? await karpenterSnapshot(kubectl) : undefined;
     await ours.ctl.stop();
+    await proxy.close();
+    const WRITE = /^(create|update|patch|delete|deletecollection) /;
+    const writesByResource = Object.entries(proxy.byVerbAndResource())
+      .filter(([k]) => WRITE.test(k))
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => `${k} × ${v}`);
 
     const { problems, notes } = compare(before, after);
     const k = karpenterBefore && karpenterAfter ? compareKarpenter(karpenterBefore, karpenterAfter) : undefined;
@@ -289,8 +341,9 @@ async function main(opts: TakeoverOptions): Promise<number> {
       `${from} → kaito-ts, ${mode} mode`,
       `workspaces: ${WORKSPACES.map((w) => w.metadata.name).join(', ')}; pods ${before.pods.size}; children ${before.children.size}`,
       ...(karpenterBefore && karpenterAfter ? [`before: ${describeKarpenter(karpenterBefore)}`, `after:  ${describeKarpenter(karpenterAfter)}`] : []),
-      `kaito-ts diff after ${from} stopped: exit ${diff.code}`,
-      `kaito-ts API writes after takeover: ${writes}`,
+      `kaito-ts diff after ${from} stopped: exit ${diff.code}; with --rebuild: exit ${rebuilt.code}`,
+      `kaito-ts API writes after takeover: ${writes} (counting proxy: ${countWrites(proxy.byVerb())} writes: ${writesByResource.join(', ') || 'none'})`,
+      ...sideNotes(sideBefore, sideAfter).map((n) => `written (expected: kaito-ts owns status and its ConfigMap copy): ${n}`),
       ...(k
         ? [
             '--- NodePools, NodeClaims, nodes, NodeClass ---',
@@ -305,6 +358,11 @@ async function main(opts: TakeoverOptions): Promise<number> {
       ...(problems.length
         ? problems.map((p) => `FAIL: ${p}`)
         : ['PASS: no pod restarted or re-created; no StatefulSet, Service or ControllerRevision re-created or changed apart from status']),
+      `--- generator differences: kaito-ts diff --rebuild (what kaito-ts would build, compared although the revision matches; nothing of it was written) ---`,
+      ...rebuilt.stdout
+        .split('\n')
+        .filter((l) => / would | would$|^ {4}|would change$/.test(l) || /would change/.test(l))
+        .map((l) => l.trimEnd()),
     ];
     process.stdout.write(`${out.join('\n')}\n`);
     return problems.length || k?.problems.length ? 1 : 0;
