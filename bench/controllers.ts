@@ -161,7 +161,7 @@ export function kaitoCrdFiles(version: KaitoVersion, mode: NodeMode = 'byo'): st
  * KAITO's workspace controller (cmd/workspace) of one release, launched the same way for every release:
  * webhooks off (they need a Service and certificates; the bench validates nothing through them),
  * CLOUD_PROVIDER=azure (its SKU catalog), RELEASE_NAMESPACE (where the inference-params-template
- * ConfigMap is), the run's client limits. v0.12.0 in karpenter mode adds `--node-provisioner=karpenter`
+ * ConfigMap is), PRESET_REGISTRY_NAME as its chart sets it, the run's client limits. v0.12.0 in karpenter mode adds `--node-provisioner=karpenter`
  * and the NodeClass flags, which it reads exactly as kaito-ts does.
  */
 function kaitoController(id: ControllerId, version: KaitoVersion): ControllerSpec {
@@ -186,13 +186,18 @@ function kaitoController(id: ControllerId, version: KaitoVersion): ControllerSpe
         `--health-probe-bind-address=${o.probeAddress}`,
         ...(o.karpenter ? karpenterFlags(o.karpenter.nodeClassSpec) : []),
       ],
-      // The inference ConfigMap template is read from RELEASE_NAMESPACE; the SKU catalog from CLOUD_PROVIDER.
-      env: { CLOUD_PROVIDER: 'azure', RELEASE_NAMESPACE: o.releaseNamespace },
+      // The inference ConfigMap template is read from RELEASE_NAMESPACE; the SKU catalog from CLOUD_PROVIDER;
+      // the registry of the base image and weights from PRESET_REGISTRY_NAME, which KAITO's chart sets to
+      // its presetRegistryName (without it the images are "/kaito-base:…"; kaito-ts defaults to the same registry).
+      env: { CLOUD_PROVIDER: 'azure', RELEASE_NAMESPACE: o.releaseNamespace, PRESET_REGISTRY_NAME: KAITO_CHART_REGISTRY },
     }),
     // Bring-your-own: GPU facts from node labels, which never enable NVMe; otherwise the SKU's catalog entry.
     expectedVolume: (w, storageClassExists, nap) => (nap ? nvmeIfTheSkuHasIt(w, storageClassExists) : 'emptyDir'),
   };
 }
+
+/** charts/kaito/workspace/values.yaml presetRegistryName at v0.8.0 and v0.12.0. */
+export const KAITO_CHART_REGISTRY = 'mcr.microsoft.com/aks/kaito';
 
 export const KAITO_VERSIONS: Partial<Record<ControllerId, KaitoVersion>> = { 'kaito-v0.8.0': 'v0.8.0', 'kaito-v0.12.0': 'v0.12.0' };
 

@@ -108,7 +108,7 @@ describe('Karpenter mode helpers', () => {
     }
     const kaito = CONTROLLERS['kaito-v0.12.0'].launch({ ...o, karpenter });
     assert.ok(kaito.args.includes('--webhook=false'));
-    assert.deepEqual(kaito.env, { CLOUD_PROVIDER: 'azure', RELEASE_NAMESPACE: 'r' });
+    assert.deepEqual(kaito.env, { CLOUD_PROVIDER: 'azure', RELEASE_NAMESPACE: 'r', PRESET_REGISTRY_NAME: 'mcr.microsoft.com/aks/kaito' });
     assert.deepEqual(CONTROLLERS['kaito-v0.8.0'].modes, ['byo', 'nap']);
   });
   it("installs KAITO v0.12's InferenceSet CRD, and Karpenter's NodeClaim CRD only where Karpenter does not run", () => {
