@@ -1,7 +1,7 @@
 // `npm run bench -- --workspaces N [--json FILE] [--controllers a,b] ...`. Pure: argv in, options out.
 import { parseArgs } from 'node:util';
 import { DEFAULT_DELAYS } from '../src/simcluster/provisioner/provisioner-options.js';
-import { CONTROLLER_IDS, type ControllerId } from './controllers.js';
+import { CONTROLLER_IDS, CONTROLLERS, type ControllerId, type NodeMode } from './controllers.js';
 
 export interface BenchOptions {
   workspaces: number;
@@ -28,15 +28,23 @@ export interface BenchOptions {
   kcmQps: number;
   /** Seconds a pod takes to turn Ready (a model's load time), 0 for kwok's immediate Ready. */
   podReadyDelaySeconds: number;
-  /** byo: GPU nodes made up front; nap: each workspace names an instanceType and gets NodeClaims. */
+  /** byo: GPU nodes made up front; nap: each workspace names an instanceType and gets NodeClaims; karpenter: a NodePool per workspace, real Karpenter. */
   mode: BenchMode;
-  /** nap: the simulated provisioner's launch delay (claim → node) and device-plugin delay (node → GPUs). */
+  /**
+   * nap: the simulated provisioner's launch delay (claim → node); karpenter: the KWOKNodeClass's
+   * nodeRegistrationDelay (claim launched → node created by Karpenter's kwok provider). Both: the
+   * device-plugin delay (node → GPUs).
+   */
   provisionDelaySeconds: number;
   devicePluginDelaySeconds: number;
 }
 
-export const BENCH_MODES = ['byo', 'nap'] as const;
-export type BenchMode = (typeof BENCH_MODES)[number];
+export const BENCH_MODES = ['byo', 'nap', 'karpenter'] as const satisfies readonly NodeMode[];
+export type BenchMode = NodeMode;
+/** The controllers of a run without --controllers: KAITO v0.12.0 is the only KAITO with a Karpenter mode. */
+export function defaultControllers(mode: BenchMode): ControllerId[] {
+  return mode === 'karpenter' ? ['kaito-ts', 'kaito-v0.12.0'] : ['kaito-ts', 'kaito-v0.8.0'];
+}
 /** The simulated provisioner's own defaults, in seconds. */
 export const DEFAULT_PROVISION_DELAY_S = DEFAULT_DELAYS.launchDelayMs / 1000;
 export const DEFAULT_DEVICE_PLUGIN_DELAY_S = DEFAULT_DELAYS.devicePluginDelayMs / 1000;
@@ -47,7 +55,8 @@ export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
 
   --workspaces N          workspaces to create (required)
   --json FILE             write {"n": N, "results": [...]} to FILE
-  --controllers LIST      comma list of ${CONTROLLER_IDS.join(', ')} (default: both, in that order)
+  --controllers LIST      comma list of ${CONTROLLER_IDS.join(', ')} (default: kaito-ts,kaito-v0.8.0;
+                          with --mode karpenter kaito-ts,kaito-v0.12.0)
   --qps N, --burst N      client QPS / burst given to every controller (default 30 / 50)
   --idle-seconds S        idle window for the writes count (default 60)
   --timeout-seconds S     give up on all-ready after S (default 3600)
@@ -60,10 +69,14 @@ export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
   --kcm-qps N             client QPS (burst 2×) of the benchmark cluster's kube-controller-manager,
                           so the cluster does not bound the run (default 300; 0 keeps 20/30)
   --pod-ready-delay S     a pod turns Ready S seconds after it starts, as a model that loads (default 0)
-  --mode byo|nap          byo: GPU nodes made up front (default); nap: node auto-provisioning, each
-                          workspace names an instanceType and the simulated gpu-provisioner makes its node
-  --provision-delay S     nap: seconds from NodeClaim to node (default ${DEFAULT_PROVISION_DELAY_S})
-  --device-plugin-delay S nap: seconds from node to nvidia.com/gpu capacity (default ${DEFAULT_DEVICE_PLUGIN_DELAY_S})
+  --mode byo|nap|karpenter
+                          byo: GPU nodes made up front (default); nap: node auto-provisioning, each
+                          workspace names an instanceType and the simulated gpu-provisioner makes its node;
+                          karpenter: --node-provisioner=karpenter, one NodePool per workspace, real Karpenter
+                          (kwok provider) on the benchmark cluster makes the nodes
+  --provision-delay S     nap: seconds from NodeClaim to node; karpenter: the KWOKNodeClass's
+                          nodeRegistrationDelay (default ${DEFAULT_PROVISION_DELAY_S})
+  --device-plugin-delay S nap, karpenter: seconds from node to nvidia.com/gpu capacity (default ${DEFAULT_DEVICE_PLUGIN_DELAY_S})
 `;
 
 function integer(flag: string, value: string | undefined, fallback: number | undefined, min: number): number {
@@ -108,7 +121,9 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
     throw new BenchArgsError((err as Error).message);
   }
   if (values.help) return 'help';
-  const controllers = (values.controllers ?? CONTROLLER_IDS.join(','))
+  const mode = values.mode ?? 'byo';
+  if (!(BENCH_MODES as readonly string[]).includes(mode)) throw new BenchArgsError(`--mode must be one of ${BENCH_MODES.join(', ')}, got "${mode}"`);
+  const controllers = (values.controllers ?? defaultControllers(mode as BenchMode).join(','))
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
@@ -116,20 +131,22 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
     if (!(CONTROLLER_IDS as readonly string[]).includes(c)) throw new BenchArgsError(`unknown controller "${c}" (known: ${CONTROLLER_IDS.join(', ')})`);
   }
   if (controllers.length === 0) throw new BenchArgsError('--controllers is empty');
+  for (const c of controllers) {
+    if (!CONTROLLERS[c as ControllerId].modes.includes(mode as BenchMode)) throw new BenchArgsError(`${c} has no ${mode} mode`);
+  }
   if (new Set(controllers).size !== controllers.length) throw new BenchArgsError('--controllers names a controller twice');
   if (values.json === '') throw new BenchArgsError('--json needs a file name');
   if (values['shared-cluster'] && (values['pod-ready-delay'] ?? '0') !== '0') {
     throw new BenchArgsError('--pod-ready-delay changes kwok, so it needs the benchmark cluster (not --shared-cluster)');
   }
-  const mode = values.mode ?? 'byo';
-  if (!(BENCH_MODES as readonly string[]).includes(mode)) throw new BenchArgsError(`--mode must be one of ${BENCH_MODES.join(', ')}, got "${mode}"`);
-  if (mode !== 'nap') {
+  if (mode === 'byo') {
     for (const f of ['provision-delay', 'device-plugin-delay'] as const) {
-      if (values[f] !== undefined) throw new BenchArgsError(`--${f} needs --mode nap`);
+      if (values[f] !== undefined) throw new BenchArgsError(`--${f} needs --mode nap or karpenter`);
     }
   } else if (values['shared-cluster']) {
-    // It restarts the provisioner with the run's delays and makes a node per workspace.
-    throw new BenchArgsError('--mode nap needs the benchmark cluster (not --shared-cluster)');
+    // It restarts the provisioner with the run's delays and makes a node per workspace (karpenter: and
+    // runs Karpenter, whose NodeClaim CRD replaces the shared cluster's).
+    throw new BenchArgsError(`--mode ${mode} needs the benchmark cluster (not --shared-cluster)`);
   }
   return {
     workspaces: integer('workspaces', values.workspaces, undefined, 1),

@@ -174,15 +174,19 @@ export function selectBenchCluster(env: NodeJS.ProcessEnv, shared: boolean, cach
   env.KAITO_TS_SIM_PORT_OFFSET ??= String(BENCH_PORT_OFFSET);
 }
 
-/** Starts (or reuses) the cluster with exactly `pools` of benchmark nodes (extra nodes of those pools go) and the provisioner's delays. */
+/**
+ * Starts (or reuses) the cluster with exactly `pools` of benchmark nodes (extra nodes of those pools go)
+ * and the provisioner's delays; `karpenter` also runs real Karpenter (a running one stays either way).
+ */
 export async function prepareCluster(
   pools: NodePool[],
   log: (line: string) => void,
   provisioner?: Partial<Delays>,
+  karpenter = false,
 ): Promise<{ kc: KubeConfig; layout: Layout }> {
   const nodesFile = join(tmpdir(), `kaito-ts-bench-nodes-${process.pid}.yaml`);
   writeFileSync(nodesFile, stringify({ pools }));
-  await up({ nodesFile, log, ...(provisioner ? { provisioner } : {}) });
+  await up({ nodesFile, log, ...(provisioner ? { provisioner } : {}), ...(karpenter ? { karpenter: true } : {}) });
   const layout = layoutFor();
   const kc = adminKubeConfig(layout);
   const core = kc.makeApiClient(CoreV1Api);

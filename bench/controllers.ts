@@ -1,16 +1,21 @@
-// The two controllers under test: how each is started, which Workspace CRD it needs, its own client
+// The controllers under test: how each is started, which Workspace CRD it needs, its own client
 // defaults, and which model-weights volume it is expected to give a workspace.
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { workspaceCrd } from '../src/api/crd.js';
+import { inferenceSetCrd } from '../src/api/inferenceset-crd.js';
 import { parseManagerOptions } from '../src/manager/options.js';
 import type { WorkspacePlan } from './plan.js';
 
-export const CONTROLLER_IDS = ['kaito-ts', 'kaito-v0.8.0'] as const;
+export const CONTROLLER_IDS = ['kaito-ts', 'kaito-v0.8.0', 'kaito-v0.12.0'] as const;
 export type ControllerId = (typeof CONTROLLER_IDS)[number];
 export type VolumeKind = 'nvme' | 'emptyDir' | 'none';
+/** How a controller gets its nodes: bring-your-own, NodeClaims (KAITO's default), or one Karpenter NodePool per workspace. */
+export type NodeMode = 'byo' | 'nap' | 'karpenter';
+/** The KAITO releases the benchmark can run, each built by simcluster/build-kaito.sh into its own cache folder. */
+export type KaitoVersion = 'v0.8.0' | 'v0.12.0';
 
 export interface LaunchOptions {
   kubeconfig: string;
@@ -20,8 +25,10 @@ export interface LaunchOptions {
   probeAddress: string;
   releaseNamespace: string;
   projectRoot: string;
-  /** Node auto-provisioning on (KAITO's default) instead of bring-your-own nodes. */
+  /** Node auto-provisioning on (KAITO's default) instead of bring-your-own nodes; true in karpenter mode too. */
   nap: boolean;
+  /** Karpenter NodePool mode (--node-provisioner=karpenter) with this KWOKNodeClass spec. */
+  karpenter?: { nodeClassSpec: Record<string, unknown> };
 }
 
 export interface Launch {
@@ -35,7 +42,9 @@ export interface ControllerSpec {
   /** The controller's own --kube-client-qps / --kube-client-burst defaults, reported beside the run's values. */
   defaults: { qps: number; burst: number };
   /** CRDs to install before the run (the Workspace CRD first). */
-  crds(): object[];
+  crds(mode?: NodeMode): object[];
+  /** The node modes this controller has (KAITO v0.8.0 has no Karpenter mode). */
+  modes: readonly NodeMode[];
   launch(o: LaunchOptions): Launch;
   /**
    * The model-weights volume this controller's own rules give the workspace: kaito-ts puts weights on a
@@ -46,10 +55,41 @@ export interface ControllerSpec {
   expectedVolume(w: WorkspacePlan, storageClassExists: boolean, nap: boolean): VolumeKind;
 }
 
-/** Where the locally built KAITO v0.8.0 controller and its CRDs are (nothing of KAITO is in this repository). */
-export function kaitoPaths(env: NodeJS.ProcessEnv = process.env): { binary: string; crdDir: string } {
-  const root = env.KAITO_V080_DIR ?? join(env.KAITO_TS_CACHE ?? join(homedir(), '.cache', 'kaito-ts'), 'kaito-v0.8.0');
+/**
+ * Where a locally built KAITO controller and its CRDs are (nothing of KAITO is in this repository):
+ * `~/.cache/kaito-ts/kaito-<version>/{bin/workspace,crds/}` as simcluster/build-kaito.sh leaves them.
+ * v0.8.0 also honours KAITO_V080_DIR, KAITO_BIN and KAITO_CRD_DIR (older set-ups); v0.12.0 KAITO_V0120_DIR.
+ */
+export function kaitoPaths(version: KaitoVersion = 'v0.8.0', env: NodeJS.ProcessEnv = process.env): { binary: string; crdDir: string } {
+  const cached = join(env.KAITO_TS_CACHE ?? join(homedir(), '.cache', 'kaito-ts'), `kaito-${version}`);
+  if (version === 'v0.12.0') {
+    const root = env.KAITO_V0120_DIR ?? cached;
+    return { binary: join(root, 'bin', 'workspace'), crdDir: join(root, 'crds') };
+  }
+  const root = env.KAITO_V080_DIR ?? cached;
   return { binary: env.KAITO_BIN ?? join(root, 'bin', 'workspace'), crdDir: env.KAITO_CRD_DIR ?? join(root, 'crds') };
+}
+
+/**
+ * `--node-provisioner=karpenter` and the NodeClass flags for the simcluster's Karpenter (its kwok provider),
+ * the same for kaito-ts and KAITO v0.12 (both take KAITO's flag names). Both create the NodeClass from
+ * `--karpenter-node-classes` when it is missing, so the spec (e.g. `nodeRegistrationDelay`) is theirs to write.
+ */
+export function karpenterFlags(nodeClassSpec: Record<string, unknown> = {}): string[] {
+  return [
+    '--node-provisioner=karpenter',
+    '--karpenter-node-class-group=karpenter.kwok.sh',
+    '--karpenter-node-class-kind=KWOKNodeClass',
+    '--karpenter-node-class-version=v1alpha1',
+    '--karpenter-node-class-resource-name=kwoknodeclasses',
+    `--karpenter-node-classes=${JSON.stringify([{ name: KARPENTER_NODE_CLASS, default: true, spec: nodeClassSpec }])}`,
+  ];
+}
+export const KARPENTER_NODE_CLASS = 'default';
+
+/** The KWOKNodeClass spec for a registration delay: the kwok provider waits that long before it creates the Node. */
+export function nodeClassSpecFor(registrationDelaySeconds: number): Record<string, unknown> {
+  return registrationDelaySeconds > 0 ? { nodeRegistrationDelay: `${registrationDelaySeconds}s` } : {};
 }
 
 function readYamlObjects(path: string): object[] {
@@ -76,12 +116,15 @@ export function shippedNodeOptions(projectRoot: string): string[] {
 
 const kaitoTs: ControllerSpec = {
   id: 'kaito-ts',
+  modes: ['byo', 'nap', 'karpenter'],
   defaults: (() => {
     const o = parseManagerOptions([], {});
     if (o === 'help') throw new Error('unreachable');
     return { qps: o.kubeClientQps, burst: o.kubeClientBurst };
   })(),
-  crds: () => [workspaceCrd()],
+  // Karpenter mode runs both controllers with every default gate, enableInferenceSetController included,
+  // so both get their InferenceSet CRD (kaito-ts runs without it, KAITO v0.12 does not start).
+  crds: (mode) => (mode === 'karpenter' ? [workspaceCrd(), inferenceSetCrd()] : [workspaceCrd()]),
   launch: (o) => ({
     command: process.execPath,
     args: [
@@ -95,47 +138,84 @@ const kaitoTs: ControllerSpec = {
       `--metrics-bind-address=${o.metricsAddress}`,
       `--health-probe-bind-address=${o.probeAddress}`,
       `--release-namespace=${o.releaseNamespace}`,
+      ...(o.karpenter ? karpenterFlags(o.karpenter.nodeClassSpec) : []),
     ],
     env: { CLOUD_PROVIDER: 'azure' },
   }),
   expectedVolume: nvmeIfTheSkuHasIt,
 };
 
-const kaitoV080: ControllerSpec = {
-  id: 'kaito-v0.8.0',
-  // cmd/workspace/main.go at v0.8.0: kubeClientQPS = 30, kubeClientBurst = 50.
-  defaults: { qps: 30, burst: 50 },
-  crds: () => {
-    const { crdDir } = kaitoPaths();
+/** KAITO's CRD files each release needs in a mode, from its chart (build-kaito.sh copies them). */
+export function kaitoCrdFiles(version: KaitoVersion, mode: NodeMode = 'byo'): string[] {
+  if (version === 'v0.8.0') {
     // KAITO #1725: v0.8.0 watches NodeClaims unconditionally, so the CRD must exist even with BYO nodes.
-    return ['kaito.sh_workspaces.yaml', 'karpenter.sh_nodeclaims.yaml'].flatMap((f) => readYamlObjects(join(crdDir, f)));
-  },
-  launch: (o) => ({
-    command: kaitoPaths().binary,
-    args: [
-      `--kubeconfig=${o.kubeconfig}`,
-      '--webhook=false',
-      `--feature-gates=${featureGates(o.nap)}`,
-      `--kube-client-qps=${o.qps}`,
-      `--kube-client-burst=${o.burst}`,
-      `--metrics-bind-address=${o.metricsAddress}`,
-      `--health-probe-bind-address=${o.probeAddress}`,
-    ],
-    // The inference ConfigMap template is read from RELEASE_NAMESPACE; the SKU catalog from CLOUD_PROVIDER.
-    env: { CLOUD_PROVIDER: 'azure', RELEASE_NAMESPACE: o.releaseNamespace },
-  }),
-  expectedVolume: (w, storageClassExists, nap) => (nap ? nvmeIfTheSkuHasIt(w, storageClassExists) : 'emptyDir'),
+    return ['kaito.sh_workspaces.yaml', 'karpenter.sh_nodeclaims.yaml'];
+  }
+  // v0.12 starts its InferenceSet controller by default (gate enableInferenceSetController=true), whose
+  // cache needs the CRD. In karpenter mode Karpenter's own CRDs are the cluster's (KAITO checks them at
+  // start); its chart's NodeClaim copy is installed only where no Karpenter runs.
+  return ['kaito.sh_workspaces.yaml', 'kaito.sh_inferencesets.yaml', ...(mode === 'karpenter' ? [] : ['karpenter.sh_nodeclaims.yaml'])];
+}
+
+/**
+ * KAITO's workspace controller (cmd/workspace) of one release, launched the same way for every release:
+ * webhooks off (they need a Service and certificates; the bench validates nothing through them),
+ * CLOUD_PROVIDER=azure (its SKU catalog), RELEASE_NAMESPACE (where the inference-params-template
+ * ConfigMap is), PRESET_REGISTRY_NAME as its chart sets it, the run's client limits. v0.12.0 in karpenter mode adds `--node-provisioner=karpenter`
+ * and the NodeClass flags, which it reads exactly as kaito-ts does.
+ */
+function kaitoController(id: ControllerId, version: KaitoVersion): ControllerSpec {
+  return {
+    id,
+    modes: version === 'v0.8.0' ? ['byo', 'nap'] : ['byo', 'nap', 'karpenter'],
+    // cmd/workspace/main.go at both tags: kubeClientQPS = 30, kubeClientBurst = 50 (and 5 workers).
+    defaults: { qps: 30, burst: 50 },
+    crds: (mode) => {
+      const { crdDir } = kaitoPaths(version);
+      return kaitoCrdFiles(version, mode).flatMap((f) => readYamlObjects(join(crdDir, f)));
+    },
+    launch: (o) => ({
+      command: kaitoPaths(version).binary,
+      args: [
+        `--kubeconfig=${o.kubeconfig}`,
+        '--webhook=false',
+        `--feature-gates=${featureGates(o.nap)}`,
+        `--kube-client-qps=${o.qps}`,
+        `--kube-client-burst=${o.burst}`,
+        `--metrics-bind-address=${o.metricsAddress}`,
+        `--health-probe-bind-address=${o.probeAddress}`,
+        ...(o.karpenter ? karpenterFlags(o.karpenter.nodeClassSpec) : []),
+      ],
+      // The inference ConfigMap template is read from RELEASE_NAMESPACE; the SKU catalog from CLOUD_PROVIDER;
+      // the registry of the base image and weights from PRESET_REGISTRY_NAME, which KAITO's chart sets to
+      // its presetRegistryName (without it the images are "/kaito-base:…"; kaito-ts defaults to the same registry).
+      env: { CLOUD_PROVIDER: 'azure', RELEASE_NAMESPACE: o.releaseNamespace, PRESET_REGISTRY_NAME: KAITO_CHART_REGISTRY },
+    }),
+    // Bring-your-own: GPU facts from node labels, which never enable NVMe; otherwise the SKU's catalog entry.
+    expectedVolume: (w, storageClassExists, nap) => (nap ? nvmeIfTheSkuHasIt(w, storageClassExists) : 'emptyDir'),
+  };
+}
+
+/** charts/kaito/workspace/values.yaml presetRegistryName at v0.8.0 and v0.12.0. */
+export const KAITO_CHART_REGISTRY = 'mcr.microsoft.com/aks/kaito';
+
+export const KAITO_VERSIONS: Partial<Record<ControllerId, KaitoVersion>> = { 'kaito-v0.8.0': 'v0.8.0', 'kaito-v0.12.0': 'v0.12.0' };
+
+export const CONTROLLERS: Record<ControllerId, ControllerSpec> = {
+  'kaito-ts': kaitoTs,
+  'kaito-v0.8.0': kaitoController('kaito-v0.8.0', 'v0.8.0'),
+  'kaito-v0.12.0': kaitoController('kaito-v0.12.0', 'v0.12.0'),
 };
 
-export const CONTROLLERS: Record<ControllerId, ControllerSpec> = { 'kaito-ts': kaitoTs, 'kaito-v0.8.0': kaitoV080 };
-
 /** Why a controller cannot run here, or undefined when it can. */
-export function missingPrerequisite(id: ControllerId, projectRoot: string): string | undefined {
-  if (id === 'kaito-v0.8.0') {
-    const { binary, crdDir } = kaitoPaths();
-    if (!existsSync(binary)) return `KAITO v0.8.0 controller not found at ${binary} (set KAITO_BIN; see docs/benchmarks.md)`;
-    for (const f of ['kaito.sh_workspaces.yaml', 'karpenter.sh_nodeclaims.yaml']) {
-      if (!existsSync(join(crdDir, f))) return `${f} not found in ${crdDir} (set KAITO_CRD_DIR)`;
+export function missingPrerequisite(id: ControllerId, projectRoot: string, mode: NodeMode = 'byo'): string | undefined {
+  const version = KAITO_VERSIONS[id];
+  if (version) {
+    const { binary, crdDir } = kaitoPaths(version);
+    const how = `build it with \`bash simcluster/build-kaito.sh ${version}\` (docs/benchmarks.md)`;
+    if (!existsSync(binary)) return `KAITO ${version} controller not found at ${binary}; ${how}`;
+    for (const f of kaitoCrdFiles(version, mode)) {
+      if (!existsSync(join(crdDir, f))) return `${f} not found in ${crdDir}; ${how}`;
     }
     return undefined;
   }

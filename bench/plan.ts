@@ -67,12 +67,13 @@ export function napPools(base: NodePool[]): NodePool[] {
 /**
  * KAITO v0.8.0 YAML: no `spec` wrapper. byo: nodes selected by pool label, no instanceType (with
  * disableNodeAutoProvisioning=true it must be empty: KAITO's webhook rule; kaito-ts reports it).
- * nap: the pool's SKU as instanceType and a label unique to the workspace and run, so no existing node
- * matches, each workspace gets its own NodeClaim, and its pod can land only on that claim's node.
+ * nap and karpenter: the pool's SKU as instanceType and a label unique to the workspace and run, so no
+ * existing node matches, each workspace gets its own NodeClaim (NodePool), and its pod can land only on
+ * that claim's (pool's) node.
  */
 export function workspaceManifest(w: WorkspacePlan, namespace: string, runId: string, mode: BenchMode = 'byo'): Workspace {
   const resource: Workspace['resource'] =
-    mode === 'nap'
+    mode !== 'byo'
       ? { instanceType: w.instanceType, labelSelector: { matchLabels: { [NAP_NODE_LABEL]: `${runId}-${w.name}` } } }
       : { labelSelector: { matchLabels: { [POOL_LABEL]: w.pool } } };
   return {

@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readyChartSvg } from './chart.js';
-import { markdownTable, napStageTable, parseBenchDocument } from './results.js';
+import { markdownTable, karpenterStageTable, napStageTable, parseBenchDocument } from './results.js';
 import { timelineChartSvg } from './timeline-chart.js';
 import { timelineMarkdown } from './timeline-format.js';
 
@@ -28,6 +28,8 @@ function main(argv: string[]): number {
   process.stdout.write(markdownTable(docs));
   const stages = napStageTable(docs);
   if (stages) process.stdout.write(`\nNode auto-provisioning stages, seconds p50 / p90 / max:\n\n${stages}`);
+  const karpenterStages = karpenterStageTable(docs);
+  if (karpenterStages) process.stdout.write(`\nKarpenter NodePool stages, seconds p50 / p90 / max:\n\n${karpenterStages}`);
   const timeline = timelineMarkdown(docs);
   if (timeline) process.stdout.write(`\nPer-workspace timeline, seconds p50 / p90 / p99 / max:\n\n${timeline}`);
   if (values['timeline-svg']) writeFileSync(values['timeline-svg'], timelineChartSvg(docs));

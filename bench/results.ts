@@ -1,6 +1,7 @@
 // The result of one controller's run, the --json document, the printed table, and the volume check. Pure.
 import type { V1StatefulSet } from '@kubernetes/client-node';
 import type { ControllerId, VolumeKind } from './controllers.js';
+import { KARPENTER_STAGES, karpenterStageSummary, karpenterSummary, type KarpenterFigures } from './karpenter.js';
 import { NAP_STAGES, type NapFigures } from './nap.js';
 import type { TimelineFigures } from './timeline.js';
 import { timelineText } from './timeline-format.js';
@@ -18,6 +19,8 @@ export interface ControllerResult {
   correct: boolean;
   /** Node auto-provisioning runs only. */
   nap?: NapFigures;
+  /** Karpenter NodePool mode runs only. */
+  karpenter?: KarpenterFigures;
   /** When each workspace reached each stage on its way to InferenceReady. */
   timeline?: TimelineFigures;
   /** kaito-ts: the git commit of the code started (`-dirty` when tracked files differed). */
@@ -31,19 +34,29 @@ export interface NapSettings {
   podReadyDelaySeconds: number;
 }
 
+/** The delays of a Karpenter-mode run, in seconds. */
+export interface KarpenterSettings {
+  /** The KWOKNodeClass's nodeRegistrationDelay: NodeClaim launched → Node created. */
+  registrationDelaySeconds: number;
+  devicePluginDelaySeconds: number;
+  podReadyDelaySeconds: number;
+}
+
 export interface BenchDocument {
   n: number;
-  /** Present for node auto-provisioning runs (bring-your-own documents have neither). */
-  mode?: 'nap';
+  /** Present for node auto-provisioning and Karpenter runs (bring-your-own documents have none of these). */
+  mode?: 'nap' | 'karpenter';
   nap?: NapSettings;
+  karpenter?: KarpenterSettings;
   results: ControllerResult[];
 }
 
 /** Exactly the documented --json shape (key order included), nothing else. */
-export function benchDocument(n: number, results: ControllerResult[], nap?: NapSettings): BenchDocument {
+export function benchDocument(n: number, results: ControllerResult[], nap?: NapSettings, karpenter?: KarpenterSettings): BenchDocument {
   return {
     n,
     ...(nap ? { mode: 'nap' as const, nap: { ...nap } } : {}),
+    ...(karpenter ? { mode: 'karpenter' as const, karpenter: { ...karpenter } } : {}),
     results: results.map((r) => ({
       controller: r.controller,
       allStatefulSetsSeconds: r.allStatefulSetsSeconds,
@@ -54,6 +67,7 @@ export function benchDocument(n: number, results: ControllerResult[], nap?: NapS
       writesPerIdleMinute: r.writesPerIdleMinute,
       correct: r.correct,
       ...(r.nap ? { nap: r.nap } : {}),
+      ...(r.karpenter ? { karpenter: r.karpenter } : {}),
       ...(r.timeline ? { timeline: r.timeline } : {}),
     })),
   };
@@ -139,8 +153,13 @@ export function formatTable(doc: BenchDocument): string {
       .trimEnd();
   const title = doc.nap
     ? `N = ${doc.n}, node auto-provisioning (provision ${doc.nap.provisionDelaySeconds}s, device plugin ${doc.nap.devicePluginDelaySeconds}s, pod ready ${doc.nap.podReadyDelaySeconds}s)`
-    : `N = ${doc.n}`;
-  const napLines = doc.results.flatMap((r) => (r.nap ? [`${r.controller}: ${napSummary(r.nap)}`, `  stages p50/p90/max s: ${stageSummary(r.nap)}`] : []));
+    : doc.karpenter
+      ? `N = ${doc.n}, Karpenter NodePools (node registration ${doc.karpenter.registrationDelaySeconds}s, device plugin ${doc.karpenter.devicePluginDelaySeconds}s, pod ready ${doc.karpenter.podReadyDelaySeconds}s)`
+      : `N = ${doc.n}`;
+  const napLines = doc.results.flatMap((r) => [
+    ...(r.nap ? [`${r.controller}: ${napSummary(r.nap)}`, `  stages p50/p90/max s: ${stageSummary(r.nap)}`] : []),
+    ...(r.karpenter ? [`${r.controller}: ${karpenterSummary(r.karpenter)}`, `  stages p50/p90/max s: ${karpenterStageSummary(r.karpenter)}`] : []),
+  ]);
   const timelines = doc.results.flatMap((r) => (r.timeline ? [timelineText(r.controller, r.timeline)] : []));
   return [title, line(head), ...rows.map(line), ...napLines].join('\n') + '\n' + timelines.join('');
 }
@@ -170,17 +189,24 @@ export function stageSummary(f: NapFigures): string {
 export function markdownTable(docs: (BenchDocument & { label?: string })[]): string {
   const labelled = docs.some((d) => d.label);
   const nap = docs.some((d) => d.results.some((r) => r.nap));
+  const karp = docs.some((d) => d.results.some((r) => r.karpenter));
   const out = [
-    `|${labelled ? ' limits |' : ''} N | controller | all StatefulSets (s) | all ready (s) | peak RSS (MiB) | CPU (s) | writes / idle min | correct |${nap ? ' NodeClaims / workspace | left after cleanup (claims, nodes) |' : ''} requests by verb |`,
-    `|${labelled ? '---|' : ''}---|---|---|---|---|---|---|---|${nap ? '---|---|' : ''}---|`,
+    `|${labelled ? ' limits |' : ''} N | controller | all StatefulSets (s) | all ready (s) | peak RSS (MiB) | CPU (s) | writes / idle min | correct |${nap ? ' NodeClaims / workspace | left after cleanup (claims, nodes) |' : ''}${karp ? ' NodePools / workspace (replicas) | NodeClaims, nodes | left after cleanup (pools, claims, nodes) |' : ''} requests by verb |`,
+    `|${labelled ? '---|' : ''}---|---|---|---|---|---|---|---|${nap ? '---|---|' : ''}${karp ? '---|---|---|' : ''}---|`,
   ];
   for (const d of sortedDocs(docs)) {
     for (const r of d.results) {
       const napCells = nap
         ? ` ${r.nap ? perWorkspace(r.nap) : ''} | ${r.nap?.leftAfterCleanup ? `${r.nap.leftAfterCleanup.nodeClaims}, ${r.nap.leftAfterCleanup.nodes}` : ''} |`
         : '';
+      const k = r.karpenter;
+      const karpCells = karp
+        ? k
+          ? ` ${range(k.nodePoolsPerWorkspace)} (${range(k.replicas)}) | ${k.nodeClaimsCreated}, ${k.nodesCreated} | ${k.leftAfterCleanup ? `${k.leftAfterCleanup.nodePools}, ${k.leftAfterCleanup.nodeClaims}, ${k.leftAfterCleanup.nodes}` : ''} |`
+          : ' | | |'
+        : '';
       out.push(
-        `|${labelled ? ` ${d.label ?? ''} |` : ''} ${d.n} | ${r.controller} | ${fmt(r.allStatefulSetsSeconds)} | ${fmt(r.allReadySeconds)} | ${r.peakRssMiB.toFixed(0)} | ${r.cpuSeconds.toFixed(1)} | ${r.writesPerIdleMinute} | ${r.correct ? 'yes' : 'no'} |${napCells} ${verbs(r.requestsByVerb)} |`,
+        `|${labelled ? ` ${d.label ?? ''} |` : ''} ${d.n} | ${r.controller} | ${fmt(r.allStatefulSetsSeconds)} | ${fmt(r.allReadySeconds)} | ${r.peakRssMiB.toFixed(0)} | ${r.cpuSeconds.toFixed(1)} | ${r.writesPerIdleMinute} | ${r.correct ? 'yes' : 'no'} |${napCells}${karpCells} ${verbs(r.requestsByVerb)} |`,
       );
     }
   }
@@ -190,6 +216,8 @@ export function markdownTable(docs: (BenchDocument & { label?: string })[]): str
 function sortedDocs<T extends BenchDocument & { label?: string }>(docs: T[]): T[] {
   return [...docs].sort((a, b) => (a.label ?? '').localeCompare(b.label ?? '', undefined, { numeric: true }) || a.n - b.n);
 }
+
+const range = (p: { min: number; max: number }): string => (p.min === p.max ? String(p.min) : `${p.min}–${p.max}`);
 
 /** "1" when every workspace got one claim, else "mean (min–max)". */
 function perWorkspace(f: NapFigures): string {
@@ -209,6 +237,26 @@ export function napStageTable(docs: (BenchDocument & { label?: string })[]): str
   for (const { d, r, f } of rows) {
     out.push(
       `|${labelled ? ` ${d.label ?? ''} |` : ''} ${d.n} | ${r.controller} | ${NAP_STAGES.map((s) => {
+        const v = f.stages[s];
+        return v ? `${v.p50} / ${v.p90} / ${v.max}` : '-';
+      }).join(' | ')} |`,
+    );
+  }
+  return out.join('\n') + '\n';
+}
+
+/** Per-stage p50 / p90 / max seconds of Karpenter-mode runs as a Markdown table; empty when no run has them. */
+export function karpenterStageTable(docs: (BenchDocument & { label?: string })[]): string {
+  const rows = sortedDocs(docs).flatMap((d) => d.results.filter((r) => r.karpenter).map((r) => ({ d, r, f: r.karpenter as KarpenterFigures })));
+  if (rows.length === 0) return '';
+  const labelled = docs.some((d) => d.label);
+  const out = [
+    `|${labelled ? ' run |' : ''} N | controller | ${KARPENTER_STAGES.join(' | ')} |`,
+    `|${labelled ? '---|' : ''}---|---|${KARPENTER_STAGES.map(() => '---|').join('')}`,
+  ];
+  for (const { d, r, f } of rows) {
+    out.push(
+      `|${labelled ? ` ${d.label ?? ''} |` : ''} ${d.n} | ${r.controller} | ${KARPENTER_STAGES.map((s) => {
         const v = f.stages[s];
         return v ? `${v.p50} / ${v.p90} / ${v.max}` : '-';
       }).join(' | ')} |`,

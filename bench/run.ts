@@ -34,7 +34,9 @@ import {
   tuneKwok,
   volumeKinds,
 } from './cluster.js';
-import { CONTROLLERS, missingPrerequisite, type ControllerId, type VolumeKind } from './controllers.js';
+import { CONTROLLERS, missingPrerequisite, nodeClassSpecFor, type ControllerId, type VolumeKind } from './controllers.js';
+import { NODEPOOLS_PATH, removeKarpenterObjects, removeNodeClass, waitForKarpenterCleanup } from './karpenter-cluster.js';
+import { KarpenterTracker, karpenterRunSelector, karpenterSummary, resourceRequests } from './karpenter.js';
 import { ConvergenceTracker } from './convergence.js';
 import { NODECLAIMS_PATH, NODES_PATH, removeNodeClaims, runSelector, waitForCleanup } from './nap-cluster.js';
 import { NapTracker, nodeClaimCreates } from './nap.js';
@@ -42,7 +44,7 @@ import { napPools, planWorkspaces, poolsForPlan, workspaceManifest, type Workspa
 import { clockTicksPerSecond } from './proc.js';
 import { startCountingProxy, type CountingProxy } from './proxy.js';
 import { TimelineTracker } from './timeline.js';
-import { benchDocument, checkVolumes, formatTable, napSummary, type ControllerResult, type NapSettings } from './results.js';
+import { benchDocument, checkVolumes, formatTable, napSummary, type ControllerResult, type KarpenterSettings, type NapSettings } from './results.js';
 import { countWrites, diffCounts } from './verbs.js';
 import { watchForever } from './watch.js';
 
@@ -102,7 +104,11 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
       .map((l) => l.toFixed(2))
       .join(' ')})`,
   );
-  await installCrds(kc, spec.crds());
+  const nap = opts.mode === 'nap';
+  const karpenter = opts.mode === 'karpenter';
+  await installCrds(kc, spec.crds(opts.mode));
+  // Each controller creates the NodeClass from its own flags (both leave an existing one as it is).
+  if (karpenter) await removeNodeClass(kc);
   await createRunNamespace(kc, ns);
 
   const pki = (f: string): string => join(layout.pkiDir, f);
@@ -117,14 +123,14 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
   writeFileSync(kubeconfig, adminKubeconfig({ server: proxy.url, caFile: pki('ca.crt'), certFile: pki('admin.crt'), keyFile: pki('admin.key') }));
   const probePort = await freePort();
   const metricsPort = await freePort();
-  const nap = opts.mode === 'nap';
   const launch = spec.launch({
     kubeconfig,
     qps: opts.qps,
     burst: opts.burst,
     releaseNamespace: RELEASE_NAMESPACE,
     projectRoot: PROJECT_ROOT,
-    nap,
+    nap: opts.mode !== 'byo',
+    ...(karpenter ? { karpenter: { nodeClassSpec: nodeClassSpecFor(opts.provisionDelaySeconds) } } : {}),
     metricsAddress: `127.0.0.1:${metricsPort}`,
     probeAddress: `127.0.0.1:${probePort}`,
   });
@@ -192,6 +198,34 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
       ),
     );
   }
+  const karpenterTracker = new KarpenterTracker(new Set(plan.map((w) => w.name)));
+  if (karpenter) {
+    // NodePools, and Karpenter's claims and nodes for them, all carry the pool's workspace labels.
+    const query = { labelSelector: karpenterRunSelector(ns) };
+    const seen = (f: (o: never, at: number) => void) => (type: string, obj: unknown) => {
+      if (type === 'ADDED' || type === 'MODIFIED') f(obj as never, now());
+    };
+    watches.push(
+      watchForever(
+        kc,
+        NODEPOOLS_PATH,
+        seen((o, at) => karpenterTracker.onNodePool(o, at)),
+        query,
+      ),
+      watchForever(
+        kc,
+        NODECLAIMS_PATH,
+        seen((o, at) => karpenterTracker.onClaim(o, at)),
+        query,
+      ),
+      watchForever(
+        kc,
+        NODES_PATH,
+        seen((o, at) => karpenterTracker.onNode(o, at)),
+        query,
+      ),
+    );
+  }
   const progress = setInterval(() => {
     const p = tracker.progress();
     tag(`${now().toFixed(0)}s: ${p.statefulSets}/${p.total} StatefulSets, ${p.ready}/${p.total} ready`);
@@ -199,6 +233,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
 
   let result: ControllerResult | undefined;
   let leftAfterCleanup: { nodeClaims: number; nodes: number } | undefined;
+  let karpenterLeft: { nodePools: number; nodeClaims: number; nodes: number } | undefined;
   const throttleBefore = await controllerManagerThrottleSeconds(layout);
   try {
     const manifests = plan.map((w) => workspaceManifest(w, ns, ctx.runId, opts.mode));
@@ -253,7 +288,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     const requestsByVerb = proxy.byVerb();
     writeFileSync(join(ctx.logDir, `${id}-requests.json`), JSON.stringify({ total: proxy.byVerbAndResource(), settling: firstMinute, idle }, null, 2));
 
-    const expected = new Map<string, VolumeKind>(plan.map((w) => [w.name, spec.expectedVolume(w, ctx.storageClass, nap)]));
+    const expected = new Map<string, VolumeKind>(plan.map((w) => [w.name, spec.expectedVolume(w, ctx.storageClass, opts.mode !== 'byo')]));
     const check = checkVolumes(expected, await volumeKinds(kc, ns));
     tag(`volumes: ${JSON.stringify(check.kinds)}${check.ok ? '' : `; ${check.problems.length} wrong, e.g. ${check.problems.slice(0, 3).join('; ')}`}`);
     result = {
@@ -282,6 +317,17 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
       // Every workspace must have had a claim of its own; more than one is reported, not refused.
       result.correct &&= result.nap.claimsPerWorkspace.min >= 1;
     }
+    if (karpenter) {
+      result.karpenter = {
+        ...karpenterTracker.figures(
+          (w) => tracker.statefulSetAt(w),
+          (w) => tracker.readyAt(w),
+        ),
+        nodePoolRequests: resourceRequests(proxy.byVerbAndResource(), 'karpenter.sh/nodepools'),
+      };
+      // Every workspace must have had a NodePool of its own; more than one is reported, not refused.
+      result.correct &&= result.karpenter.nodePoolsPerWorkspace.min >= 1;
+    }
   } finally {
     clearInterval(progress);
     for (const w of watches) w.stop();
@@ -297,6 +343,14 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
         leftAfterCleanup = { nodeClaims: rest.nodeClaims.length, nodes: rest.nodes.length };
         tag(`${rest.nodeClaims.length} NodeClaim(s) and ${rest.nodes.length} node(s) of the run left ${took()} after the deletes`);
       }
+      if (karpenter) {
+        // What the controller's own clean-up (its finalizer deletes the NodePool, then Karpenter) leaves within a minute.
+        const rest = await waitForKarpenterCleanup(kc, ns, CLEANUP_WAIT_MS);
+        karpenterLeft = { nodePools: rest.nodePools.length, nodeClaims: rest.nodeClaims.length, nodes: rest.nodes.length };
+        tag(
+          `${rest.nodePools.length} NodePool(s), ${rest.nodeClaims.length} NodeClaim(s) and ${rest.nodes.length} node(s) of the run left ${took()} after the deletes`,
+        );
+      }
     }
     await stopAll();
     cleanups.delete(stopAll);
@@ -305,7 +359,16 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     tag(`namespace deleted in ${((performance.now() - removing) / 1000).toFixed(1)}s`);
     // Nothing of this run may stay for the next controller: claims, nodes, volumes.
     if (nap) await removeNodeClaims(kc, (x) => x === ns, tag);
-    tag(`namespace ${ns} removed${nap ? ', no NodeClaim or node of it left' : ''}`);
+    // Karpenter: no NodePool, no Karpenter NodeClaim, no Karpenter node on the cluster at all.
+    if (karpenter) await removeKarpenterObjects(kc, (x) => x === ns, tag);
+    tag(
+      `namespace ${ns} removed${nap ? ', no NodeClaim or node of it left' : ''}${karpenter ? ', no NodePool, Karpenter NodeClaim or Karpenter node left' : ''}`,
+    );
+  }
+  if (result.karpenter && karpenterLeft) {
+    result.karpenter.leftAfterCleanup = karpenterLeft;
+    result.correct &&= karpenterLeft.nodePools === 0 && karpenterLeft.nodeClaims === 0 && karpenterLeft.nodes === 0;
+    tag(karpenterSummary(result.karpenter));
   }
   if (result.nap && leftAfterCleanup) {
     result.nap.leftAfterCleanup = leftAfterCleanup;
@@ -352,7 +415,7 @@ async function main(argv: string[]): Promise<number> {
   const cacheRoot = process.env.KAITO_TS_CACHE ?? join(homedir(), '.cache', 'kaito-ts');
   selectBenchCluster(process.env, opts.sharedCluster, cacheRoot);
   for (const id of opts.controllers) {
-    const why = missingPrerequisite(id, PROJECT_ROOT);
+    const why = missingPrerequisite(id, PROJECT_ROOT, opts.mode);
     if (why) {
       process.stderr.write(`bench: ${id}: ${why}\n`);
       return 1;
@@ -361,8 +424,9 @@ async function main(argv: string[]): Promise<number> {
   const base = loadNodePools(layoutFor().defaultNodesFile);
   const plan = planWorkspaces(opts.workspaces, base);
   const nap = opts.mode === 'nap';
-  // nap: no nodes up front, the simulated gpu-provisioner makes one per NodeClaim.
-  const pools = nap ? napPools(base) : poolsForPlan(base, plan);
+  const karpenter = opts.mode === 'karpenter';
+  // nap: no nodes up front, the simulated gpu-provisioner makes one per NodeClaim; karpenter: Karpenter one per NodePool replica.
+  const pools = opts.mode !== 'byo' ? napPools(base) : poolsForPlan(base, plan);
   const napSettings: NapSettings | undefined = nap
     ? {
         provisionDelaySeconds: opts.provisionDelaySeconds,
@@ -370,12 +434,26 @@ async function main(argv: string[]): Promise<number> {
         podReadyDelaySeconds: opts.podReadyDelaySeconds,
       }
     : undefined;
+  const karpenterSettings: KarpenterSettings | undefined = karpenter
+    ? {
+        registrationDelaySeconds: opts.provisionDelaySeconds,
+        devicePluginDelaySeconds: opts.devicePluginDelaySeconds,
+        podReadyDelaySeconds: opts.podReadyDelaySeconds,
+      }
+    : undefined;
   log(
-    nap
-      ? `N = ${opts.workspaces}; node auto-provisioning: ${planMix(plan)}; provision delay ${opts.provisionDelaySeconds}s, device-plugin delay ${opts.devicePluginDelaySeconds}s`
-      : `N = ${opts.workspaces}; nodes: ${pools.map((p) => `${p.count} × ${p.instanceType}${p.nvme ? ' (NVMe)' : ''}`).join(', ')}`,
+    karpenter
+      ? `N = ${opts.workspaces}; Karpenter NodePools: ${planMix(plan)}; node registration delay ${opts.provisionDelaySeconds}s (KWOKNodeClass nodeRegistrationDelay), device-plugin delay ${opts.devicePluginDelaySeconds}s`
+      : nap
+        ? `N = ${opts.workspaces}; node auto-provisioning: ${planMix(plan)}; provision delay ${opts.provisionDelaySeconds}s, device-plugin delay ${opts.devicePluginDelaySeconds}s`
+        : `N = ${opts.workspaces}; nodes: ${pools.map((p) => `${p.count} × ${p.instanceType}${p.nvme ? ' (NVMe)' : ''}`).join(', ')}`,
   );
-  const delays = nap ? { launchDelayMs: opts.provisionDelaySeconds * 1000, devicePluginDelayMs: opts.devicePluginDelaySeconds * 1000 } : undefined;
+  // karpenter: the simulated device plugin (in the provisioner process) gives Karpenter's nodes their GPUs.
+  const delays = nap
+    ? { launchDelayMs: opts.provisionDelaySeconds * 1000, devicePluginDelayMs: opts.devicePluginDelaySeconds * 1000 }
+    : karpenter
+      ? { devicePluginDelayMs: opts.devicePluginDelaySeconds * 1000 }
+      : undefined;
   // The benchmark's own cluster is stopped at the end when this run started it (ports shifted by
   // BENCH_PORT_OFFSET would otherwise stay taken by seven processes), unless --keep-cluster.
   if (!opts.sharedCluster && !opts.keepCluster && !(await isRunning())) {
@@ -384,7 +462,7 @@ async function main(argv: string[]): Promise<number> {
       await down(log);
     });
   }
-  const { kc, layout } = await prepareCluster(pools, log, delays);
+  const { kc, layout } = await prepareCluster(pools, log, delays, karpenter);
   if (!opts.sharedCluster) {
     await tuneControllerManager(layout, controllerManagerArgs(opts.kcmQps), log);
     await tuneKwok(layout, opts.podReadyDelaySeconds * 1000, log);
@@ -392,6 +470,7 @@ async function main(argv: string[]): Promise<number> {
   log(`cluster: ${layout.kubeconfigPath}`);
   await removeStaleRunNamespaces(kc, log);
   await removeNodeClaims(kc, (ns) => ns.startsWith(RUN_NAMESPACE_PREFIX), log);
+  if (karpenter) await removeKarpenterObjects(kc, (ns) => ns.startsWith(RUN_NAMESPACE_PREFIX), log);
   const storageClass = await storageClassExists(kc);
   await ensureReleaseNamespace(kc, RELEASE_NAMESPACE);
   const runId = Date.now().toString(36);
@@ -401,7 +480,7 @@ async function main(argv: string[]): Promise<number> {
   const results: ControllerResult[] = [];
   for (const id of opts.controllers) results.push(await runController(id, { opts, kc, layout, plan, storageClass, runId, logDir }));
 
-  const doc = benchDocument(opts.workspaces, results, napSettings);
+  const doc = benchDocument(opts.workspaces, results, napSettings, karpenterSettings);
   process.stdout.write(formatTable(doc));
   process.stdout.write(
     `client limits for every controller: --kube-client-qps=${opts.qps} --kube-client-burst=${opts.burst}; own defaults: ` +

@@ -1,8 +1,10 @@
-// The takeover run (docs/takeover.md): KAITO v0.8.0's controller brings preset and template
-// workspaces to InferenceReady on a private local cluster, is stopped, `kaito-ts diff` runs, kaito-ts's
-// CRD is applied and kaito-ts starts. Then: was any pod restarted, and was any StatefulSet, Service or
-// ControllerRevision re-created or changed apart from status? Needs KAITO's binary (docs/benchmarks.md),
-// so it is a script, not part of `npm test`: `npm run build && node dist/bench/takeover.js`.
+// The takeover run (docs/takeover.md): KAITO's controller (v0.8.0 with bring-your-own nodes, or v0.12.0
+// in Karpenter NodePool mode against real Karpenter: --from kaito-v0.12.0 --mode karpenter) brings preset
+// and template workspaces to InferenceReady on a private local cluster, is stopped, `kaito-ts diff` runs,
+// kaito-ts's CRD is applied and kaito-ts starts. Then: was any pod restarted, was any StatefulSet, Service
+// or ControllerRevision re-created or changed apart from status, and in Karpenter mode was any NodePool
+// rewritten or any NodeClaim or node replaced? Needs KAITO's binary (docs/benchmarks.md), so it is a
+// script, not part of `npm test`: `npm run takeover -- [--from kaito-v0.12.0 --mode karpenter]`.
 // The cluster is its own (state dir ~/.cache/kaito-ts/takeover-simcluster, ports +3000): KAITO
 // watches every namespace and must not touch the shared cluster. It is stopped at the end.
 import { execFile } from 'node:child_process';
@@ -14,9 +16,24 @@ import { CustomObjectsApi, KubeConfig, type KubernetesObject } from '@kubernetes
 import { stringify } from 'yaml';
 import { GROUP, PLURAL, VERSION } from '../src/api/types.js';
 import { comparable, fieldChanges, formatChange } from '../src/diff/changes.js';
+import { adminKubeconfig } from '../src/simcluster/kubeconfig.js';
 import { freePort, startController, type RunningController } from './child.js';
+import { startCountingProxy } from './proxy.js';
+import { countWrites } from './verbs.js';
 import { ensureReleaseNamespace, installCrds } from './cluster.js';
-import { CONTROLLERS, missingPrerequisite, type ControllerId } from './controllers.js';
+import { LABEL_KARPENTER_WORKSPACE_NAMESPACE } from '../src/api/labels.js';
+import { CONTROLLERS, karpenterFlags, missingPrerequisite, type ControllerId } from './controllers.js';
+import {
+  HF_SECRET,
+  TAKEOVER_USAGE,
+  compareKarpenter,
+  parseTakeoverArgs,
+  takeoverWorkspaces,
+  type KarpenterObjectState,
+  type KarpenterSnapshot,
+  type TakeoverMode,
+  type TakeoverOptions,
+} from './takeover-plan.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CLI = join(ROOT, 'bin', 'kaito-ts.js');
@@ -24,8 +41,8 @@ const CACHE = process.env.KAITO_TS_CACHE ?? join(homedir(), '.cache', 'kaito-ts'
 const CLUSTER_ENV = { ...process.env, KAITO_TS_SIMCLUSTER_DIR: join(CACHE, 'takeover-simcluster'), KAITO_TS_SIM_PORT_OFFSET: '3000' };
 const RELEASE_NAMESPACE = 'kaito-workspace';
 const NS = 'takeover';
-const POOL = 'kaito.sh/sim-pool';
 
+/** Bring-your-own GPU nodes; in Karpenter mode none (Karpenter makes them), the pools still define the NVMe volumes. */
 const NODES = {
   pools: [
     { name: 'a10', count: 2, instanceType: 'Standard_NV36ads_A10_v5', gpu: { product: 'NVIDIA-A10', count: 1, memoryMiB: 24576 }, cpu: '36', memory: '440Gi' },
@@ -41,29 +58,8 @@ const NODES = {
   ],
 };
 
-/** KAITO v0.8.0 YAML, bring-your-own nodes (no instanceType with disableNodeAutoProvisioning=true). */
-const WORKSPACES = [
-  {
-    metadata: { name: 'preset-a10' },
-    resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a10' } } },
-    inference: { preset: { name: 'phi-3-mini-4k-instruct' } },
-  },
-  {
-    metadata: { name: 'preset-a100' },
-    resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a100' } } },
-    inference: { preset: { name: 'phi-4-mini-instruct' } },
-  },
-  {
-    metadata: { name: 'template-nginx' },
-    resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a10' } } },
-    inference: {
-      template: {
-        metadata: { labels: { app: 'template-nginx' } },
-        spec: { containers: [{ name: 'server', image: 'nginx:1.27', ports: [{ containerPort: 80 }], resources: { limits: { 'nvidia.com/gpu': 1 } } }] },
-      },
-    },
-  },
-].map((w) => ({ apiVersion: `${GROUP}/${VERSION}`, kind: 'Workspace', ...w, metadata: { ...w.metadata, namespace: NS } }));
+const workspacesOf = (mode: TakeoverMode) =>
+  takeoverWorkspaces(mode).map((w) => ({ apiVersion: `${GROUP}/${VERSION}`, kind: 'Workspace', ...w, metadata: { ...w.metadata, namespace: NS } }));
 
 function sh(cmd: string, args: string[], env = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -148,7 +144,7 @@ async function waitUntil(what: string, timeoutMs: number, probe: () => Promise<b
   }
 }
 
-async function start(id: ControllerId, kubeconfig: string, dir: string): Promise<{ ctl: RunningController; metrics: string }> {
+async function start(id: ControllerId, kubeconfig: string, dir: string, mode: TakeoverMode): Promise<{ ctl: RunningController; metrics: string }> {
   const [probe, metrics] = [await freePort(), await freePort()];
   const launch = CONTROLLERS[id].launch({
     kubeconfig,
@@ -156,7 +152,9 @@ async function start(id: ControllerId, kubeconfig: string, dir: string): Promise
     burst: 50,
     releaseNamespace: RELEASE_NAMESPACE,
     projectRoot: ROOT,
-    nap: false,
+    nap: mode === 'karpenter',
+    // The same NodeClass flags for KAITO and kaito-ts, as an operator would carry them over.
+    ...(mode === 'karpenter' ? { karpenter: { nodeClassSpec: {} } } : {}),
     metricsAddress: `127.0.0.1:${metrics}`,
     probeAddress: `127.0.0.1:${probe}`,
   });
@@ -176,26 +174,103 @@ async function writesOf(metricsUrl: string): Promise<string> {
   );
 }
 
-async function main(): Promise<number> {
-  for (const id of ['kaito-v0.8.0', 'kaito-ts'] as const) {
-    const missing = missingPrerequisite(id, ROOT);
+/** ConfigMap names of the namespace and each workspace's status, to say what kaito-ts's writes were. */
+async function sideState(kubectl: (args: string[]) => Promise<string>): Promise<{ configMaps: string[]; statuses: Map<string, unknown> }> {
+  const get = async (kind: string) =>
+    (JSON.parse(await kubectl(['get', kind, '-n', NS, '-o', 'json'])) as { items: { metadata: { name: string }; status?: unknown }[] }).items;
+  const statuses = new Map<string, unknown>();
+  for (const w of await get('workspaces.kaito.sh')) {
+    // Transition times and observed generations move with every status write; what a reader sees is the rest.
+    const status = JSON.parse(
+      JSON.stringify(w.status ?? {}, (k, v: unknown) => (k === 'lastTransitionTime' || k === 'observedGeneration' ? undefined : v)),
+    ) as unknown;
+    statuses.set(w.metadata.name, status);
+  }
+  return { configMaps: (await get('configmaps')).map((c) => c.metadata.name).sort(), statuses };
+}
+
+function sideNotes(before: Awaited<ReturnType<typeof sideState>>, after: Awaited<ReturnType<typeof sideState>>): string[] {
+  const notes: string[] = [];
+  const added = after.configMaps.filter((c) => !before.configMaps.includes(c));
+  const gone = before.configMaps.filter((c) => !after.configMaps.includes(c));
+  if (added.length || gone.length) notes.push(`ConfigMaps in ${NS}: ${added.map((c) => `+${c}`).join(' ')} ${gone.map((c) => `-${c}`).join(' ')}`.trim());
+  for (const [name, b] of before.statuses) {
+    for (const c of fieldChanges(b, after.statuses.get(name))) notes.push(`workspace ${name} status: ${formatChange(c)}`);
+  }
+  return notes;
+}
+
+/** Reconciles kaito-ts's workspace controller has finished, from its /metrics. */
+async function reconcilesOf(metricsUrl: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('controller_runtime_reconcile_total{') && l.includes('controller="workspace"'))
+    .reduce((a, l) => a + (Number(l.slice(l.lastIndexOf(' ') + 1)) || 0), 0);
+}
+
+/** NodePools, Karpenter's NodeClaims and nodes of the takeover namespace's workspaces, and every KWOKNodeClass. */
+async function karpenterSnapshot(kubectl: (args: string[]) => Promise<string>): Promise<KarpenterSnapshot> {
+  const items = async (kind: string, selector?: string): Promise<(KubernetesObject & Record<string, unknown>)[]> =>
+    (
+      JSON.parse(await kubectl(['get', kind, '-o', 'json', '--show-managed-fields', ...(selector ? ['-l', selector] : [])])) as {
+        items: (KubernetesObject & Record<string, unknown>)[];
+      }
+    ).items;
+  const states = (list: (KubernetesObject & Record<string, unknown>)[]): Map<string, KarpenterObjectState> =>
+    new Map(
+      list.map((o) => [
+        o.metadata?.name ?? '',
+        {
+          uid: o.metadata?.uid ?? '',
+          resourceVersion: o.metadata?.resourceVersion ?? '',
+          ...(o.metadata?.generation !== undefined ? { generation: o.metadata.generation } : {}),
+          body: comparable(o),
+          managers: (o.metadata?.managedFields ?? []).map((m) => `${m.manager}:${m.operation}${m.subresource ? `/${m.subresource}` : ''}`).sort(),
+          ...((o.status as { nodeName?: string } | undefined)?.nodeName ? { nodeName: (o.status as { nodeName: string }).nodeName } : {}),
+        },
+      ]),
+    );
+  const selector = `${LABEL_KARPENTER_WORKSPACE_NAMESPACE}=${NS}`;
+  return {
+    nodePools: states(await items('nodepools.karpenter.sh', selector)),
+    nodeClaims: states(await items('nodeclaims.karpenter.sh', selector)),
+    nodes: states(await items('nodes', selector)),
+    nodeClasses: states(await items('kwoknodeclasses.karpenter.kwok.sh')),
+  };
+}
+
+function describeKarpenter(s: KarpenterSnapshot): string {
+  const pools = [...s.nodePools].map(([n, p]) => `${n} (replicas ${(p.body as { spec?: { replicas?: number } }).spec?.replicas}, generation ${p.generation})`);
+  return `NodePools ${pools.join(', ') || 'none'}; ${s.nodeClaims.size} NodeClaims, ${s.nodes.size} nodes, NodeClasses ${[...s.nodeClasses.keys()].join(', ') || 'none'}`;
+}
+
+async function main(opts: TakeoverOptions): Promise<number> {
+  const { from, mode } = opts;
+  const karpenter = mode === 'karpenter';
+  const WORKSPACES = workspacesOf(mode);
+  for (const id of [from, 'kaito-ts'] as const) {
+    const missing = missingPrerequisite(id, ROOT, mode);
     if (missing) throw new Error(missing);
   }
+  const nodes = karpenter ? { pools: NODES.pools.map((p) => ({ ...p, count: 0 })) } : NODES;
   const dir = mkdtempSync(join(tmpdir(), 'kaito-ts-takeover-'));
   const nodesFile = join(dir, 'nodes.yaml');
-  writeFileSync(nodesFile, stringify(NODES));
-  log(`private cluster in ${CLUSTER_ENV.KAITO_TS_SIMCLUSTER_DIR}`);
+  writeFileSync(nodesFile, stringify(nodes));
+  log(`private cluster in ${CLUSTER_ENV.KAITO_TS_SIMCLUSTER_DIR}${karpenter ? ' with Karpenter' : ''}; ${from} → kaito-ts, ${mode} mode`);
   mkdirSync(CLUSTER_ENV.KAITO_TS_SIMCLUSTER_DIR, { recursive: true });
-  await must(process.execPath, [CLI, 'simcluster', 'up', '--nodes-file', nodesFile], CLUSTER_ENV);
+  await must(process.execPath, [CLI, 'simcluster', 'up', '--nodes-file', nodesFile, ...(karpenter ? ['--karpenter'] : [])], CLUSTER_ENV);
   try {
     const kubeconfig = join(CLUSTER_ENV.KAITO_TS_SIMCLUSTER_DIR, 'admin.kubeconfig');
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
     const kubectlBin = (await must(process.execPath, [CLI, 'simcluster', 'env'], CLUSTER_ENV)).match(/PATH='([^']+)'/)?.[1] ?? '';
     const kubectl = (args: string[]) => must(join(kubectlBin, 'kubectl'), ['--kubeconfig', kubeconfig, ...args]);
-    await installCrds(kc, CONTROLLERS['kaito-v0.8.0'].crds());
+    await installCrds(kc, CONTROLLERS[from].crds(mode));
     await ensureReleaseNamespace(kc, RELEASE_NAMESPACE);
     await kubectl(['create', 'namespace', NS]).catch(() => '');
+    // The multi-node preset is gated: its modelAccessSecret must hold HF_TOKEN.
+    await kubectl(['create', 'secret', 'generic', HF_SECRET, '-n', NS, '--from-literal=HF_TOKEN=hf_takeover_not_a_real_token']).catch(() => '');
     const api = kc.makeApiClient(CustomObjectsApi);
     for (const body of WORKSPACES)
       await api.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: NS, body }).catch(() => undefined);
@@ -207,48 +282,108 @@ async function main(): Promise<number> {
       ).items;
     const allReady = async () => (await workspaces()).every((w) => w.status?.conditions?.some((c) => c.type === 'InferenceReady' && c.status === 'True'));
 
-    const kaito = await start('kaito-v0.8.0', kubeconfig, dir);
-    await waitUntil('KAITO: every workspace InferenceReady', 300_000, allReady);
+    const kaito = await start(from, kubeconfig, dir, mode);
+    await waitUntil(`${from}: every workspace InferenceReady`, karpenter ? 600_000 : 300_000, allReady);
     await sleep(10_000); // let KAITO settle (its last status writes)
     await kaito.ctl.stop();
-    log('KAITO stopped');
+    log(`${from} stopped`);
     const before = await snapshot(kubectl);
+    const sideBefore = await sideState(kubectl);
+    const karpenterBefore = karpenter ? await karpenterSnapshot(kubectl) : undefined;
+    if (karpenterBefore) log(`before: ${describeKarpenter(karpenterBefore)}`);
 
-    const diff = await sh(process.execPath, [CLI, 'diff', '-n', NS, '--kubeconfig', kubeconfig, '--feature-gates', 'disableNodeAutoProvisioning=true']);
+    const operatorFlags = karpenter
+      ? ['--feature-gates', 'disableNodeAutoProvisioning=false', ...karpenterFlags({})]
+      : ['--feature-gates', 'disableNodeAutoProvisioning=true'];
+    const diff = await sh(process.execPath, [CLI, 'diff', '-n', NS, '--kubeconfig', kubeconfig, ...operatorFlags]);
     log(`kaito-ts diff (exit ${diff.code}):\n${diff.stdout}${diff.stderr}`);
+    // The same with --rebuild: the StatefulSets kaito-ts would build, compared although their revision
+    // matches (which the operator leaves alone): how KAITO's generator and ours differ.
+    const rebuilt = await sh(process.execPath, [CLI, 'diff', '-n', NS, '--kubeconfig', kubeconfig, ...operatorFlags, '--rebuild']);
+    log(`kaito-ts diff --rebuild (exit ${rebuilt.code}):\n${rebuilt.stdout}${rebuilt.stderr}`);
 
-    await installCrds(kc, CONTROLLERS['kaito-ts'].crds());
-    const ours = await start('kaito-ts', kubeconfig, dir);
-    // kaito-ts writes status.state (KAITO v0.9's field), which KAITO v0.8.0 never sets: reconciled.
+    await installCrds(kc, CONTROLLERS['kaito-ts'].crds(mode));
+    // kaito-ts talks through the counting proxy, so every request it sends is counted by resource.
+    const pki = (f: string): string => join(CLUSTER_ENV.KAITO_TS_SIMCLUSTER_DIR, 'pki', f);
+    const proxy = await startCountingProxy(kc.getCurrentCluster()?.server ?? '', {
+      certFile: pki('apiserver.crt'),
+      keyFile: pki('apiserver.key'),
+      clientCertFile: pki('admin.crt'),
+      clientKeyFile: pki('admin.key'),
+      caFile: pki('ca.crt'),
+    });
+    const proxied = join(dir, 'kaito-ts.kubeconfig');
+    writeFileSync(proxied, adminKubeconfig({ server: proxy.url, caFile: pki('ca.crt'), certFile: pki('admin.crt'), keyFile: pki('admin.key') }));
+    const ours = await start('kaito-ts', proxied, dir, mode);
+    // Reconciled: status.state (KAITO v0.9's field, which v0.8.0 never sets) and, since v0.12 sets it too,
+    // as many finished workspace reconciles as there are workspaces.
     await waitUntil(
-      'kaito-ts: every workspace reconciled (status.state) and InferenceReady',
-      120_000,
-      async () => (await workspaces()).every((w) => !!w.status?.state) && (await allReady()),
+      'kaito-ts: every workspace reconciled and InferenceReady',
+      180_000,
+      async () => (await workspaces()).every((w) => !!w.status?.state) && (await reconcilesOf(ours.metrics)) >= WORKSPACES.length && (await allReady()),
     );
     await sleep(15_000);
     const writes = await writesOf(ours.metrics);
     const after = await snapshot(kubectl);
+    const sideAfter = await sideState(kubectl);
+    const karpenterAfter = karpenter ? await karpenterSnapshot(kubectl) : undefined;
     await ours.ctl.stop();
+    await proxy.close();
+    const WRITE = /^(create|update|patch|delete|deletecollection) /;
+    const writesByResource = Object.entries(proxy.byVerbAndResource())
+      .filter(([k]) => WRITE.test(k))
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => `${k} × ${v}`);
 
     const { problems, notes } = compare(before, after);
+    const k = karpenterBefore && karpenterAfter ? compareKarpenter(karpenterBefore, karpenterAfter) : undefined;
     const out = [
+      `${from} → kaito-ts, ${mode} mode`,
       `workspaces: ${WORKSPACES.map((w) => w.metadata.name).join(', ')}; pods ${before.pods.size}; children ${before.children.size}`,
-      `kaito-ts diff after KAITO stopped: exit ${diff.code}`,
-      `kaito-ts API writes after takeover: ${writes}`,
+      ...(karpenterBefore && karpenterAfter ? [`before: ${describeKarpenter(karpenterBefore)}`, `after:  ${describeKarpenter(karpenterAfter)}`] : []),
+      `kaito-ts diff after ${from} stopped: exit ${diff.code}; with --rebuild: exit ${rebuilt.code}`,
+      `kaito-ts API writes after takeover: ${writes} (counting proxy: ${countWrites(proxy.byVerb())} writes: ${writesByResource.join(', ') || 'none'})`,
+      ...sideNotes(sideBefore, sideAfter).map((n) => `written (expected: kaito-ts owns status and its ConfigMap copy): ${n}`),
+      ...(k
+        ? [
+            '--- NodePools, NodeClaims, nodes, NodeClass ---',
+            ...k.notes.map((n) => `note: ${n}`),
+            ...(k.problems.length
+              ? k.problems.map((p) => `FAIL: ${p}`)
+              : ['PASS: no NodePool rewritten (generation, metadata, spec), no NodeClaim or node replaced, NodeClass untouched']),
+            '--- pods and workload children ---',
+          ]
+        : []),
       ...notes.map((n) => `note: ${n}`),
       ...(problems.length
         ? problems.map((p) => `FAIL: ${p}`)
         : ['PASS: no pod restarted or re-created; no StatefulSet, Service or ControllerRevision re-created or changed apart from status']),
+      `--- generator differences: kaito-ts diff --rebuild (what kaito-ts would build, compared although the revision matches; nothing of it was written) ---`,
+      ...rebuilt.stdout
+        .split('\n')
+        .filter((l) => / would | would$|^ {4}|would change$/.test(l) || /would change/.test(l))
+        .map((l) => l.trimEnd()),
     ];
     process.stdout.write(`${out.join('\n')}\n`);
-    return problems.length ? 1 : 0;
+    return problems.length || k?.problems.length ? 1 : 0;
   } finally {
     log('stopping the private cluster');
     await sh(process.execPath, [CLI, 'simcluster', 'down'], CLUSTER_ENV);
   }
 }
 
-main().then(
+let parsed: TakeoverOptions | 'help';
+try {
+  parsed = parseTakeoverArgs(process.argv.slice(2));
+} catch (err) {
+  process.stderr.write(`takeover: ${(err as Error).message}\n${TAKEOVER_USAGE}`);
+  process.exit(2);
+}
+if (parsed === 'help') {
+  process.stdout.write(TAKEOVER_USAGE);
+  process.exit(0);
+}
+main(parsed).then(
   (code) => process.exit(code),
   (err: unknown) => {
     process.stderr.write(`takeover: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -33,11 +33,17 @@ const COMPARED: Record<string, { type: ResourceType; cache: 'controllerRevisions
   StatefulSet: { type: Resources.statefulSets, cache: 'statefulSets' },
 };
 
-export function workspaceIntent(ws: WorkspaceObject, caches: DiffCaches, config: OperatorConfig, now = new Date()): WorkspaceIntent {
+/**
+ * `rebuild`: plan as if the workspace had no StatefulSet, so the StatefulSet kaito-ts would build is
+ * compared with the live one even when the live one is at kaito-ts's revision (which the reconciler
+ * leaves as it is): how the two generators differ, not what the reconciler would write.
+ */
+export function workspaceIntent(ws: WorkspaceObject, caches: DiffCaches, config: OperatorConfig, now = new Date(), rebuild = false): WorkspaceIntent {
   if (ws.tuning) return { ok: false, message: 'tuning workspace: its Job is not compared' };
   const all = { ...cachesFromObjects([]), ...caches };
+  const planned = rebuild ? { ...all, statefulSets: cachesFromObjects([]).statefulSets } : all;
   // The NodeClaim CRD is not looked at: claims are not children diff compares.
-  const plan = planWorkspace(readSnapshot(ws, { caches: all, config, fieldManager: FIELD_MANAGER, now, provisioningCrdInstalled: () => undefined }));
+  const plan = planWorkspace(readSnapshot(ws, { caches: planned, config, fieldManager: FIELD_MANAGER, now, provisioningCrdInstalled: () => undefined }));
   if (plan.failure)
     return {
       ok: false,
@@ -54,6 +60,7 @@ export function workspaceIntent(ws: WorkspaceObject, caches: DiffCaches, config:
     const child: ChildIntent = { type, namespace, name, ...(live ? { live } : {}) };
     for (const a of plan.actions) {
       if (a.kind === 'apply' && a.type === type && a.object.metadata?.name === name) child.apply = a.object;
+      if (rebuild && a.kind === 'create' && a.type === type && type === Resources.statefulSets && a.object.metadata?.name === name) child.apply = a.object;
       if (a.kind === 'delete' && a.type === type && a.ref.name === name)
         Object.assign(child, { recreate: true, note: `would be deleted and recreated: ${a.why}` });
     }

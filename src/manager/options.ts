@@ -119,7 +119,8 @@ function logLevel(value: string | undefined): string {
   return level;
 }
 
-function karpenterNodeClasses(values: Values): NodeClassConfig {
+/** The --karpenter-node-class* flags as `kaito-ts run` reads them (kaito-ts diff reads the same). */
+export function karpenterNodeClasses(values: Values): NodeClassConfig {
   const flag = (name: string) => values[`karpenter-node-class-${name}`] as string | undefined;
   const parsed = parseNodeClassConfig({
     group: flag('group'),

@@ -5,6 +5,10 @@
 import { parseArgs } from 'node:util';
 import type { KubernetesObject, V1ControllerRevision, V1StorageClass } from '@kubernetes/client-node';
 import { parseFeatureGates } from '../../api/feature-gates.js';
+import { resolveNodeProvisioner } from '../../api/node-provisioner.js';
+import { nodeClassResource } from '../../controllers/workspace/karpenter-provision.js';
+import { karpenterNodeClasses } from '../../manager/options.js';
+import { LABEL_KARPENTER_WORKSPACE_NAME } from '../../api/labels.js';
 import { DEFAULT_RELEASE_NAMESPACE } from '../../builders/facts.js';
 import { resolveCloudProvider } from '../../catalog/gpu-skus.js';
 import { presetRegistry } from '../../catalog/presets.js';
@@ -16,19 +20,24 @@ import type { InferenceSetObject } from '../../controllers/inferenceset/children
 import { ObjectCache } from '../../runtime/cache.js';
 import { KubeClient, withTypeMeta } from '../../runtime/client.js';
 import { loadClusterAccess } from '../../runtime/cluster-access.js';
-import { isNotFound } from '../../runtime/errors.js';
+import { isNotFound, toKubeError } from '../../runtime/errors.js';
 import { Resources, type ResourceType } from '../../runtime/resources.js';
 import { KubeTransport } from '../../runtime/transport.js';
 import { CliError, type CliIO } from '../command-io.js';
 
 const USAGE = `Usage: kaito-ts diff [-n NAMESPACE] [WORKSPACE] [--kubeconfig FILE]
                      [--feature-gates k=v,...] [--cloud-provider azure|aws|arc]
+                     [--node-provisioner P] [--karpenter-node-class-* ...] [--rebuild]
 
 Shows, for each workspace, what kaito-ts would change in its StatefulSet, Services and
 ControllerRevision (server-side apply dry-run under the field manager "kaito-ts"; nothing is
 written); for each InferenceSet, the child Workspaces it would create or delete (a rollout step,
 a scale) and the labels it would add. Without -n: every namespace; a WORKSPACE without -n is looked up in "default".
-The cluster: --kubeconfig, else KUBECONFIG, else in-cluster. Give the operator's --feature-gates.
+The cluster: --kubeconfig, else KUBECONFIG, else in-cluster. Give the operator's --feature-gates, and
+in Karpenter mode its --node-provisioner=karpenter and --karpenter-node-class* flags (NodePools
+are read to decide, as the operator does, but not compared).
+--rebuild compares the StatefulSet kaito-ts would build even where the live one is at kaito-ts's
+revision (which the operator leaves as it is): how its generator differs from the one that wrote it.
 Exit status: 0 nothing would change, 1 something would, 2 bad input or the cluster cannot be read.
 `;
 
@@ -41,6 +50,13 @@ function options(args: string[]) {
         kubeconfig: { type: 'string' },
         'feature-gates': { type: 'string' },
         'cloud-provider': { type: 'string' },
+        'node-provisioner': { type: 'string' },
+        'karpenter-node-class-group': { type: 'string' },
+        'karpenter-node-class-kind': { type: 'string' },
+        'karpenter-node-class-version': { type: 'string' },
+        'karpenter-node-class-resource-name': { type: 'string' },
+        'karpenter-node-classes': { type: 'string' },
+        rebuild: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -63,8 +79,12 @@ export async function diff(args: string[], io: CliIO): Promise<number> {
   let config: OperatorConfig;
   let client: KubeClient;
   try {
+    const gates = parseFeatureGates(values['feature-gates']);
+    const provisioner = resolveNodeProvisioner(values['node-provisioner'], gates, false);
     config = {
-      featureGates: parseFeatureGates(values['feature-gates']),
+      featureGates: provisioner.featureGates,
+      nodeProvisioner: provisioner.provisioner,
+      ...(provisioner.provisioner === 'karpenter' ? { nodeClasses: karpenterNodeClasses(values) } : {}),
       cloudProvider: resolveCloudProvider(values['cloud-provider']),
       presetRegistry: presetRegistry(),
       releaseNamespace: process.env.RELEASE_NAMESPACE?.trim() || DEFAULT_RELEASE_NAMESPACE,
@@ -98,18 +118,32 @@ export async function diff(args: string[], io: CliIO): Promise<number> {
     if (!workspaces.length && !inferenceSets.length) throw new CliError(`workspace ${namespace}/${only} not found`);
   }
   const caches = await loadCaches(read, namespace, config.releaseNamespace);
+  if (config.nodeClasses) {
+    // Karpenter mode: the plan reads the workspace's NodePool, Karpenter's claims for it and the NodeClasses.
+    const cluster = async <T extends KubernetesObject>(type: ResourceType, selector?: string): Promise<ObjectCache<T>> => {
+      const items = (await client.list<T>(type, selector ? { labelSelector: selector } : {}).catch((err: unknown) => {
+        throw new CliError(`cannot list ${type.plural}: ${(err as Error).message.split('\n')[0]}`);
+      })) as { items: T[] };
+      return ObjectCache.from(items.items.map((o) => withTypeMeta(type, o)));
+    };
+    Object.assign(caches, {
+      nodePools: await cluster(Resources.nodePools, LABEL_KARPENTER_WORKSPACE_NAME),
+      poolClaims: await cluster(Resources.nodeClaims, LABEL_KARPENTER_WORKSPACE_NAME),
+      nodeClasses: await cluster(nodeClassResource(config.nodeClasses)),
+    });
+  }
 
   let changed = 0;
   for (const ws of workspaces.sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))) {
     io.stdout(`workspace ${ws.metadata.namespace}/${ws.metadata.name}:\n`);
-    const intent = workspaceIntent(ws, caches, config);
+    const intent = workspaceIntent(ws, caches, config, new Date(), values.rebuild === true);
     if (!intent.ok) {
       io.stdout(`  ${intent.message}\n`);
       continue;
     }
     let wouldChange = false;
     for (const child of intent.children) {
-      const lines = await childLines(client, child);
+      const lines = await childLines(client, child, values.rebuild === true);
       wouldChange ||= lines.changed;
       io.stdout(lines.text.map((l) => `  ${l}\n`).join(''));
     }
@@ -157,7 +191,7 @@ async function loadCaches(
   };
 }
 
-async function childLines(client: KubeClient, child: ChildIntent): Promise<{ changed: boolean; text: string[] }> {
+async function childLines(client: KubeClient, child: ChildIntent, rebuild = false): Promise<{ changed: boolean; text: string[] }> {
   const title = `${child.type.kind} ${child.namespace}/${child.name}`;
   if (child.note) return { changed: child.recreate === true, text: [`${title}: ${child.note}`] };
   if (!child.apply) return { changed: false, text: [`${title}: no change`] };
@@ -167,6 +201,18 @@ async function childLines(client: KubeClient, child: ChildIntent): Promise<{ cha
     result = await client.apply(child.type, child.apply, { dryRun: true });
   } catch (err) {
     if (isNotFound(err)) return { changed: true, text: [`${title}: would be created`] };
+    if (rebuild && toKubeError(err).kind === 'Invalid' && child.live) {
+      // A rebuilt StatefulSet that differs in an immutable field: the server refuses the dry-run, so
+      // compare directly the fields kaito-ts sets (those only the live object has are left out).
+      const direct = fieldChanges(comparable(child.live), comparable(child.apply)).filter((c) => 'after' in c);
+      return {
+        changed: true,
+        text: [
+          `${title}: an apply would be refused (${(err as Error).message.split('\n')[0]}); the fields kaito-ts sets that differ:`,
+          ...direct.map((c) => `  ${formatChange(c)}`),
+        ],
+      };
+    }
     throw new CliError(`dry-run apply of ${title}: ${(err as Error).message.split('\n')[0]}`);
   }
   const changes = fieldChanges(comparable(child.live), comparable(result));

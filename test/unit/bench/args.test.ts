@@ -77,6 +77,10 @@ describe('parseBenchArgs', () => {
       { mode: 'nap', provisionDelaySeconds: 0, devicePluginDelaySeconds: 12, podReadyDelaySeconds: 0 },
     ],
     [['--mode', 'byo'], { mode: 'byo', provisionDelaySeconds: 1, devicePluginDelaySeconds: 1, podReadyDelaySeconds: 0 }],
+    [
+      ['--mode', 'karpenter', '--provision-delay', '30', '--pod-ready-delay', '30'],
+      { mode: 'karpenter', provisionDelaySeconds: 30, devicePluginDelaySeconds: 1, podReadyDelaySeconds: 30 },
+    ],
   ];
   for (const [argv, want] of napCases) {
     it(`takes ${argv.join(' ')}`, () => {
@@ -98,6 +102,12 @@ describe('parseBenchArgs', () => {
     const o = parseBenchArgs(['--workspaces', '50', '--pod-ready-delay', '30']);
     assert.equal(o === 'help' ? -1 : o.podReadyDelaySeconds, 30);
   });
+  it('runs kaito-ts and KAITO v0.12.0 in karpenter mode unless told otherwise', () => {
+    const o = parseBenchArgs(['--workspaces', '5', '--mode', 'karpenter']);
+    assert.deepEqual(o === 'help' ? [] : o.controllers, ['kaito-ts', 'kaito-v0.12.0']);
+    const one = parseBenchArgs(['--workspaces', '5', '--mode', 'karpenter', '--controllers', 'kaito-v0.12.0']);
+    assert.deepEqual(one === 'help' ? [] : one.controllers, ['kaito-v0.12.0']);
+  });
   it('answers help', () => assert.equal(parseBenchArgs(['--help']), 'help'));
 
   const bad: Array<[string[], RegExp]> = [
@@ -106,7 +116,7 @@ describe('parseBenchArgs', () => {
     [['--workspaces', '1.5'], /integer/],
     [['--workspaces=-3'], /integer/],
     [['--workspaces', 'ten'], /integer/],
-    [['--workspaces', '5', '--controllers', 'kaito'], /unknown controller "kaito" \(known: kaito-ts, kaito-v0.8.0\)/],
+    [['--workspaces', '5', '--controllers', 'kaito'], /unknown controller "kaito" \(known: kaito-ts, kaito-v0.8.0, kaito-v0.12.0\)/],
     [['--workspaces', '5', '--controllers', ','], /--controllers is empty/],
     [['--workspaces', '5', '--controllers', 'kaito-ts,kaito-ts'], /twice/],
     [['--workspaces', '5', '--json', ''], /--json needs a file name/],
@@ -114,10 +124,12 @@ describe('parseBenchArgs', () => {
     [['--workspaces', '5', '--frobnicate'], /Unknown option '--frobnicate'/],
     [['--workspaces', '5', 'extra'], /positional/],
     [['--workspaces', '5', '--shared-cluster', '--pod-ready-delay', '30'], /needs the benchmark cluster/],
-    [['--workspaces', '5', '--mode', 'auto'], /--mode must be one of byo, nap, got "auto"/],
-    [['--workspaces', '5', '--provision-delay', '30'], /--provision-delay needs --mode nap/],
-    [['--workspaces', '5', '--mode', 'byo', '--device-plugin-delay', '3'], /--device-plugin-delay needs --mode nap/],
+    [['--workspaces', '5', '--mode', 'auto'], /--mode must be one of byo, nap, karpenter, got "auto"/],
+    [['--workspaces', '5', '--provision-delay', '30'], /--provision-delay needs --mode nap or karpenter/],
+    [['--workspaces', '5', '--mode', 'byo', '--device-plugin-delay', '3'], /--device-plugin-delay needs --mode nap or karpenter/],
     [['--workspaces', '5', '--mode', 'nap', '--shared-cluster'], /--mode nap needs the benchmark cluster/],
+    [['--workspaces', '5', '--mode', 'karpenter', '--shared-cluster'], /--mode karpenter needs the benchmark cluster/],
+    [['--workspaces', '5', '--mode', 'karpenter', '--controllers', 'kaito-ts,kaito-v0.8.0'], /kaito-v0.8.0 has no karpenter mode/],
     [['--workspaces', '5', '--mode', 'nap', '--provision-delay', '1.5'], /--provision-delay must be an integer >= 0/],
     [['--workspaces', '5', '--mode', 'nap', '--device-plugin-delay=-1'], /--device-plugin-delay must be an integer >= 0/],
   ];

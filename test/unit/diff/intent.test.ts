@@ -105,3 +105,16 @@ test('workspaceIntent: a tuning workspace is not compared', () => {
   const got = workspaceIntent(tuning, caches(), config);
   assert.deepEqual(got, { ok: false, message: 'tuning workspace: its Job is not compared' });
 });
+
+test('workspaceIntent with rebuild: the StatefulSet kaito-ts would build, beside the live one although its revision matches', () => {
+  const objects = converged();
+  const live = objects.find((o) => o.kind === 'StatefulSet');
+  const plain = workspaceIntent(ws, caches(objects), config);
+  const rebuilt = workspaceIntent(ws, caches(objects), config, new Date(), true);
+  assert.ok(plain.ok && rebuilt.ok);
+  assert.equal(plain.children.find((c) => c.type.kind === 'StatefulSet')?.apply, undefined, 'the reconciler leaves it');
+  const sts = rebuilt.children.find((c) => c.type.kind === 'StatefulSet');
+  assert.ok(sts?.apply, 'the rebuilt one is there to compare');
+  assert.equal(sts.live, live, 'against the live object');
+  assert.deepEqual((sts.apply as V1StatefulSet).spec?.template, (live as V1StatefulSet).spec?.template);
+});

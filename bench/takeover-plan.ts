@@ -1,0 +1,144 @@
+// What a takeover run (bench/takeover.ts) does, as data: its flags, the workspaces of each mode, and the
+// comparison of the Karpenter objects (NodePools, NodeClaims, nodes, the NodeClass) before and after
+// kaito-ts took over. Pure.
+import { parseArgs } from 'node:util';
+import { fieldChanges, formatChange } from '../src/diff/changes.js';
+import type { ControllerId } from './controllers.js';
+
+export type TakeoverMode = 'byo' | 'karpenter';
+export interface TakeoverOptions {
+  from: Extract<ControllerId, 'kaito-v0.8.0' | 'kaito-v0.12.0'>;
+  mode: TakeoverMode;
+}
+
+export const TAKEOVER_USAGE = `Usage: npm run takeover -- [--from kaito-v0.8.0|kaito-v0.12.0] [--mode byo|karpenter]
+
+  --from C    the KAITO controller taken over (default kaito-v0.8.0)
+  --mode M    byo: bring-your-own GPU nodes (default); karpenter: --node-provisioner=karpenter on a
+              cluster with real Karpenter (needs --from kaito-v0.12.0, the only KAITO with that mode)
+`;
+
+export function parseTakeoverArgs(argv: string[]): TakeoverOptions | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: { from: { type: 'string' }, mode: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) return 'help';
+  const from = values.from ?? 'kaito-v0.8.0';
+  if (from !== 'kaito-v0.8.0' && from !== 'kaito-v0.12.0') throw new Error(`--from must be kaito-v0.8.0 or kaito-v0.12.0, got "${from}"`);
+  const mode = values.mode ?? 'byo';
+  if (mode !== 'byo' && mode !== 'karpenter') throw new Error(`--mode must be byo or karpenter, got "${mode}"`);
+  if (mode === 'karpenter' && from !== 'kaito-v0.12.0') throw new Error(`${from} has no Karpenter mode: use --from kaito-v0.12.0`);
+  return { from, mode };
+}
+
+export const POOL = 'kaito.sh/sim-pool';
+export const A100 = 'Standard_NC24ads_A100_v4';
+export const A10 = 'Standard_NV36ads_A10_v5';
+export const HF_SECRET = 'hf-token';
+
+const nginx = (name: string) => ({
+  metadata: { labels: { app: name } },
+  spec: { containers: [{ name: 'server', image: 'nginx:1.27', ports: [{ containerPort: 80 }], resources: { limits: { 'nvidia.com/gpu': 1 } } }] },
+});
+
+/** Workspace bodies (KAITO's YAML: no `spec` wrapper) without apiVersion, kind or namespace. */
+export function takeoverWorkspaces(mode: TakeoverMode): { metadata: { name: string }; resource: object; inference: object }[] {
+  if (mode === 'byo') {
+    // Bring-your-own nodes: no instanceType with disableNodeAutoProvisioning=true.
+    return [
+      {
+        metadata: { name: 'preset-a10' },
+        resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a10' } } },
+        inference: { preset: { name: 'phi-3-mini-4k-instruct' } },
+      },
+      {
+        metadata: { name: 'preset-a100' },
+        resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a100' } } },
+        inference: { preset: { name: 'phi-4-mini-instruct' } },
+      },
+      {
+        metadata: { name: 'template-nginx' },
+        resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a10' } } },
+        inference: { template: nginx('template-nginx') },
+      },
+    ];
+  }
+  // Karpenter: each workspace names its SKU and a label of its own, which its NodePool's nodes get.
+  const karpenter = (name: string, instanceType: string) => ({ instanceType, labelSelector: { matchLabels: { apps: name } } });
+  return [
+    // An NVMe SKU: the weights go on a local NVMe claim.
+    { metadata: { name: 'phi4-a100' }, resource: karpenter('phi4-a100', A100), inference: { preset: { name: 'phi-4-mini-instruct' } } },
+    // 140 GB of weights on 80 GB GPUs: 3 nodes, one NodePool with replicas 3, a multi-node StatefulSet.
+    {
+      metadata: { name: 'llama-70b' },
+      resource: karpenter('llama-70b', A100),
+      inference: { preset: { name: 'llama-3.3-70b-instruct', presetOptions: { modelAccessSecret: HF_SECRET } } },
+    },
+    { metadata: { name: 'template-nginx' }, resource: { count: 1, ...karpenter('template-nginx', A10) }, inference: { template: nginx('template-nginx') } },
+  ];
+}
+
+/** One Karpenter-side object as the snapshot keeps it. */
+export interface KarpenterObjectState {
+  uid: string;
+  resourceVersion: string;
+  generation?: number;
+  /** `comparable()` of the object: metadata and spec, no status, no resourceVersion. */
+  body: unknown;
+  /** `manager:operation[/subresource]` of its managedFields, sorted. */
+  managers: string[];
+  /** NodeClaims: the node it launched. */
+  nodeName?: string;
+}
+
+export interface KarpenterSnapshot {
+  nodePools: Map<string, KarpenterObjectState>;
+  nodeClaims: Map<string, KarpenterObjectState>;
+  nodes: Map<string, KarpenterObjectState>;
+  nodeClasses: Map<string, KarpenterObjectState>;
+}
+
+/**
+ * What changed on the Karpenter side. Problems: an object gone, new or re-created (uid), a NodePool's
+ * generation moved, any metadata or spec field changed, a claim now on another node. Notes: a
+ * resourceVersion that moved without any of those (status writes, Karpenter's own), with the field
+ * managers before and after, so who wrote is visible.
+ */
+export function compareKarpenter(before: KarpenterSnapshot, after: KarpenterSnapshot): { problems: string[]; notes: string[] } {
+  const problems: string[] = [];
+  const notes: string[] = [];
+  const kinds: [string, keyof KarpenterSnapshot][] = [
+    ['NodePool', 'nodePools'],
+    ['NodeClaim', 'nodeClaims'],
+    ['Node', 'nodes'],
+    ['NodeClass', 'nodeClasses'],
+  ];
+  for (const [kind, key] of kinds) {
+    for (const [name, b] of before[key]) {
+      const a = after[key].get(name);
+      const title = `${kind} ${name}`;
+      if (!a) {
+        problems.push(`${title} is gone`);
+        continue;
+      }
+      if (a.uid !== b.uid) {
+        problems.push(`${title} was re-created (uid ${b.uid} → ${a.uid})`);
+        continue;
+      }
+      if (a.generation !== b.generation) problems.push(`${title}: generation ${b.generation} → ${a.generation}`);
+      if (a.nodeName !== b.nodeName) problems.push(`${title}: node ${b.nodeName} → ${a.nodeName}`);
+      const changes = fieldChanges(b.body, a.body);
+      for (const c of changes) problems.push(`${title} changed: ${formatChange(c)}`);
+      if (a.resourceVersion !== b.resourceVersion && changes.length === 0 && a.generation === b.generation)
+        notes.push(
+          `${title}: resourceVersion ${b.resourceVersion} → ${a.resourceVersion} (no metadata or spec change); field managers ${b.managers.join(' ')} → ${a.managers.join(' ')}`,
+        );
+      else if (a.managers.join(' ') !== b.managers.join(' ')) notes.push(`${title}: field managers ${b.managers.join(' ')} → ${a.managers.join(' ')}`);
+    }
+    for (const name of after[key].keys()) if (!before[key].has(name)) problems.push(`${kind} ${name} is new`);
+  }
+  return { problems, notes };
+}

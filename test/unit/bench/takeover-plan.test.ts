@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { compareKarpenter, parseTakeoverArgs, takeoverWorkspaces, type KarpenterObjectState, type KarpenterSnapshot } from '../../../bench/takeover-plan.js';
+
+const state = (o: Partial<KarpenterObjectState> = {}): KarpenterObjectState => ({
+  uid: 'u1',
+  resourceVersion: '10',
+  generation: 1,
+  body: { metadata: { name: 'p' }, spec: { replicas: 3 } },
+  managers: ['workspace:Update'],
+  ...o,
+});
+const snap = (o: Partial<KarpenterSnapshot> = {}): KarpenterSnapshot => ({
+  nodePools: new Map([['ns-llama', state()]]),
+  nodeClaims: new Map([['ns-llama-abcde', state({ generation: 1, body: { spec: {} }, nodeName: 'n1' })]]),
+  nodes: new Map([['n1', state({ generation: undefined, body: { spec: {} } })]]),
+  nodeClasses: new Map([['default', state({ body: { spec: {} } })]]),
+  ...o,
+});
+
+describe('parseTakeoverArgs', () => {
+  it('defaults to KAITO v0.8.0 with bring-your-own nodes', () => assert.deepEqual(parseTakeoverArgs([]), { from: 'kaito-v0.8.0', mode: 'byo' }));
+  it('takes KAITO v0.12.0 in Karpenter mode', () =>
+    assert.deepEqual(parseTakeoverArgs(['--from', 'kaito-v0.12.0', '--mode', 'karpenter']), { from: 'kaito-v0.12.0', mode: 'karpenter' }));
+  it('refuses Karpenter mode from v0.8.0 and unknown values', () => {
+    assert.throws(() => parseTakeoverArgs(['--mode', 'karpenter']), /kaito-v0.8.0 has no Karpenter mode/);
+    assert.throws(() => parseTakeoverArgs(['--from', 'kaito-ts']), /--from must be/);
+    assert.throws(() => parseTakeoverArgs(['--mode', 'nap']), /--mode must be/);
+  });
+});
+
+describe('takeoverWorkspaces', () => {
+  it('Karpenter mode: an NVMe preset, the 3-node llama with its secret, a template; each with an instanceType and a label of its own', () => {
+    const ws = takeoverWorkspaces('karpenter');
+    assert.deepEqual(
+      ws.map((w) => w.metadata.name),
+      ['phi4-a100', 'llama-70b', 'template-nginx'],
+    );
+    for (const w of ws) {
+      const r = w.resource as { instanceType?: string; labelSelector: { matchLabels: Record<string, string> } };
+      assert.ok(r.instanceType);
+      assert.deepEqual(r.labelSelector.matchLabels, { apps: w.metadata.name });
+    }
+    assert.deepEqual((ws[1]?.inference as { preset: unknown }).preset, { name: 'llama-3.3-70b-instruct', presetOptions: { modelAccessSecret: 'hf-token' } });
+  });
+  it('bring-your-own mode: no instanceType', () => {
+    for (const w of takeoverWorkspaces('byo')) assert.equal((w.resource as { instanceType?: string }).instanceType, undefined);
+  });
+});
+
+describe('compareKarpenter', () => {
+  it('nothing changed: no problem, no note', () => assert.deepEqual(compareKarpenter(snap(), snap()), { problems: [], notes: [] }));
+  it('a status-only write is a note naming the managers', () => {
+    const after = snap({ nodePools: new Map([['ns-llama', state({ resourceVersion: '11', managers: ['karpenter:Update/status', 'workspace:Update'] })]]) });
+    const r = compareKarpenter(snap(), after);
+    assert.deepEqual(r.problems, []);
+    assert.match(
+      r.notes[0] ?? '',
+      /NodePool ns-llama: resourceVersion 10 → 11 \(no metadata or spec change\); field managers workspace:Update → karpenter:Update\/status workspace:Update/,
+    );
+  });
+  it('a rewritten pool, a replaced claim and node are problems', () => {
+    const after = snap({
+      nodePools: new Map([['ns-llama', state({ resourceVersion: '12', generation: 2, body: { metadata: { name: 'p' }, spec: { replicas: 4 } } })]]),
+      nodeClaims: new Map([['ns-llama-fghij', state({ nodeName: 'n2' })]]),
+      nodes: new Map([['n1', state({ uid: 'u2', generation: undefined, body: { spec: {} } })]]),
+    });
+    const r = compareKarpenter(snap(), after);
+    assert.deepEqual(r.problems, [
+      'NodePool ns-llama: generation 1 → 2',
+      'NodePool ns-llama changed: ~ spec.replicas: 3 → 4',
+      'NodeClaim ns-llama-abcde is gone',
+      'NodeClaim ns-llama-fghij is new',
+      'Node n1 was re-created (uid u1 → u2)',
+    ]);
+  });
+});
