@@ -7,6 +7,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { workspaceCrd } from '../src/api/crd.js';
 import { inferenceSetCrd } from '../src/api/inferenceset-crd.js';
 import { parseManagerOptions } from '../src/manager/options.js';
+import { kwokNodeClassFlags } from '../src/simcluster/karpenter/operator-flags.js';
 import type { WorkspacePlan } from './plan.js';
 
 export const CONTROLLER_IDS = ['kaito-ts', 'kaito-v0.8.0', 'kaito-v0.12.0'] as const;
@@ -70,23 +71,6 @@ export function kaitoPaths(version: KaitoVersion = 'v0.8.0', env: NodeJS.Process
   return { binary: env.KAITO_BIN ?? join(root, 'bin', 'workspace'), crdDir: env.KAITO_CRD_DIR ?? join(root, 'crds') };
 }
 
-/**
- * `--node-provisioner=karpenter` and the NodeClass flags for the simcluster's Karpenter (its kwok provider),
- * the same for kaito-ts and KAITO v0.12 (both take KAITO's flag names). Both create the NodeClass from
- * `--karpenter-node-classes` when it is missing, so the spec (e.g. `nodeRegistrationDelay`) is theirs to write.
- */
-export function karpenterFlags(nodeClassSpec: Record<string, unknown> = {}): string[] {
-  return [
-    '--node-provisioner=karpenter',
-    '--karpenter-node-class-group=karpenter.kwok.sh',
-    '--karpenter-node-class-kind=KWOKNodeClass',
-    '--karpenter-node-class-version=v1alpha1',
-    '--karpenter-node-class-resource-name=kwoknodeclasses',
-    `--karpenter-node-classes=${JSON.stringify([{ name: KARPENTER_NODE_CLASS, default: true, spec: nodeClassSpec }])}`,
-  ];
-}
-export const KARPENTER_NODE_CLASS = 'default';
-
 /** The KWOKNodeClass spec for a registration delay: the kwok provider waits that long before it creates the Node. */
 export function nodeClassSpecFor(registrationDelaySeconds: number): Record<string, unknown> {
   return registrationDelaySeconds > 0 ? { nodeRegistrationDelay: `${registrationDelaySeconds}s` } : {};
@@ -138,7 +122,7 @@ const kaitoTs: ControllerSpec = {
       `--metrics-bind-address=${o.metricsAddress}`,
       `--health-probe-bind-address=${o.probeAddress}`,
       `--release-namespace=${o.releaseNamespace}`,
-      ...(o.karpenter ? karpenterFlags(o.karpenter.nodeClassSpec) : []),
+      ...(o.karpenter ? kwokNodeClassFlags(o.karpenter.nodeClassSpec) : []),
     ],
     env: { CLOUD_PROVIDER: 'azure' },
   }),
@@ -184,7 +168,7 @@ function kaitoController(id: ControllerId, version: KaitoVersion): ControllerSpe
         `--kube-client-burst=${o.burst}`,
         `--metrics-bind-address=${o.metricsAddress}`,
         `--health-probe-bind-address=${o.probeAddress}`,
-        ...(o.karpenter ? karpenterFlags(o.karpenter.nodeClassSpec) : []),
+        ...(o.karpenter ? kwokNodeClassFlags(o.karpenter.nodeClassSpec) : []),
       ],
       // The inference ConfigMap template is read from RELEASE_NAMESPACE; the SKU catalog from CLOUD_PROVIDER;
       // the registry of the base image and weights from PRESET_REGISTRY_NAME, which KAITO's chart sets to

@@ -8,7 +8,7 @@ import { LABEL_KARPENTER_WORKSPACE_NAMESPACE } from '../src/api/labels.js';
 import { KWOK_NODE_CLASS_LABEL } from '../src/simcluster/karpenter/device-plugin.js';
 import { isNotFound } from '../src/runtime/errors.js';
 import { Resources, resourcePath } from '../src/runtime/resources.js';
-import { KARPENTER_NODE_CLASS } from './controllers.js';
+import { KWOK_NODE_CLASS } from '../src/simcluster/karpenter/operator-flags.js';
 
 const NP = Resources.nodePools;
 const NC = Resources.nodeClaims;
@@ -118,10 +118,10 @@ export async function removeKarpenterObjects(
  * controller creates it from its own --karpenter-node-classes, registration delay included.
  */
 export async function removeNodeClass(kc: KubeConfig, timeoutMs = 60_000): Promise<void> {
-  await deleteCluster(kc, KWOK_CLASS, KARPENTER_NODE_CLASS);
+  await deleteCluster(kc, KWOK_CLASS, KWOK_NODE_CLASS);
   const deadline = Date.now() + timeoutMs;
-  while ((await listCluster(kc, KWOK_CLASS)).some((c) => c.metadata.name === KARPENTER_NODE_CLASS)) {
-    if (Date.now() > deadline) throw new Error(`KWOKNodeClass ${KARPENTER_NODE_CLASS} not gone after ${timeoutMs / 1000}s`);
+  while ((await listCluster(kc, KWOK_CLASS)).some((c) => c.metadata.name === KWOK_NODE_CLASS)) {
+    if (Date.now() > deadline) throw new Error(`KWOKNodeClass ${KWOK_NODE_CLASS} not gone after ${timeoutMs / 1000}s`);
     await sleep(500);
   }
 }

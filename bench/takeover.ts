@@ -22,7 +22,8 @@ import { startCountingProxy } from './proxy.js';
 import { countWrites } from './verbs.js';
 import { ensureReleaseNamespace, installCrds } from './cluster.js';
 import { LABEL_KARPENTER_WORKSPACE_NAMESPACE } from '../src/api/labels.js';
-import { CONTROLLERS, karpenterFlags, missingPrerequisite, type ControllerId } from './controllers.js';
+import { kwokNodeClassFlags } from '../src/simcluster/karpenter/operator-flags.js';
+import { CONTROLLERS, missingPrerequisite, type ControllerId } from './controllers.js';
 import {
   HF_SECRET,
   TAKEOVER_USAGE,
@@ -293,7 +294,7 @@ async function main(opts: TakeoverOptions): Promise<number> {
     if (karpenterBefore) log(`before: ${describeKarpenter(karpenterBefore)}`);
 
     const operatorFlags = karpenter
-      ? ['--feature-gates', 'disableNodeAutoProvisioning=false', ...karpenterFlags({})]
+      ? ['--feature-gates', 'disableNodeAutoProvisioning=false', ...kwokNodeClassFlags()]
       : ['--feature-gates', 'disableNodeAutoProvisioning=true'];
     const diff = await sh(process.execPath, [CLI, 'diff', '-n', NS, '--kubeconfig', kubeconfig, ...operatorFlags]);
     log(`kaito-ts diff (exit ${diff.code}):\n${diff.stdout}${diff.stderr}`);

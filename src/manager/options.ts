@@ -120,6 +120,16 @@ function logLevel(value: string | undefined): string {
 }
 
 /** The --karpenter-node-class* flags as `kaito-ts run` reads them (kaito-ts diff reads the same). */
+/** `--node-provisioner` and the NodeClass flags, for every command that plans as the operator does (run, diff). */
+export const PROVISIONER_FLAGS = {
+  'node-provisioner': { type: 'string' },
+  'karpenter-node-class-group': { type: 'string' },
+  'karpenter-node-class-kind': { type: 'string' },
+  'karpenter-node-class-version': { type: 'string' },
+  'karpenter-node-class-resource-name': { type: 'string' },
+  'karpenter-node-classes': { type: 'string' },
+} as const;
+
 export function karpenterNodeClasses(values: Values): NodeClassConfig {
   const flag = (name: string) => values[`karpenter-node-class-${name}`] as string | undefined;
   const parsed = parseNodeClassConfig({
@@ -143,12 +153,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
       kubeconfig: { type: 'string' },
       'feature-gates': { type: 'string' },
       'cloud-provider': { type: 'string' },
-      'node-provisioner': { type: 'string' },
-      'karpenter-node-class-group': { type: 'string' },
-      'karpenter-node-class-kind': { type: 'string' },
-      'karpenter-node-class-version': { type: 'string' },
-      'karpenter-node-class-resource-name': { type: 'string' },
-      'karpenter-node-classes': { type: 'string' },
+      ...PROVISIONER_FLAGS,
       'max-concurrent-reconciles': { type: 'string' },
       'kube-client-qps': { type: 'string' },
       'kube-client-burst': { type: 'string' },

@@ -7,7 +7,7 @@ import type { KubernetesObject, V1ControllerRevision, V1StorageClass } from '@ku
 import { parseFeatureGates } from '../../api/feature-gates.js';
 import { resolveNodeProvisioner } from '../../api/node-provisioner.js';
 import { nodeClassResource } from '../../controllers/workspace/karpenter-provision.js';
-import { karpenterNodeClasses } from '../../manager/options.js';
+import { karpenterNodeClasses, PROVISIONER_FLAGS } from '../../manager/options.js';
 import { LABEL_KARPENTER_WORKSPACE_NAME } from '../../api/labels.js';
 import { DEFAULT_RELEASE_NAMESPACE } from '../../builders/facts.js';
 import { resolveCloudProvider } from '../../catalog/gpu-skus.js';
@@ -50,12 +50,7 @@ function options(args: string[]) {
         kubeconfig: { type: 'string' },
         'feature-gates': { type: 'string' },
         'cloud-provider': { type: 'string' },
-        'node-provisioner': { type: 'string' },
-        'karpenter-node-class-group': { type: 'string' },
-        'karpenter-node-class-kind': { type: 'string' },
-        'karpenter-node-class-version': { type: 'string' },
-        'karpenter-node-class-resource-name': { type: 'string' },
-        'karpenter-node-classes': { type: 'string' },
+        ...PROVISIONER_FLAGS,
         rebuild: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },

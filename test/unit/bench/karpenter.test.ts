@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
-import { CONTROLLERS, kaitoCrdFiles, kaitoPaths, karpenterFlags, nodeClassSpecFor } from '../../../bench/controllers.js';
+import { CONTROLLERS, kaitoCrdFiles, kaitoPaths, nodeClassSpecFor } from '../../../bench/controllers.js';
+import { kwokNodeClassFlags } from '../../../src/simcluster/karpenter/operator-flags.js';
 import { KARPENTER_STAGES, KarpenterTracker, karpenterRunSelector, karpenterSummary, resourceRequests } from '../../../bench/karpenter.js';
 import { benchDocument, formatTable, karpenterStageTable, markdownTable, type ControllerResult } from '../../../bench/results.js';
 
@@ -95,14 +96,14 @@ describe('Karpenter mode helpers', () => {
     assert.deepEqual(nodeClassSpecFor(0), {});
     assert.deepEqual(nodeClassSpecFor(30), { nodeRegistrationDelay: '30s' });
     assert.equal(
-      karpenterFlags(nodeClassSpecFor(30)).at(-1),
+      kwokNodeClassFlags(nodeClassSpecFor(30)).at(-1),
       '--karpenter-node-classes=[{"name":"default","default":true,"spec":{"nodeRegistrationDelay":"30s"}}]',
     );
     const o = { kubeconfig: 'k', qps: 30, burst: 50, metricsAddress: 'm', probeAddress: 'p', releaseNamespace: 'r', projectRoot: '/x', nap: true };
     const karpenter = { nodeClassSpec: nodeClassSpecFor(5) };
     for (const id of ['kaito-ts', 'kaito-v0.12.0'] as const) {
       const args = CONTROLLERS[id].launch({ ...o, karpenter }).args;
-      for (const f of karpenterFlags(karpenter.nodeClassSpec)) assert.ok(args.includes(f), `${id}: ${f}`);
+      for (const f of kwokNodeClassFlags(karpenter.nodeClassSpec)) assert.ok(args.includes(f), `${id}: ${f}`);
       assert.ok(args.includes('--feature-gates=vLLM=true,disableNodeAutoProvisioning=false'));
       assert.ok(!CONTROLLERS[id].launch(o).args.some((a) => a.startsWith('--node-provisioner')), `${id}: nap mode has no --node-provisioner`);
     }
