@@ -49,6 +49,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Per-request timeout instead of the transport's (30 s); not for watches, which have their own watchdog. */
   timeoutMs?: number;
+  /** Every request may wait behind the others for the QPS budget (`deferred`). */
+  deferrable?: boolean;
 }
 
 export class KubeClient {
@@ -80,10 +82,19 @@ export class KubeClient {
       this.transport,
       { fieldManager: this.fieldManager, force: this.force },
       {
+        ...this.call,
         signal: anySignal(this.call.signal, signal),
         timeoutMs: opts.timeoutMs ?? this.call.timeoutMs,
       },
     );
+  }
+
+  /**
+   * The same client whose requests yield the QPS budget to every request of other clients: for
+   * writes that can follow later (a new workspace's Services and status once its model load started).
+   */
+  deferred(): KubeClient {
+    return new KubeClient(this.transport, { fieldManager: this.fieldManager, force: this.force }, { ...this.call, deferrable: true });
   }
 
   get counter() {
@@ -208,7 +219,12 @@ export class KubeClient {
 
   /** Every request but watches goes out here, with this client's signal and timeout. */
   private send<T>(req: HttpRequest): Promise<T> {
-    return this.transport.request<T>({ ...req, signal: anySignal(this.call.signal, req.signal), timeoutMs: req.timeoutMs ?? this.call.timeoutMs });
+    return this.transport.request<T>({
+      ...req,
+      signal: anySignal(this.call.signal, req.signal),
+      timeoutMs: req.timeoutMs ?? this.call.timeoutMs,
+      ...(this.call.deferrable ? { deferrable: true } : {}),
+    });
   }
 }
 

@@ -22,16 +22,43 @@ export class TokenBucket {
     this.last = now();
   }
   reserve(): number {
-    const t = this.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.qps);
-    this.last = t;
+    this.refill();
     this.tokens -= 1;
     return this.tokens >= 0 ? 0 : (-this.tokens / this.qps) * 1000;
   }
-  /** Waits for a token (client-side QPS limit); an abort ends the wait early. */
-  async acquire(signal?: AbortSignal): Promise<void> {
-    const ms = this.reserve();
-    if (ms > 0) await sleep(ms, signal);
+  /**
+   * Waits for a token (client-side QPS limit); an abort ends the wait early. A `deferrable` request
+   * reserves nothing ahead: it takes a token only when one is free now, so every other request,
+   * however late it came, goes first; deferrable ones keep their own arrival order.
+   */
+  async acquire(signal?: AbortSignal, deferrable = false): Promise<void> {
+    if (!deferrable) {
+      const ms = this.reserve();
+      if (ms > 0) await sleep(ms, signal);
+      return;
+    }
+    const turn = this.deferredTail;
+    let done = (): void => {};
+    this.deferredTail = new Promise<void>((resolve) => (done = resolve));
+    try {
+      await turn;
+      while (!signal?.aborted) {
+        this.refill();
+        if (this.tokens >= 1) {
+          this.tokens -= 1;
+          return;
+        }
+        await sleep(((1 - this.tokens) / this.qps) * 1000, signal);
+      }
+    } finally {
+      done();
+    }
+  }
+  private deferredTail: Promise<void> = Promise.resolve();
+  private refill(): void {
+    const t = this.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.qps);
+    this.last = t;
   }
 }
 

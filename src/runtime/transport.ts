@@ -29,6 +29,8 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** This request's timeout, instead of the transport's (no response byte for that long: 'Network', retryable). */
   timeoutMs?: number;
+  /** May wait behind every other request for the client's QPS budget (TokenBucket.acquire). */
+  deferrable?: boolean;
 }
 
 export interface TransportOptions {
@@ -125,7 +127,7 @@ export class KubeTransport {
 
   private async open(req: HttpRequest, timeoutMs: number): Promise<http.IncomingMessage> {
     throwIfAborted(req.signal);
-    await this.limiter.acquire(req.signal);
+    await this.limiter.acquire(req.signal, req.deferrable);
     throwIfAborted(req.signal);
     const cluster = this.kubeConfig.getCurrentCluster();
     if (!cluster) throw new KubeApiError('Unknown', 'kubeconfig has no current cluster');

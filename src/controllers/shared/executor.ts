@@ -30,6 +30,12 @@ export interface ExecutionRecord {
   events: number;
 }
 
+/** Writes that start (or restart) a model load: the workload and the nodes it waits for. */
+const MODEL_LOAD_TYPES = new Set([Resources.statefulSets.plural, Resources.jobs.plural, Resources.nodeClaims.plural, Resources.nodePools.plural]);
+export function startsModelLoad(a: Action<object>): boolean {
+  return (a.kind === 'apply' || a.kind === 'create') && MODEL_LOAD_TYPES.has(a.type.plural);
+}
+
 export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
   private readonly cacheOf: Partial<Record<string, ObjectCache<KubernetesObject>>>;
   private readonly owner: ResourceType;
@@ -45,10 +51,14 @@ export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
   async execute(ws: O, plan: Plan<object>, signal?: AbortSignal): Promise<ExecutionRecord> {
     const record: ExecutionRecord = { writes: 0, events: 0 };
     const io = signal ? { client: this.deps.client.withSignal(signal), recorder: this.deps.recorder.withSignal(signal) } : this.deps;
+    // What follows a pass's last model-load write (its Services, status) yields the QPS budget, so on
+    // a burst of new workspaces every model load starts before anyone's Services (docs/runtime.md).
+    const last = plan.actions.findLastIndex(startsModelLoad);
+    const deferred = last >= 0 && last < plan.actions.length - 1 ? { ...io, client: io.client.deferred() } : io;
     let current = ws;
-    for (const action of plan.actions) {
+    for (const [i, action] of plan.actions.entries()) {
       try {
-        current = await this.run(io, current, action, record);
+        current = await this.run(i > last ? deferred : io, current, action, record);
       } catch (err) {
         throw new ActionFailed(action, err);
       }

@@ -176,3 +176,30 @@ test('executor: a failed NodeClaim create says so in a Warning event and stops t
   assert.match(d.events[0]!.note ?? '', /NodeClaim wsabc: .*etcd timeout/);
   assert.equal(planErrorPolicy(await run.catch((e: unknown) => e)).terminal, false, 'a server error is retried');
 });
+
+test('what follows the model-load write yields the QPS budget: Services and status deferrable, the writes up to the StatefulSet not', async () => {
+  server.seen = [];
+  server.script = undefined;
+  server.seed('/apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1', ws());
+  const transport = api.client.transport;
+  const original = transport.request.bind(transport);
+  const marks: string[] = [];
+  transport.request = ((req: Parameters<typeof original>[0]) => {
+    marks.push(`${req.method} ${req.path.replace(/controllerrevisions\/.*/, 'controllerrevisions/<name>')}${req.deferrable ? ' deferrable' : ''}`);
+    return original(req);
+  }) as typeof transport.request;
+  try {
+    await new WorkspaceReconciler(deps([ws(), node])).reconcile('ns1/ws1');
+  } finally {
+    transport.request = original;
+  }
+  assert.deepEqual(marks, [
+    'PATCH /apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1',
+    'PATCH /apis/apps/v1/namespaces/ns1/controllerrevisions/<name>',
+    'POST /api/v1/namespaces/ns1/configmaps',
+    'PATCH /apis/apps/v1/namespaces/ns1/statefulsets/ws1',
+    'PATCH /api/v1/namespaces/ns1/services/ws1-headless deferrable',
+    'PATCH /api/v1/namespaces/ns1/services/ws1 deferrable',
+    'PATCH /apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1/status deferrable',
+  ]);
+});

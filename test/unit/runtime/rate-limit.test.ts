@@ -64,3 +64,24 @@ describe('KubeTransport', () => {
     }
   });
 });
+
+it('TokenBucket: a deferrable acquire yields to every other request, even later ones; deferrable ones keep their order', async () => {
+  const b = new TokenBucket(200, 1);
+  await b.acquire(); // the bucket is empty now
+  const order: string[] = [];
+  const done = (name: string) => () => void order.push(name);
+  const waits = [b.acquire(undefined, true).then(done('deferred-1')), b.acquire(undefined, true).then(done('deferred-2'))];
+  await new Promise((r) => setTimeout(r, 1));
+  waits.push(b.acquire().then(done('normal-1')), b.acquire().then(done('normal-2')));
+  await Promise.all(waits);
+  assert.deepEqual(order, ['normal-1', 'normal-2', 'deferred-1', 'deferred-2']);
+});
+
+it('TokenBucket: a deferrable acquire ends when its signal aborts', async () => {
+  const b = new TokenBucket(0.001, 1);
+  await b.acquire();
+  const abort = new AbortController();
+  const waiting = b.acquire(abort.signal, true);
+  abort.abort();
+  await waiting; // resolves instead of waiting ~1000 s
+});
