@@ -184,10 +184,10 @@ test('what follows the model-load write yields the QPS budget: Services and stat
   const transport = api.client.transport;
   const original = transport.request.bind(transport);
   const marks: string[] = [];
-  transport.request = ((req: Parameters<typeof original>[0]) => {
+  transport.request = (req) => {
     marks.push(`${req.method} ${req.path.replace(/controllerrevisions\/.*/, 'controllerrevisions/<name>')}${req.deferrable ? ' deferrable' : ''}`);
     return original(req);
-  }) as typeof transport.request;
+  };
   try {
     await new WorkspaceReconciler(deps([ws(), node])).reconcile('ns1/ws1');
   } finally {
