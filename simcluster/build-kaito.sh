@@ -30,12 +30,9 @@ fi
 
 mkdir -p "$BIN" "$OUT/crds"
 # One build at a time per cache folder: the second waits, then finds it done.
-exec 9>"$OUT/.build.lock"
-if ! flock -n 9; then step "another build of $OUT is running; waiting for it"; flock 9; fi
-if complete; then echo "$BIN"; exit 0; fi
-tmp=$(mktemp -d)
-( start=$(date +%s); while sleep 30; do step "still building ($(( $(date +%s) - start ))s elapsed)"; done ) &
-beat=$!; trap 'kill $beat 2>/dev/null; rm -rf "$tmp"' EXIT
+# shellcheck source=build-lib.sh
+. "$HERE/build-lib.sh"
+build_start "$OUT/.build.lock" "$OUT" complete "$BIN"
 
 # Work on a copy: the harness files are added to the tree, and -mod=mod may touch go.sum.
 if [ -f "$SRC" ]; then

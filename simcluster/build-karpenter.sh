@@ -21,12 +21,9 @@ complete() {
 if complete; then echo "$BIN"; exit 0; fi
 mkdir -p "$BIN/crds"
 # One build at a time per cache folder: a second run waits, then finds it done.
-exec 9>"$BIN/../.build.lock"
-if ! flock -n 9; then step "another build of $BIN is running; waiting for it"; flock 9; fi
-if complete; then echo "$BIN"; exit 0; fi
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-( start=$(date +%s); while sleep 30; do step "still building ($(( $(date +%s) - start ))s elapsed)"; done ) &
-beat=$!; trap 'kill $beat 2>/dev/null; rm -rf "$tmp"' EXIT
+# shellcheck source=build-lib.sh
+. "$HERE/build-lib.sh"
+build_start "$BIN/../.build.lock" "$BIN" complete "$BIN"
 
 if [ ! -x "$BIN/karpenter-kwok" ]; then
   step "sigs.k8s.io/karpenter/kwok $V (about 1.5 min on 2 cores with the modules downloaded)"

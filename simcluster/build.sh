@@ -16,13 +16,9 @@ complete() { for b in $want; do [ -x "$BIN/$b" ] || return 1; done; stages_ok &&
 if complete; then echo "$BIN"; exit 0; fi
 mkdir -p "$BIN"
 # One build at a time per cache folder (two terminals, CI plus a test run): the second waits, then finds it done.
-exec 9>"$BIN/../.build.lock"
-if ! flock -n 9; then step "another build of $BIN is running; waiting for it"; flock 9; fi
-if complete; then echo "$BIN"; exit 0; fi
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-# Heartbeat so a long first build never looks hung.
-( start=$(date +%s); while sleep 30; do step "still building ($(( $(date +%s) - start ))s elapsed)"; done ) &
-beat=$!; trap 'kill $beat 2>/dev/null; rm -rf "$tmp"' EXIT
+# shellcheck source=build-lib.sh
+. "$HERE/build-lib.sh"
+build_start "$BIN/../.build.lock" "$BIN" complete "$BIN"
 
 if [ ! -x "$BIN/etcd" ]; then
   step "etcd $ETCD_VERSION (about 2 min on 2 cores)"
