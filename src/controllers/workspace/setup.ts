@@ -247,14 +247,7 @@ export function nodeChangeMatters(e: ObjectEvent<V1Node>): boolean {
 }
 
 /** A claim names its workspace in labels (claims are cluster-scoped: no owner reference). */
-export const claimToWorkspace: Mapper<NodeClaim> = (e) => {
-  const keys = [e.obj, e.type === 'update' ? e.old : undefined].map((c) => {
-    const name = c?.metadata.labels[LABEL_WORKSPACE_NAME];
-    const ns = c?.metadata.labels[LABEL_WORKSPACE_NAMESPACE];
-    return name && ns ? objectKey(ns, name) : undefined;
-  });
-  return [...new Set(keys.filter((k): k is string => !!k))];
-};
+export const claimToWorkspace = enqueueLabelled(LABEL_WORKSPACE_NAME, LABEL_WORKSPACE_NAMESPACE);
 
 /** Served once synced; known absent when the list said 404; unknown before either. */
 function crdServed(r: Pick<Reflector<KubernetesObject>, 'hasSynced' | 'lastError'>): boolean | undefined {
