@@ -74,9 +74,15 @@ describe('Karpenter in the simcluster (private cluster)', () => {
       },
       { timeoutMs: 90_000 },
     );
-    const claims = await claimsOf(ns, pool);
-    assert.equal(claims.length, 2);
-    for (const c of claims) assert.equal(c.status?.conditions?.find((x) => x.type === 'Ready')?.status, 'True', c.metadata.name);
+    // Karpenter marks a claim Ready a moment after its node is Ready (initialization), so wait for both.
+    const claims = await waitFor(
+      '2 Ready NodeClaims',
+      async () => {
+        const list = await claimsOf(ns, pool);
+        return list.length === 2 && list.every((c) => c.status?.conditions?.find((x) => x.type === 'Ready')?.status === 'True') && list;
+      },
+      { timeoutMs: 30_000 },
+    );
     assert.deepEqual(claims.map((c) => c.status?.nodeName).sort(), nodes.map((n) => n.metadata?.name).sort());
     for (const n of nodes) {
       assert.equal(n.metadata?.labels?.['node.kubernetes.io/instance-type'], NVME_SKU);
