@@ -206,3 +206,15 @@ export const InferenceSetConditionMessage = {
   deleting: 'inferenceset is being deleted',
   notReady: (ready: number, desired: number) => `inferenceset is not ready, ${ready}/${desired} replicas are ready`,
 } as const;
+
+// --- Zero-downtime updates of a workspace, kaito-ts extensions (docs/controller.md, "Updates") ---
+/** On the Workspace: `Surge`, `SurgeIfCapacity` or `Recreate` (default: --default-update-strategy). */
+export const ANNOTATION_UPDATE_STRATEGY = 'kaito-ts.io/update-strategy';
+/** On a surge StatefulSet, its pods' selector and template, its NodeClaim: the revision hash it serves (5 characters). */
+export const LABEL_SURGE = 'kaito-ts.io/surge';
+/** On the Workspace: the surge hash whose surge failed; that revision is not tried again until the spec changes. */
+export const ANNOTATION_SURGE_FAILED = 'kaito-ts.io/surge-failed';
+/** On a pre-pull Job: the surge hash whose images it pulls. */
+export const LABEL_PREPULL = 'kaito-ts.io/prepull';
+/** The condition an update reports on (unknown condition types are ignored by KAITO's clients). */
+export const CONDITION_UPDATING = 'Updating';

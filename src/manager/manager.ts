@@ -63,6 +63,7 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
       presetRegistry: o.presetRegistry,
       releaseNamespace: o.releaseNamespace,
       nodeProvisioningTimeoutMs: o.nodeProvisioningTimeoutMs,
+      defaultUpdateStrategy: o.defaultUpdateStrategy,
     },
     hubEndpoint: o.hubEndpoint,
   });

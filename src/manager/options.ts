@@ -1,4 +1,5 @@
 // `kaito-ts run` flags, named as KAITO's workspace controller names them where they exist.
+import { DEFAULT_UPDATE_STRATEGY, isUpdateStrategy, UPDATE_STRATEGIES, type UpdateStrategy } from '../api/update-strategy.js';
 import { parseArgs } from 'node:util';
 import { parseFeatureGates, FeatureGateError, DEFAULT_FEATURE_GATES_FLAG, type FeatureGates } from '../api/feature-gates.js';
 import { resolveCloudProvider } from '../catalog/gpu-skus.js';
@@ -24,6 +25,7 @@ export interface ManagerOptions {
   presetRegistry: string;
   releaseNamespace: string;
   nodeProvisioningTimeoutMs: number;
+  defaultUpdateStrategy: UpdateStrategy;
   /** Hugging Face endpoint for ids outside KAITO's catalog: --hf-endpoint, else HF_ENDPOINT, else huggingface.co. */
   hubEndpoint: string;
   maxConcurrentReconciles: number;
@@ -74,8 +76,17 @@ export const RUN_USAGE = `Usage: kaito-ts run [flags]
   --release-namespace NS             namespace of inference-params-template (else RELEASE_NAMESPACE)
   --node-provisioning-timeout DUR    how long a NodeClaim may stay not Ready before the workspace
                                      says so (default 30m; e.g. 90s, 45m, 2h); it keeps waiting after
+  --default-update-strategy S        how a serving single-node workspace takes a new template unless
+                                     its kaito-ts.io/update-strategy annotation says: SurgeIfCapacity
+                                     (default), Surge or Recreate (docs/controller.md, "Updates")
   --log-level LEVEL                  debug|info|warn|error (default info); JSON lines on stdout
 `;
+
+function updateStrategyFlag(value: string | undefined): UpdateStrategy {
+  if (value === undefined) return DEFAULT_UPDATE_STRATEGY;
+  if (!isUpdateStrategy(value)) throw new Error(`--default-update-strategy must be one of ${UPDATE_STRATEGIES.join(', ')}, got "${value}"`);
+  return value;
+}
 
 function positiveInt(flag: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -170,6 +181,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
       'log-level': { type: 'string' },
       'node-provisioning-timeout': { type: 'string' },
       'hf-endpoint': { type: 'string' },
+      'default-update-strategy': { type: 'string' },
     },
   });
   if (values.help) return 'help';
@@ -193,6 +205,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
     releaseNamespace: values['release-namespace'] ?? env.RELEASE_NAMESPACE ?? DEFAULT_RELEASE_NAMESPACE,
     nodeProvisioningTimeoutMs: positiveDurationFlag('node-provisioning-timeout', values['node-provisioning-timeout'], DEFAULT_NODE_PROVISIONING_TIMEOUT_MS),
     hubEndpoint: hubEndpointFlag(values['hf-endpoint'], env),
+    defaultUpdateStrategy: updateStrategyFlag(values['default-update-strategy']),
     maxConcurrentReconciles: positiveInt('max-concurrent-reconciles', values['max-concurrent-reconciles'], DEFAULT_WORKERS),
     kubeClientQps: positiveInt('kube-client-qps', values['kube-client-qps'], 30),
     kubeClientBurst: positiveInt('kube-client-burst', values['kube-client-burst'], 50),

@@ -27,3 +27,20 @@ export function formatDuration(ms: number): string {
   if (ms % 60_000 === 0 && ms > 0) return `${ms / 60_000}m`;
   return ms % 1_000 === 0 ? `${ms / 1_000}s` : `${ms}ms`;
 }
+
+/** An annotation holding a positive duration: its value, or `fallbackMs` with a note saying why. */
+export function positiveDurationAnnotation(
+  annotations: Readonly<Record<string, string>>,
+  key: string,
+  fallbackMs: number,
+): { ms: number; note?: string } {
+  const text = annotations[key];
+  if (text === undefined) return { ms: fallbackMs };
+  let ms = 0;
+  try {
+    ms = parseDuration(text);
+  } catch {
+    ms = 0;
+  }
+  return ms > 0 ? { ms } : { ms: fallbackMs, note: `${key} ${JSON.stringify(text)} is not a positive duration: ${formatDuration(fallbackMs)}` };
+}

@@ -4,7 +4,7 @@
 // new child that cannot be placed, and `nodeCountLimit`. Pure: no client, no clock (`now` is given).
 import type { InferenceSet } from '../../api/inferenceset-types.js';
 import { ANNOTATION_ENFORCE_NODE_COUNT_LIMIT, ANNOTATION_MAX_SURGE, ANNOTATION_ROLLOUT, ANNOTATION_SURGE_TIMEOUT } from '../../api/labels.js';
-import { formatDuration, parseDuration } from '../../runtime/duration.js';
+import { formatDuration, positiveDurationAnnotation } from '../../runtime/duration.js';
 import { selectToDelete } from './children.js';
 
 /** How long a rollout waits for a new child to become Ready, unless `kaito-ts.io/surge-timeout` says. */
@@ -62,18 +62,9 @@ export function rolloutSettings(is: InferenceSet, desired: number): RolloutSetti
     if (v === undefined) notes.push(`${ANNOTATION_MAX_SURGE} ${JSON.stringify(surge)} is not an integer or a percentage: 1`);
     else maxSurge = v;
   }
-  let surgeTimeoutMs = DEFAULT_SURGE_TIMEOUT_MS;
-  const timeout = annotations[ANNOTATION_SURGE_TIMEOUT];
-  if (timeout !== undefined) {
-    let ms = 0;
-    try {
-      ms = parseDuration(timeout);
-    } catch {
-      ms = 0;
-    }
-    if (ms > 0) surgeTimeoutMs = ms;
-    else notes.push(`${ANNOTATION_SURGE_TIMEOUT} ${JSON.stringify(timeout)} is not a positive duration: ${formatDuration(DEFAULT_SURGE_TIMEOUT_MS)}`);
-  }
+  const timeout = positiveDurationAnnotation(annotations, ANNOTATION_SURGE_TIMEOUT, DEFAULT_SURGE_TIMEOUT_MS);
+  if (timeout.note) notes.push(timeout.note);
+  const surgeTimeoutMs = timeout.ms;
   const disabledBy =
     annotations[ANNOTATION_ROLLOUT] === 'false' ? `${ANNOTATION_ROLLOUT}: "false"` : strategy.type === 'OnDelete' ? 'updateStrategy.type OnDelete' : undefined;
   return { enabled: !disabledBy, ...(disabledBy ? { disabledBy } : {}), maxSurge, maxUnavailable, partition, surgeTimeoutMs, notes };

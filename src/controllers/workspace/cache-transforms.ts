@@ -2,7 +2,8 @@
 // ownership, collision and drift rules) read, so that memory grows with what we use, not with
 // what the cluster stores. Everything stored passes through here: list, watch and write-through.
 // What stays, and why, is pinned by cache-transforms.test.ts.
-import type { KubernetesObject, V1ControllerRevision, V1Node, V1Pod, V1PodSpec } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ControllerRevision, V1EndpointSlice, V1Node, V1Pod, V1PodSpec } from '@kubernetes/client-node';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 import { withoutFieldSets, type CacheTransform } from '../../runtime/cache.js';
 
 /** kubectl's client-side apply copy of the whole object: nothing here reads it. */
@@ -29,7 +30,7 @@ export const leanPod: CacheTransform<V1Pod> = (pod) => {
     kind: pod.kind,
     metadata,
     ...(spec ? { spec: leanPodSpec(spec) } : {}),
-    ...(status ? { status: pick(status, ['phase', 'reason', 'message', 'conditions', 'containerStatuses', 'initContainerStatuses']) } : {}),
+    ...(status ? { status: pick(status, ['phase', 'reason', 'message', 'conditions', 'containerStatuses', 'initContainerStatuses', 'startTime']) } : {}),
   };
 };
 
@@ -63,4 +64,40 @@ function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]):
   const out = {} as Pick<T, K>;
   for (const k of keys) if (from[k] !== undefined) out[k] = from[k];
   return out;
+}
+
+/** The label the endpoints controller puts on every EndpointSlice: the Service it is for. */
+export const LABEL_SERVICE_NAME = 'kubernetes.io/service-name';
+
+/**
+ * EndpointSlices are read for which pods a Service really routes to (update-plan.ts): the slice's
+ * Service, and each endpoint's pod and serving condition. Addresses, ports, zones and hints are not.
+ */
+export const leanEndpointSlice: CacheTransform<V1EndpointSlice> = (slice) => {
+  const service = slice.metadata?.labels?.[LABEL_SERVICE_NAME];
+  return {
+    apiVersion: slice.apiVersion,
+    kind: slice.kind,
+    addressType: slice.addressType,
+    metadata: {
+      name: slice.metadata?.name,
+      namespace: slice.metadata?.namespace,
+      resourceVersion: slice.metadata?.resourceVersion,
+      ...(service ? { labels: { [LABEL_SERVICE_NAME]: service } } : {}),
+    },
+    endpoints: (slice.endpoints ?? []).map((e) => ({
+      addresses: [],
+      ...(e.targetRef ? { targetRef: { kind: e.targetRef.kind, name: e.targetRef.name } } : {}),
+      ...(e.conditions ? { conditions: e.conditions } : {}),
+    })),
+  };
+};
+
+/**
+ * Pods the slices list as serving. `serving`, not `ready`: KAITO's main Service publishes not-ready
+ * addresses, so `ready` is true for a pod still loading its model.
+ */
+export function servingPodsOf(slices: readonly DeepReadonly<V1EndpointSlice>[]): string[] {
+  const pods = slices.flatMap((s) => (s.endpoints ?? []).filter((e) => (e.conditions?.serving ?? e.conditions?.ready) === true).map((e) => e.targetRef?.name ?? ''));
+  return [...new Set(pods.filter((p) => !!p))].sort();
 }

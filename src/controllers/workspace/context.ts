@@ -1,6 +1,7 @@
 // Everything the workspace reconciler depends on, injected (no module-level clients or loggers).
 import type {
   EventsV1Event,
+  V1EndpointSlice,
   KubernetesObject,
   V1ConfigMap,
   V1ControllerRevision,
@@ -20,6 +21,7 @@ import type { FeatureGates } from '../../api/feature-gates.js';
 import type { NodeProvisioner } from '../../api/node-provisioner.js';
 import type { NodeClassConfig } from '../../api/node-class-config.js';
 import type { Workspace } from '../../api/types.js';
+import type { UpdateStrategy } from '../../api/update-strategy.js';
 import type { CloudProvider } from '../../catalog/types.js';
 import type { CacheReader, ObjectCache } from '../../runtime/cache.js';
 import type { KubeClient } from '../../runtime/client.js';
@@ -39,6 +41,8 @@ export interface OperatorConfig {
   releaseNamespace: string;
   /** Node auto-provisioning: how long a NodeClaim may stay not Ready before the condition says so. */
   nodeProvisioningTimeoutMs: number;
+  /** How a serving pod is replaced when its template changes, unless the workspace's annotation says (absent: SurgeIfCapacity). */
+  defaultUpdateStrategy?: UpdateStrategy;
 }
 
 export type WorkspaceObject = Workspace & KubernetesObject;
@@ -70,6 +74,8 @@ export interface WorkspaceKinds {
   nodePools?: NodePool;
   poolClaims?: NodeClaim;
   nodeClasses?: KubernetesObject;
+  /** EndpointSlices reduced to their Service and serving pods (cache-transforms.ts): what a Service really selects. */
+  endpointSlices?: V1EndpointSlice;
 }
 
 /** The caches as the snapshot, the mappers and the reconciler read them: every object deep-readonly. */

@@ -2,7 +2,7 @@
 // patch, the status write and its events, node facts, node auto-provisioning. Pure: the builder
 // keeps its own copy of the workspace so later steps see what earlier ones would write.
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { ACCELERATOR_NVIDIA, LABEL_ACCELERATOR, WORKSPACE_FINALIZER } from '../../api/labels.js';
+import { ACCELERATOR_NVIDIA, LABEL_ACCELERATOR, LABEL_SURGE, WORKSPACE_FINALIZER } from '../../api/labels.js';
 import type { ResolvedWorkspace } from '../../api/resolved-workspace.js';
 import { matchingNodes, readyMatchingNodes } from '../../builders/facts.js';
 import { buildNodeClaim, nodeClaimName } from '../../builders/nodeclaim.js';
@@ -146,7 +146,8 @@ export class PlanBuilder {
     const plan = planProvisioning({
       ws: this.ws,
       target,
-      claims: snap.claims,
+      // A surge's claim (update-plan.ts) is the update's, not one of the workspace's nodes.
+      claims: snap.claims.filter((c) => !c.metadata.labels?.[LABEL_SURGE]),
       nodes: snap.nodes,
       created,
       catalogSku: !!resolved.sku?.gpu,

@@ -4,7 +4,11 @@
 // Services, stranded weights claims, the migration step, the status.
 import type { V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { findCondition } from '../../api/workspace-conditions.js';
-import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_HOSTNAME } from '../../api/labels.js';
+import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_HOSTNAME, LABEL_STATEFULSET_POD_NAME } from '../../api/labels.js';
+import { DEFAULT_UPDATE_STRATEGY, updatePolicyOf } from '../../api/update-strategy.js';
+import { surgeHash } from '../../builders/surge.js';
+import { provisionerOf } from './context.js';
+import { planUpdate, UpdateReason, type UpdateDecision } from './update-plan.js';
 import { foundPreset, type ResolvedWorkspace } from '../../api/resolved-workspace.js';
 import { errorsOf, formatIssues, validateWorkspace } from '../../api/validation.js';
 import { findConfigMap, resolveFromFacts } from '../../builders/facts.js';
@@ -92,7 +96,8 @@ export function planInference(snap: WorkspaceSnapshot): Plan {
     snap.pods.find((p) => p.metadata?.name === `${ws.metadata.name}-0`),
     legacyPodsHoldGpus(snap.pods),
   );
-  const services = () => planServices(b, built, migration);
+  let servicePod: string | undefined;
+  const services = () => planServices(b, built, migration, servicePod);
   if (!sts && provisioning && !provisioning.nodesUsable) {
     // KAITO's order: the workload waits for its nodes (a new StatefulSet would only sit Pending).
     const waiting = provisioning.nodeIssue ?? provisioning.claims;
@@ -108,17 +113,29 @@ export function planInference(snap: WorkspaceSnapshot): Plan {
 
   // The workload before its Services: on a burst of new workspaces every write waits on the client's
   // QPS budget, and the StatefulSet is what starts the model load (docs/controller.md, "One pass").
-  const workload = planStatefulSet(b, built, sts);
+  const { workload, update } = planStatefulSet(b, built, sts, resolved);
+  servicePod = update?.servicePod;
   services();
-  if (!workload) return b.done(); // deleted to change its shape: the delete event brings us back to create it
+  announceUpdate(b, update);
+  if (!workload) {
+    // Deleted to change its shape: the delete event brings us back to create it (a surge may serve meanwhile).
+    if (update?.updating) b.status({ updating: update.updating });
+    return b.done();
+  }
   if (volumeKindOf(workload) === 'nvme') planStrandedClaims(b, workload.metadata?.name ?? '');
   planMigrationStep(b, migration);
 
-  const readiness = inferenceReadiness(b, resolved, workload, migration);
+  const readiness = update?.servedBy ? { readiness: update.servedBy } : inferenceReadiness(b, resolved, workload, migration);
   const inference = withWarning(withDroppedFields(readiness.readiness, built.droppedFields), secretProblem && servingWithSecretProblem(secretProblem));
   announce(b, [secretProblem, ANNOUNCED_REASONS.has(readiness.readiness.reason) ? readiness.readiness : undefined]);
-  b.status({ ...b.nodeFacts(built.targetNodeCount, provisioning), targetNodeCount: built.targetNodeCount, inference, decisions: built.decisions });
-  return b.done(soonest(readiness.recheckAfterMs, provisioning?.recheckAfterMs));
+  b.status({
+    ...b.nodeFacts(built.targetNodeCount, provisioning),
+    targetNodeCount: built.targetNodeCount,
+    inference,
+    decisions: built.decisions,
+    ...(update?.updating ? { updating: update.updating } : {}),
+  });
+  return b.done(soonest(readiness.recheckAfterMs, provisioning?.recheckAfterMs, update?.recheckAfterMs));
 }
 
 /**
@@ -146,7 +163,7 @@ function planConfigCopy(b: PlanBuilder, built: Built): void {
 }
 
 /** Created when missing, repaired when a field we own drifted. The main Service keeps pointing at the legacy pods until pod 0 serves. */
-function planServices(b: PlanBuilder, built: Built, migration: MigrationPlan): void {
+function planServices(b: PlanBuilder, built: Built, migration: MigrationPlan, servicePod?: string): void {
   const { snap } = b;
   const apply = (desired: V1Service, live: DeepReadonly<V1Service> | undefined, why: string) => {
     if (needsApply(desired, live))
@@ -159,14 +176,24 @@ function planServices(b: PlanBuilder, built: Built, migration: MigrationPlan): v
       });
   };
   apply(built.objects.headlessService, snap.headlessService, 'stable pod DNS names');
-  if (migration.kind !== 'waitForPod0' || !snap.mainService) apply(built.objects.mainService, snap.mainService, 'the inference endpoint (pod 0)');
+  const main = built.objects.mainService;
+  const target = servicePod ?? `${b.ws.metadata.name}-0`;
+  const selected = { ...main, spec: { ...main.spec, selector: { ...main.spec?.selector, [LABEL_STATEFULSET_POD_NAME]: target } } };
+  const why = target === `${b.ws.metadata.name}-0` ? 'the inference endpoint (pod 0)' : `the inference endpoint, on surge pod ${target} while pod 0 restarts`;
+  if (migration.kind !== 'waitForPod0' || !snap.mainService) apply(selected, snap.mainService, why);
 }
 
 /**
  * The StatefulSet this pass leaves behind (as the server will hold it, status as last seen), or
- * undefined when it is deleted to change its immutable weights-volume shape.
+ * undefined when it is deleted to change its immutable weights-volume shape; and the update step
+ * (update-plan.ts) when a serving pod is being replaced.
  */
-function planStatefulSet(b: PlanBuilder, built: Built, live: DeepReadonly<V1StatefulSet> | undefined): DeepReadonly<V1StatefulSet> | undefined {
+function planStatefulSet(
+  b: PlanBuilder,
+  built: Built,
+  live: DeepReadonly<V1StatefulSet> | undefined,
+  resolved: ResolvedWorkspace,
+): { workload: DeepReadonly<V1StatefulSet> | undefined; update?: UpdateDecision } {
   const desired = built.objects.statefulSet;
   const ref = { namespace: desired.metadata?.namespace, name: desired.metadata?.name ?? '' };
   const applyIt = (sts: V1StatefulSet, why: string) => {
@@ -174,20 +201,25 @@ function planStatefulSet(b: PlanBuilder, built: Built, live: DeepReadonly<V1Stat
     if (built.droppedFields) b.event('Warning', Reason.TemplateFieldsDropped, droppedFieldsMessage(built.droppedFields));
     b.add({ kind: 'apply', type: Resources.statefulSets, object: sts, why, refusedReason: Reason.ChildObjectRejected });
   };
-  if (!live) {
-    applyIt(desired, `the workload, ${desired.spec?.replicas} replica(s)`);
-    return { ...desired, status: undefined };
-  }
-  const sameRevision = live.metadata?.annotations?.[ANNOTATION_REVISION] === String(built.revision);
+  const sameRevision = live?.metadata?.annotations?.[ANNOTATION_REVISION] === String(built.revision);
   // BYO: raised towards the target as matching nodes appear (src/builders/replicas.ts).
-  const replicas = replicasFor(built.targetNodeCount, built.replicaBound, live.spec?.replicas);
-  if (sameRevision && replicas === live.spec?.replicas) return live;
-  if (adoptableAsIs(b.ws, desired, live, replicas)) return live;
+  const replicas = replicasFor(built.targetNodeCount, built.replicaBound, live?.spec?.replicas);
+  const unchanged = !live || sameRevision || adoptableAsIs(b.ws, desired, live, replicas);
   // A new revision re-decides the weights volume as if creating. Claim templates are immutable, so a
   // different shape means recreating the StatefulSet, announced as a restart.
-  const liveKind = volumeKindOf(live);
+  const liveKind = live && volumeKindOf(live);
   const freshKind = built.freshWeightsVolume;
-  if (!sameRevision && freshKind && freshKind !== liveKind) {
+  const reshape = !!live && !sameRevision && !!freshKind && freshKind !== liveKind;
+  const selective = live && !reshape ? selectiveUpdate(desired, live) : desired;
+  const next: V1StatefulSet = { ...selective, spec: { ...selective.spec!, replicas } };
+  const update = live || b.snap.surgeSets.length ? updateStep(b, built, resolved, live, next, !unchanged) : undefined;
+  if (!live) {
+    applyIt(desired, `the workload, ${desired.spec?.replicas} replica(s)`);
+    return { workload: { ...desired, status: undefined }, update };
+  }
+  if (unchanged && (sameRevision ? replicas === live.spec?.replicas : true)) return { workload: live, update };
+  if (update?.primary === 'hold') return { workload: live, update };
+  if (reshape) {
     const message = `Recreating StatefulSet ${live.metadata?.name}: model weights volume changes from ${liveKind} to ${freshKind} (volume claim templates are immutable); inference restarts`;
     b.event('Warning', Reason.WeightsVolumeChange, message);
     b.add({
@@ -197,10 +229,8 @@ function planStatefulSet(b: PlanBuilder, built: Built, live: DeepReadonly<V1Stat
       uid: live.metadata?.uid ?? '',
       why: `model weights volume changes from ${liveKind} to ${freshKind}; it is created again once gone`,
     });
-    return undefined;
+    return { workload: undefined, update };
   }
-  const update = selectiveUpdate(desired, live);
-  const next: V1StatefulSet = { ...update, spec: { ...update.spec!, replicas } };
   applyIt(
     next,
     sameRevision
@@ -209,7 +239,37 @@ function planStatefulSet(b: PlanBuilder, built: Built, live: DeepReadonly<V1Stat
   );
   // A spec change is a new generation the StatefulSet controller has not observed yet.
   const specChanges = needsApply({ spec: next.spec }, { spec: live.spec });
-  return { ...live, metadata: { ...live.metadata, generation: (live.metadata?.generation ?? 0) + (specChanges ? 1 : 0) }, spec: { ...live.spec!, replicas } };
+  const workload = { ...live, metadata: { ...live.metadata, generation: (live.metadata?.generation ?? 0) + (specChanges ? 1 : 0) }, spec: { ...live.spec!, replicas } };
+  return { workload, update };
+}
+
+/** The zero-downtime update's step for this pass; its actions and annotations join the plan here. */
+function updateStep(
+  b: PlanBuilder,
+  built: Built,
+  resolved: ResolvedWorkspace,
+  live: DeepReadonly<V1StatefulSet> | undefined,
+  next: V1StatefulSet,
+  pending: boolean,
+): UpdateDecision {
+  const { snap } = b;
+  const provisioner = provisionerOf(snap.config);
+  const decision = planUpdate({
+    snap,
+    policy: updatePolicyOf(b.ws, snap.config.defaultUpdateStrategy ?? DEFAULT_UPDATE_STRATEGY),
+    ...(live ? { live } : {}),
+    next,
+    pending,
+    revision: built.revision,
+    hash: surgeHash(built.revision, built.revisionHash),
+    singleNode: built.targetNodeCount === 1 && (live?.spec?.replicas ?? 1) === 1,
+    capacity: provisioner === 'karpenter' ? 'karpenter' : snap.provisioning === 'on' ? 'nodeClaims' : 'byo',
+    resolved,
+    loadTimeoutMs: (foundPreset(resolved.inferencePreset)?.readinessTimeoutSeconds ?? TEMPLATE_READINESS_TIMEOUT_SECONDS) * 1000,
+  });
+  if (decision.annotations) b.metadata(decision.annotations);
+  b.add(...decision.actions);
+  return decision;
 }
 
 /** Weights claims stranded on a vanished node: deleted with their unscheduled pod, so the pod follows to a node that exists. */
@@ -294,4 +354,14 @@ function inferenceReadiness(
   const since = current?.status === 'False' ? new Date(current.lastTransitionTime) : snap.now;
   const timeout = foundPreset(resolved.inferencePreset)?.readinessTimeoutSeconds ?? TEMPLATE_READINESS_TIMEOUT_SECONDS;
   return withReadinessTimeout(base, since, timeout, snap.now);
+}
+
+/** An event for each step of an update, a Warning for those that cost something (a gap, a lost revision). */
+function announceUpdate(b: PlanBuilder, update: UpdateDecision | undefined): void {
+  const u = update?.updating;
+  if (!u) return;
+  const costly: string[] = [UpdateReason.SurgeFailed, UpdateReason.FellBackToRecreate, UpdateReason.Recreating];
+  b.event(costly.includes(u.reason) ? 'Warning' : 'Normal', u.reason, u.message);
+  const notes = updatePolicyOf(b.ws, b.snap.config.defaultUpdateStrategy ?? DEFAULT_UPDATE_STRATEGY).notes;
+  for (const note of notes) b.event('Warning', 'InvalidUpdateAnnotation', note);
 }

@@ -3,6 +3,7 @@
 import type {
   EventsV1Event,
   KubernetesObject,
+  V1EndpointSlice,
   V1ConfigMap,
   V1ControllerRevision,
   V1Deployment,
@@ -28,7 +29,7 @@ import {
 import type { NodeClaim } from '../../builders/nodeclaim.js';
 import type { NodePool } from '../../builders/nodepool.js';
 import { nodePressures } from './node-pressure.js';
-import { leanNode, leanObject, leanPod, leanRevision } from './cache-transforms.js';
+import { LABEL_SERVICE_NAME, leanEndpointSlice, leanNode, leanObject, leanPod, leanRevision, servingPodsOf } from './cache-transforms.js';
 import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js';
 import { matchesSelector } from '../../runtime/label-selector.js';
 import { keyOf, type CacheReader, type ObjectEvent } from '../../runtime/cache.js';
@@ -118,6 +119,14 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     .owns('jobs', resource<V1Job>(Resources.jobs), { lane: 'fast' })
     // Metadata only: no Secret value is ever held (model-secret.ts), yet a late Secret is seen at once.
     .watches('secrets', resource(Resources.secrets), { metadataOnly: true, map: (c) => secretToWorkspaces(c.workspaces) })
+    // What the main Service really routes to (update-plan.ts: a surge cut-over waits for it). Lean: the
+    // Service name and each endpoint's pod and conditions; a slice of another Service maps to no workspace.
+    .watches('endpointSlices', resource<V1EndpointSlice>(Resources.endpointSlices), {
+      transform: leanEndpointSlice,
+      indexLabel: LABEL_SERVICE_NAME,
+      when: servingChanged,
+      map: (c) => servedWorkspace(c.workspaces),
+    })
     // Only the StatefulSet controller's FailedCreate Events: why pods are missing (pod-creation.ts).
     .watches('failedCreateEvents', resource<EventsV1Event>(Resources.events), {
       fieldSelector: FAILED_CREATE_FIELD_SELECTOR,
@@ -315,4 +324,18 @@ export function failedCreateWorkspace(statefulSets: CacheReader<V1StatefulSet>):
 function tuningConfigName(ws: DeepReadonly<WorkspaceObject>): string | undefined {
   const method = tuningMethod(ws.tuning?.method);
   return ws.tuning?.config || (method ? defaultTuningTemplate(method) : undefined);
+}
+
+/** A slice's serving pods moved (its resourceVersion alone changes on every write by the endpoints controller). */
+export function servingChanged(e: ObjectEvent<V1EndpointSlice>): boolean {
+  return e.type !== 'update' || servingPodsOf([e.old]).join() !== servingPodsOf([e.obj]).join();
+}
+
+/** A slice of the main Service of a workspace (the Service is named like the workspace): that workspace. */
+export function servedWorkspace(workspaces: Pick<CacheReader<WorkspaceObject>, 'getByKey'>): Mapper<V1EndpointSlice> {
+  return (e) => {
+    const service = e.obj.metadata?.labels?.[LABEL_SERVICE_NAME];
+    const key = service ? objectKey(e.obj.metadata?.namespace, service) : '';
+    return key && workspaces.getByKey(key) ? [key] : [];
+  };
 }

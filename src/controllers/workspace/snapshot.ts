@@ -15,7 +15,9 @@ import type {
   V1Service,
   V1StatefulSet,
 } from '@kubernetes/client-node';
-import { LABEL_KARPENTER_NODEPOOL, LABEL_REVISION_WORKSPACE_NAME, LABEL_WORKSPACE_NAME } from '../../api/labels.js';
+import { LABEL_KARPENTER_NODEPOOL, LABEL_PREPULL, LABEL_REVISION_WORKSPACE_NAME, LABEL_SURGE, LABEL_WORKSPACE_NAME } from '../../api/labels.js';
+import { LABEL_SERVICE_NAME, servingPodsOf } from './cache-transforms.js';
+import { ownedBy } from './ownership.js';
 import { inferencePresetOf } from '../../api/resolved-workspace.js';
 import { headlessServiceName } from '../../builders/meta.js';
 import { nodeClaimSelector, type NodeClaim } from '../../builders/nodeclaim.js';
@@ -48,6 +50,13 @@ export interface WorkspaceSnapshot {
   /** ConfigMaps of the workspace's namespace and of the release namespace. */
   configMaps: readonly DeepReadonly<V1ConfigMap>[];
   statefulSet?: DeepReadonly<V1StatefulSet>;
+  /** Our surge StatefulSets of the workspace (update-plan.ts), and a lookup by name for foreign ones. */
+  surgeSets: readonly DeepReadonly<V1StatefulSet>[];
+  statefulSetNamed: (name: string) => DeepReadonly<V1StatefulSet> | undefined;
+  /** Our image pre-pull Jobs of the workspace. */
+  prepullJobs: readonly DeepReadonly<V1Job>[];
+  /** Pods the main Service's EndpointSlices list as serving; undefined when not observed (diff, render). */
+  servingPods?: readonly string[];
   deployment?: DeepReadonly<V1Deployment>;
   mainService?: DeepReadonly<V1Service>;
   headlessService?: DeepReadonly<V1Service>;
@@ -103,8 +112,9 @@ export function readSnapshot(ws: DeepReadonly<WorkspaceObject>, s: SnapshotSourc
   const weightsClaims = caches.persistentVolumeClaims.list(byWorkspace);
   const volumes = weightsClaims.map((c) => (c.spec?.volumeName ? caches.persistentVolumes.get(undefined, c.spec.volumeName) : undefined)).filter((v) => !!v);
   const provisioning = provisioningMode(s);
+  const own = mutableCopy<WorkspaceObject>(ws);
   return {
-    ws: mutableCopy<WorkspaceObject>(ws),
+    ws: own,
     config,
     now: s.now,
     fieldManager: s.fieldManager,
@@ -116,6 +126,10 @@ export function readSnapshot(ws: DeepReadonly<WorkspaceObject>, s: SnapshotSourc
       ...(config.releaseNamespace !== ns ? caches.configMaps.list({ namespace: config.releaseNamespace }) : []),
     ],
     statefulSet: caches.statefulSets.get(ns, name),
+    surgeSets: caches.statefulSets.list(byWorkspace).filter((x) => !!x.metadata?.labels?.[LABEL_SURGE] && ownedBy(x, own)),
+    statefulSetNamed: (stsName) => caches.statefulSets.get(ns, stsName),
+    prepullJobs: caches.jobs.list({ namespace: ns }).filter((j) => !!j.metadata?.labels?.[LABEL_PREPULL] && ownedBy(j, own)),
+    ...(caches.endpointSlices ? { servingPods: servingPodsOf(caches.endpointSlices.list({ namespace: ns, selector: { matchLabels: { [LABEL_SERVICE_NAME]: name } } })) } : {}),
     deployment: caches.deployments.get(ns, name),
     mainService: caches.services.get(ns, name),
     headlessService: caches.services.get(ns, headlessServiceName(ws)),
@@ -216,6 +230,7 @@ const CACHE_OF_KIND: Record<string, keyof WorkspaceKinds> = {
   Event: 'failedCreateEvents',
   NodeClaim: 'nodeClaims',
   NodePool: 'nodePools',
+  EndpointSlice: 'endpointSlices',
 };
 
 /** Caches filled from a list of objects (by kind), for planning outside the operator (`diff`, `render`). */

@@ -1,7 +1,7 @@
 // The workspace status, computed in one place from what this reconcile observed. Pure: the caller
 // passes `now`, and the result says whether anything changed so no write happens otherwise.
 import { findCondition, setCondition, type ConditionUpdate } from '../../api/workspace-conditions.js';
-import { ConditionMessage, ConditionReason, ConditionType, V1ALPHA1_CONDITION_NODECLAIM_READY, WorkspaceState } from '../../api/labels.js';
+import { CONDITION_UPDATING, ConditionMessage, ConditionReason, ConditionType, V1ALPHA1_CONDITION_NODECLAIM_READY, WorkspaceState } from '../../api/labels.js';
 import type { Decision, Workspace, WorkspaceCondition, WorkspaceStatus } from '../../api/types.js';
 import type { Readiness } from './readiness.js';
 
@@ -27,6 +27,8 @@ export interface StatusInput {
   failure?: { reason: string; message: string };
   inference?: Readiness;
   decisions?: Decision[];
+  /** A zero-downtime update's step (update-plan.ts); absent: the Updating condition stays as it is. */
+  updating?: { status: 'True' | 'False'; reason: string; message: string };
 }
 
 export const PendingReason = 'workspacePending';
@@ -87,6 +89,8 @@ export function computeStatus(ws: Workspace, input: StatusInput, now: Date): { s
         : { type: ConditionType.WorkspaceSucceeded, status: 'Unknown', reason: PendingReason, message: `waiting for inference: ${r.message}` },
     );
   }
+
+  if (input.updating) set({ type: CONDITION_UPDATING, ...input.updating });
 
   // Like KAITO v0.12 (#2270): every condition carries the generation of this write, also the ones
   // this pass did not re-evaluate.

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1ControllerRevision, V1Node, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
-import { leanNode, leanObject, leanPod, leanRevision } from '../../../src/controllers/workspace/cache-transforms.js';
+import { leanEndpointSlice, leanNode, leanObject, leanPod, leanRevision, servingPodsOf } from '../../../src/controllers/workspace/cache-transforms.js';
 import { explainPods } from '../../../src/controllers/workspace/pod-problems.js';
 import { statefulSetReadiness } from '../../../src/controllers/workspace/readiness.js';
 import { observeJob, podFailure } from '../../../src/controllers/workspace/tuning-status.js';
@@ -115,8 +115,29 @@ describe('cache transforms', () => {
   it('pods keep what readiness, problems, tuning and migration read, and drop the rest', () => {
     const lean = leanPod(pod('p', podStatus(false)));
     assert.deepEqual(lean.spec, { nodeName: 'gpu-1', containers: [{ name: 'model' }] });
-    assert.deepEqual(Object.keys(lean.status ?? {}).sort(), ['conditions', 'containerStatuses', 'phase']);
+    // startTime: a restart in place announces its gap bounded by the last start (update-plan.ts).
+    assert.deepEqual(Object.keys(lean.status ?? {}).sort(), ['conditions', 'containerStatuses', 'phase', 'startTime']);
     assert.equal(JSON.stringify(lean).includes('10.1.0.1'), false);
+  });
+
+  it("EndpointSlices keep their Service and each endpoint's pod and conditions; serving pods are those serving", () => {
+    const slice = {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      addressType: 'IPv4',
+      metadata: { name: 'ws-abc', namespace: 'ns', resourceVersion: '7', labels: { 'kubernetes.io/service-name': 'ws', other: 'x' }, ownerReferences: [] },
+      endpoints: [
+        { addresses: ['10.0.0.1'], targetRef: { kind: 'Pod', name: 'ws-0', uid: 'u' }, conditions: { ready: true, serving: false, terminating: true } },
+        { addresses: ['10.0.0.2'], targetRef: { kind: 'Pod', name: 'ws-s1a2b3-0' }, conditions: { ready: true, serving: true } },
+        { addresses: ['10.0.0.3'], targetRef: { kind: 'Pod', name: 'old' }, conditions: { ready: true } },
+      ],
+      ports: [{ port: 5000 }],
+    };
+    const lean = leanEndpointSlice(slice);
+    assert.deepEqual(lean.metadata, { name: 'ws-abc', namespace: 'ns', resourceVersion: '7', labels: { 'kubernetes.io/service-name': 'ws' } });
+    assert.equal(JSON.stringify(lean).includes('10.0.0'), false);
+    assert.equal(lean.ports, undefined);
+    assert.deepEqual(servingPodsOf([lean]), ['old', 'ws-s1a2b3-0'], 'serving, else ready (older servers); a terminating pod that no longer serves is out');
   });
 
   // The readers give the same answers on the lean objects as on the full ones.

@@ -401,6 +401,7 @@ describe('setupWorkspaceController wiring (fake API server)', { timeout: 15_000 
         'configmaps@team',
         'jobs@team',
         'secrets@team',
+        'endpointslices@team',
         'events@team',
         'nodeclaims',
       ],
@@ -431,7 +432,7 @@ describe('setupWorkspaceController wiring (fake API server)', { timeout: 15_000 
   it('without node auto-provisioning: no NodeClaim watch and no nodeClaims cache', () => {
     const w = setup(false);
     assert.equal(w.caches.nodeClaims, undefined);
-    assert.equal(w.reflectors.length, 14);
-    assert.equal(w.required.length, 14);
+    assert.equal(w.reflectors.length, 15);
+    assert.equal(w.required.length, 15);
   });
 });
