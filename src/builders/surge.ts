@@ -39,7 +39,11 @@ export function surgeStatefulSet(ws: DeepReadonly<Workspace>, next: DeepReadonly
   return {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
-    metadata: { ...ownedMeta(ws as Workspace, surgeName(ws, hash)), labels: { [LABEL_WORKSPACE_NAME]: workspaceName(ws), [LABEL_SURGE]: hash }, annotations: copy.metadata?.annotations ?? {} },
+    metadata: {
+      ...ownedMeta(ws, surgeName(ws, hash)),
+      labels: { [LABEL_WORKSPACE_NAME]: workspaceName(ws), [LABEL_SURGE]: hash },
+      annotations: copy.metadata?.annotations ?? {},
+    },
     spec: {
       ...spec,
       replicas: 1,
@@ -77,7 +81,7 @@ export function prepullJob(ws: DeepReadonly<Workspace>, hash: string, images: re
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { ...ownedMeta(ws as Workspace, prepullName(ws, hash)), labels: { [LABEL_PREPULL]: hash } },
+    metadata: { ...ownedMeta(ws, prepullName(ws, hash)), labels: { [LABEL_PREPULL]: hash } },
     spec: {
       backoffLimit: 0,
       ttlSecondsAfterFinished: 600,

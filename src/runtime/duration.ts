@@ -29,11 +29,7 @@ export function formatDuration(ms: number): string {
 }
 
 /** An annotation holding a positive duration: its value, or `fallbackMs` with a note saying why. */
-export function positiveDurationAnnotation(
-  annotations: Readonly<Record<string, string>>,
-  key: string,
-  fallbackMs: number,
-): { ms: number; note?: string } {
+export function positiveDurationAnnotation(annotations: Readonly<Record<string, string>>, key: string, fallbackMs: number): { ms: number; note?: string } {
   const text = annotations[key];
   if (text === undefined) return { ms: fallbackMs };
   let ms = 0;

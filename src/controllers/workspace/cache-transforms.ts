@@ -98,6 +98,8 @@ export const leanEndpointSlice: CacheTransform<V1EndpointSlice> = (slice) => {
  * addresses, so `ready` is true for a pod still loading its model.
  */
 export function servingPodsOf(slices: readonly DeepReadonly<V1EndpointSlice>[]): string[] {
-  const pods = slices.flatMap((s) => (s.endpoints ?? []).filter((e) => (e.conditions?.serving ?? e.conditions?.ready) === true).map((e) => e.targetRef?.name ?? ''));
+  const pods = slices.flatMap((s) =>
+    (s.endpoints ?? []).filter((e) => (e.conditions?.serving ?? e.conditions?.ready) === true).map((e) => e.targetRef?.name ?? ''),
+  );
   return [...new Set(pods.filter((p) => !!p))].sort();
 }

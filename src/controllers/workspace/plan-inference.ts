@@ -4,7 +4,14 @@
 // Services, stranded weights claims, the migration step, the status.
 import type { V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { findCondition } from '../../api/workspace-conditions.js';
-import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_HOSTNAME, LABEL_STATEFULSET_POD_NAME } from '../../api/labels.js';
+import {
+  ANNOTATION_HASH,
+  ANNOTATION_REVISION,
+  ConditionType,
+  DEFAULT_INFERENCE_CONFIG_TEMPLATE,
+  LABEL_HOSTNAME,
+  LABEL_STATEFULSET_POD_NAME,
+} from '../../api/labels.js';
 import { DEFAULT_UPDATE_STRATEGY, updatePolicyOf } from '../../api/update-strategy.js';
 import { surgeHash } from '../../builders/surge.js';
 import { provisionerOf } from './context.js';
@@ -96,8 +103,7 @@ export function planInference(snap: WorkspaceSnapshot): Plan {
     snap.pods.find((p) => p.metadata?.name === `${ws.metadata.name}-0`),
     legacyPodsHoldGpus(snap.pods),
   );
-  let servicePod: string | undefined;
-  const services = () => planServices(b, built, migration, servicePod);
+  const services = (servicePod?: string) => planServices(b, built, migration, servicePod);
   if (!sts && provisioning && !provisioning.nodesUsable) {
     // KAITO's order: the workload waits for its nodes (a new StatefulSet would only sit Pending).
     const waiting = provisioning.nodeIssue ?? provisioning.claims;
@@ -114,8 +120,7 @@ export function planInference(snap: WorkspaceSnapshot): Plan {
   // The workload before its Services: on a burst of new workspaces every write waits on the client's
   // QPS budget, and the StatefulSet is what starts the model load (docs/controller.md, "One pass").
   const { workload, update } = planStatefulSet(b, built, sts, resolved);
-  servicePod = update?.servicePod;
-  services();
+  services(update?.servicePod);
   announceUpdate(b, update);
   if (!workload) {
     // Deleted to change its shape: the delete event brings us back to create it (a surge may serve meanwhile).
@@ -239,7 +244,11 @@ function planStatefulSet(
   );
   // A spec change is a new generation the StatefulSet controller has not observed yet.
   const specChanges = needsApply({ spec: next.spec }, { spec: live.spec });
-  const workload = { ...live, metadata: { ...live.metadata, generation: (live.metadata?.generation ?? 0) + (specChanges ? 1 : 0) }, spec: { ...live.spec!, replicas } };
+  const workload = {
+    ...live,
+    metadata: { ...live.metadata, generation: (live.metadata?.generation ?? 0) + (specChanges ? 1 : 0) },
+    spec: { ...live.spec!, replicas },
+  };
   return { workload, update };
 }
 

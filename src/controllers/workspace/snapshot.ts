@@ -129,7 +129,9 @@ export function readSnapshot(ws: DeepReadonly<WorkspaceObject>, s: SnapshotSourc
     surgeSets: caches.statefulSets.list(byWorkspace).filter((x) => !!x.metadata?.labels?.[LABEL_SURGE] && ownedBy(x, own)),
     statefulSetNamed: (stsName) => caches.statefulSets.get(ns, stsName),
     prepullJobs: caches.jobs.list({ namespace: ns }).filter((j) => !!j.metadata?.labels?.[LABEL_PREPULL] && ownedBy(j, own)),
-    ...(caches.endpointSlices ? { servingPods: servingPodsOf(caches.endpointSlices.list({ namespace: ns, selector: { matchLabels: { [LABEL_SERVICE_NAME]: name } } })) } : {}),
+    ...(caches.endpointSlices
+      ? { servingPods: servingPodsOf(caches.endpointSlices.list({ namespace: ns, selector: { matchLabels: { [LABEL_SERVICE_NAME]: name } } })) }
+      : {}),
     deployment: caches.deployments.get(ns, name),
     mainService: caches.services.get(ns, name),
     headlessService: caches.services.get(ns, headlessServiceName(ws)),

@@ -106,7 +106,13 @@ export function planUpdate(i: UpdateInput): UpdateDecision {
   };
   const cleanup = (why: string, keep?: DeepReadonly<V1StatefulSet>) => {
     for (const s of snap.surgeSets.filter((x) => x !== keep && !x.metadata?.deletionTimestamp))
-      out.actions.push({ kind: 'delete', type: Resources.statefulSets, ref: { namespace: s.metadata?.namespace, name: s.metadata?.name ?? '' }, uid: s.metadata?.uid ?? '', why });
+      out.actions.push({
+        kind: 'delete',
+        type: Resources.statefulSets,
+        ref: { namespace: s.metadata?.namespace, name: s.metadata?.name ?? '' },
+        uid: s.metadata?.uid ?? '',
+        why,
+      });
     const keepHash = keep?.metadata?.labels?.[LABEL_SURGE];
     for (const c of snap.claims.filter((x) => x.metadata.labels?.[LABEL_SURGE] && x.metadata.labels[LABEL_SURGE] !== keepHash && !x.metadata.deletionTimestamp))
       out.actions.push({ kind: 'delete', type: Resources.nodeClaims, ref: { name: c.metadata.name }, uid: c.metadata.uid ?? '', why });
@@ -134,12 +140,20 @@ export function planUpdate(i: UpdateInput): UpdateDecision {
     }
     if (!isPodReady(surgePod) && !atRevision && isPodReady(primaryPod)) {
       // Lost before the primary was touched: the primary still serves the old revision.
-      say({ status: 'True', reason: UpdateReason.SurgeFailed, message: `surge pod ${surgePodName} stopped serving before pod ${primaryName} restarted; the Service returns to ${primaryName}` });
+      say({
+        status: 'True',
+        reason: UpdateReason.SurgeFailed,
+        message: `surge pod ${surgePodName} stopped serving before pod ${primaryName} restarted; the Service returns to ${primaryName}`,
+      });
       return { ...out, primary: 'hold' };
     }
     out.servicePod = surgePodName;
     if (!atRevision && !endpointsShow(snap, surgePodName, [primaryName], isPodReady(surgePod))) {
-      say({ status: 'True', reason: UpdateReason.SurgeReady, message: `pod ${surgePodName} is ready; waiting for the Service's endpoints to move to it before pod ${primaryName} restarts` });
+      say({
+        status: 'True',
+        reason: UpdateReason.SurgeReady,
+        message: `pod ${surgePodName} is ready; waiting for the Service's endpoints to move to it before pod ${primaryName} restarts`,
+      });
       return { ...out, primary: 'hold', recheckAfterMs: ENDPOINTS_RECHECK_MS };
     }
     const primaryState = atRevision ? statefulSetReadiness(live, snap.pods, snap.nodes) : undefined;
@@ -161,7 +175,11 @@ export function planUpdate(i: UpdateInput): UpdateDecision {
       if (standIn && !isPodReady(primaryPod)) {
         out.servicePod = `${standIn.metadata?.name}-0`;
         const state = statefulSetReadiness(live, snap.pods, snap.nodes);
-        say({ status: 'True', reason: UpdateReason.ServingFromSurge, message: `pod ${out.servicePod} serves while pod ${primaryName} is not ready: ${state.message}` });
+        say({
+          status: 'True',
+          reason: UpdateReason.ServingFromSurge,
+          message: `pod ${out.servicePod} serves while pod ${primaryName} is not ready: ${state.message}`,
+        });
         return { ...out, servedBy: servedBy(podNamed(snap, out.servicePod, standIn), out.servicePod, primaryName) };
       }
       cleanup('the primary has the current revision; a surge that does not serve is of no use');
@@ -176,7 +194,10 @@ export function planUpdate(i: UpdateInput): UpdateDecision {
   }
 
   // 3. A new revision, the primary on the old one.
-  cleanup('superseded by a newer revision', snap.surgeSets.find((s) => s.metadata?.labels?.[LABEL_SURGE] === hash));
+  cleanup(
+    'superseded by a newer revision',
+    snap.surgeSets.find((s) => s.metadata?.labels?.[LABEL_SURGE] === hash),
+  );
   if (!isPodReady(primaryPod)) return out; // nothing serves: nothing to protect
   const failed = ws.metadata.annotations?.[ANNOTATION_SURGE_FAILED];
   if (failed === `${hash}:Failed`) return { ...out, primary: 'hold' };
@@ -190,7 +211,8 @@ function inPlaceReason(i: UpdateInput, noCapacity: boolean): { reason: string; w
   if (i.policy.strategy === 'Recreate') return { reason: UpdateReason.Recreating, why: 'update strategy Recreate' };
   if (!i.singleNode) return { reason: UpdateReason.Recreating, why: 'a multi-node workspace restarts all its pods together (no group surge)' };
   if (i.capacity === 'karpenter') return { reason: UpdateReason.Recreating, why: 'no surge node under Karpenter NodePools yet' };
-  if (!surgeNameFits(i.snap.ws, i.hash)) return { reason: UpdateReason.Recreating, why: `the name ${surgeName(i.snap.ws, i.hash)} is too long for a StatefulSet` };
+  if (!surgeNameFits(i.snap.ws, i.hash))
+    return { reason: UpdateReason.Recreating, why: `the name ${surgeName(i.snap.ws, i.hash)} is too long for a StatefulSet` };
   if (noCapacity) return { reason: UpdateReason.FellBackToRecreate, why: 'no capacity for a surge pod' };
   return undefined;
 }
@@ -222,15 +244,29 @@ function surge(i: UpdateInput, out: UpdateDecision, say: Say): UpdateDecision {
     const taken = snap.statefulSetNamed(name);
     if (taken && !ownedBy(taken, ws)) return giveUp(i, out, say, 'NoCapacity', `a StatefulSet named ${name} exists and is not ours`);
     if (wantClaim) out.actions.push(claimAction());
-    out.actions.push({ kind: 'apply', type: Resources.statefulSets, object: surgeStatefulSet(ws, i.next, hash), why: `surge for revision ${i.revision}: pod ${primaryName} keeps serving until it is ready` });
-    say({ status: 'True', reason: UpdateReason.SurgeStarting, message: `starting surge pod ${podName} with revision ${i.revision}; pod ${primaryName} keeps serving` });
+    out.actions.push({
+      kind: 'apply',
+      type: Resources.statefulSets,
+      object: surgeStatefulSet(ws, i.next, hash),
+      why: `surge for revision ${i.revision}: pod ${primaryName} keeps serving until it is ready`,
+    });
+    say({
+      status: 'True',
+      reason: UpdateReason.SurgeStarting,
+      message: `starting surge pod ${podName} with revision ${i.revision}; pod ${primaryName} keeps serving`,
+    });
     return out;
   }
   if (wantClaim) out.actions.push(claimAction());
   // As for the workspace's own claims: some device plugins select nodes by this label.
   const claimNode = claim?.status?.nodeName ? snap.nodes.find((n) => n.metadata?.name === claim.status?.nodeName) : undefined;
   if (claimNode && claimNode.metadata?.labels?.[LABEL_ACCELERATOR] !== ACCELERATOR_NVIDIA)
-    out.actions.push({ kind: 'labelNode', name: claimNode.metadata?.name ?? '', resourceVersion: claimNode.metadata?.resourceVersion, labels: { [LABEL_ACCELERATOR]: ACCELERATOR_NVIDIA } });
+    out.actions.push({
+      kind: 'labelNode',
+      name: claimNode.metadata?.name ?? '',
+      resourceVersion: claimNode.metadata?.resourceVersion,
+      labels: { [LABEL_ACCELERATOR]: ACCELERATOR_NVIDIA },
+    });
   const pod = snap.pods.find((p) => p.metadata?.name === podName && controllerOf(p)?.uid === current.metadata?.uid);
   if (isPodReady(pod)) {
     out.servicePod = podName;
@@ -245,18 +281,27 @@ function surge(i: UpdateInput, out: UpdateDecision, say: Say): UpdateDecision {
     const left = i.policy.surgeTimeoutMs - age;
     const noRoom = scheduled?.status === 'False' ? `: ${scheduled.message ?? scheduled.reason}` : '';
     if (i.policy.strategy === 'SurgeIfCapacity') {
-      if (i.capacity === 'byo' && scheduled?.status === 'False') return giveUp(i, out, say, 'NoCapacity', `no free matching node for surge pod ${podName}${noRoom}`);
+      if (i.capacity === 'byo' && scheduled?.status === 'False')
+        return giveUp(i, out, say, 'NoCapacity', `no free matching node for surge pod ${podName}${noRoom}`);
       if (launchFailed) return giveUp(i, out, say, 'NoCapacity', `the surge node could not be launched (NodeClaim ${claim?.metadata.name})`);
       if (left <= 0) return giveUp(i, out, say, 'NoCapacity', `no node for surge pod ${podName} after ${formatDuration(i.policy.surgeTimeoutMs)}`);
     }
-    say({ status: 'True', reason: UpdateReason.SurgeWaitingCapacity, message: `surge pod ${podName} waits for a node${noRoom}; pod ${primaryName} keeps serving` });
+    say({
+      status: 'True',
+      reason: UpdateReason.SurgeWaitingCapacity,
+      message: `surge pod ${podName} waits for a node${noRoom}; pod ${primaryName} keeps serving`,
+    });
     return i.policy.strategy === 'SurgeIfCapacity' ? { ...out, recheckAfterMs: Math.max(1_000, left) } : out;
   }
   const problem = explainPods(pod ? [pod] : [], snap.nodes);
   const loading = ageMs(scheduled?.lastTransitionTime, snap.now);
   if (problem && problem.reason !== 'Unschedulable') return giveUp(i, out, say, 'Failed', `surge pod ${podName}: ${problem.message}`);
   if (loading > i.loadTimeoutMs) return giveUp(i, out, say, 'Failed', `surge pod ${podName} not ready after ${formatDuration(i.loadTimeoutMs)}`);
-  say({ status: 'True', reason: UpdateReason.SurgeStarting, message: `surge pod ${podName} loads revision ${i.revision} on node ${pod?.spec?.nodeName}; pod ${primaryName} keeps serving` });
+  say({
+    status: 'True',
+    reason: UpdateReason.SurgeStarting,
+    message: `surge pod ${podName} loads revision ${i.revision} on node ${pod?.spec?.nodeName}; pod ${primaryName} keeps serving`,
+  });
   return { ...out, recheckAfterMs: Math.max(1_000, i.loadTimeoutMs - loading) };
 }
 
@@ -264,13 +309,23 @@ function surge(i: UpdateInput, out: UpdateDecision, say: Say): UpdateDecision {
 function giveUp(i: UpdateInput, out: UpdateDecision, say: Say, cause: 'Failed' | 'NoCapacity', why: string): UpdateDecision {
   const { snap, hash } = i;
   for (const s of snap.surgeSets.filter((x) => x.metadata?.labels?.[LABEL_SURGE] === hash && !x.metadata?.deletionTimestamp))
-    out.actions.push({ kind: 'delete', type: Resources.statefulSets, ref: { namespace: s.metadata?.namespace, name: s.metadata?.name ?? '' }, uid: s.metadata?.uid ?? '', why });
+    out.actions.push({
+      kind: 'delete',
+      type: Resources.statefulSets,
+      ref: { namespace: s.metadata?.namespace, name: s.metadata?.name ?? '' },
+      uid: s.metadata?.uid ?? '',
+      why,
+    });
   for (const c of snap.claims.filter((x) => x.metadata.labels?.[LABEL_SURGE] === hash && !x.metadata.deletionTimestamp))
     out.actions.push({ kind: 'delete', type: Resources.nodeClaims, ref: { name: c.metadata.name }, uid: c.metadata.uid ?? '', why });
   out.annotations = { [ANNOTATION_SURGE_FAILED]: `${hash}:${cause}` };
   const primaryName = `${snap.ws.metadata.name}-0`;
   if (cause === 'Failed') {
-    say({ status: 'False', reason: UpdateReason.SurgeFailed, message: `${why}; revision ${i.revision} is not rolled out and pod ${primaryName} keeps serving the previous one until the spec changes` });
+    say({
+      status: 'False',
+      reason: UpdateReason.SurgeFailed,
+      message: `${why}; revision ${i.revision} is not rolled out and pod ${primaryName} keeps serving the previous one until the spec changes`,
+    });
   } else {
     say({ status: 'True', reason: UpdateReason.FellBackToRecreate, message: `${why}; pod ${primaryName} will restart in place` });
   }
@@ -290,16 +345,28 @@ function recreate(i: UpdateInput, out: UpdateDecision, primaryPod: DeepReadonly<
   const gap = lastStart !== undefined ? `about a restart from its weights claim, at most ${lastStart}s (its last start)` : 'a restart from its weights claim';
   const announce = `${why.why}: pod ${primaryName} restarts in place with revision ${i.revision}; inference stops for ${gap}`;
   const before = findCondition(ws.status?.conditions, CONDITION_UPDATING);
-  const announced = before?.status === 'True' && (before.reason === why.reason || before.reason === UpdateReason.PullingImages) && before.message.includes(`revision ${i.revision}`);
+  const announced =
+    before?.status === 'True' &&
+    (before.reason === why.reason || before.reason === UpdateReason.PullingImages) &&
+    before.message.includes(`revision ${i.revision}`);
   const node = primaryPod.spec?.nodeName;
   const images = i.singleNode ? podImages(i.next.spec?.template.spec) : [];
   const job = snap.prepullJobs.find((j) => j.metadata?.labels?.[LABEL_PREPULL] === hash);
   const pulling = images.length > 0 && !!node && !jobFinished(job, snap.now);
   if (pulling && !job && node) {
-    out.actions.push({ kind: 'create', type: Resources.jobs, object: prepullJob(ws, hash, images, node, i.next.spec!.template.spec!), why: `pull ${images.length} image(s) onto node ${node} before pod ${primaryName} restarts` });
+    out.actions.push({
+      kind: 'create',
+      type: Resources.jobs,
+      object: prepullJob(ws, hash, images, node, i.next.spec!.template.spec!),
+      why: `pull ${images.length} image(s) onto node ${node} before pod ${primaryName} restarts`,
+    });
   }
   if (!announced || pulling) {
-    say({ status: 'True', reason: pulling ? UpdateReason.PullingImages : why.reason, message: pulling ? `${announce}, once the new images are on node ${node}` : announce });
+    say({
+      status: 'True',
+      reason: pulling ? UpdateReason.PullingImages : why.reason,
+      message: pulling ? `${announce}, once the new images are on node ${node}` : announce,
+    });
     const left = job ? PREPULL_TIMEOUT_MS - ageMs(job.metadata?.creationTimestamp, snap.now) : PREPULL_TIMEOUT_MS;
     return { ...out, primary: 'hold', recheckAfterMs: pulling ? Math.max(1_000, left) : 0 };
   }
@@ -325,4 +392,3 @@ function lastStartSeconds(pod: DeepReadonly<V1Pod>): number | undefined {
 function ageMs(since: Date | string | undefined, now: Date): number {
   return since ? now.getTime() - new Date(since).getTime() : 0;
 }
-
