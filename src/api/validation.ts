@@ -225,10 +225,21 @@ function validateResourcesForInference(ws: Workspace, preset: Preset | undefined
   if (!preset || !gpu) return [];
   const severity = ws.metadata.annotations?.[ANNOTATION_BYPASS_RESOURCE_CHECKS] !== undefined ? 'warning' : 'error';
   const label = byo ? 'of the selected nodes' : instanceType;
-  const memory = () => insufficientMemory(preset, gpu, machines, label, severity);
+  const modelBytes = tryParseQuantity(preset.totalSafeTensorFileSize);
+  const totalBytes = machines * gpu.gpuMemGiB * GIB;
+  const memory: ValidationIssue[] =
+    modelBytes !== undefined && totalBytes < modelBytes
+      ? [
+          {
+            field: 'resource.instanceType',
+            message: Msg.insufficientGpuMemory(label, formatBinaryQuantity(totalBytes), preset.name, preset.totalSafeTensorFileSize),
+            severity,
+          },
+        ]
+      : [];
   // NAP + vLLM: the node estimator sizes the workspace, so KAITO's v1beta1 checks nothing; its
   // v1alpha1 still checks the memory of `count` nodes (no GPU count since v0.12).
-  if (!byo && runtime === 'vllm') return alpha ? memory() : [];
+  if (!byo && runtime === 'vllm') return alpha ? memory : [];
   const issues: ValidationIssue[] = [];
   const totalGpus = machines * gpu.gpuCount;
   if (totalGpus < preset.gpuCountRequirement) {
@@ -238,20 +249,11 @@ function validateResourcesForInference(ws: Workspace, preset: Preset | undefined
       severity,
     });
   }
-  issues.push(...memory());
-  const modelBytes = tryParseQuantity(preset.totalSafeTensorFileSize);
+  issues.push(...memory);
   if (modelBytes !== undefined && preset.supportDistributedInference && modelBytes > gpu.gpuMemGiB * GIB && runtime === 'transformers') {
     issues.push(error('metadata.annotations[kaito.sh/runtime]', Msg.transformersMultiNode));
   }
   return issues;
-}
-
-function insufficientMemory(preset: Preset, gpu: GpuConfig, machines: number, label: string, severity: ValidationIssue['severity']): ValidationIssue[] {
-  const modelBytes = tryParseQuantity(preset.totalSafeTensorFileSize);
-  const totalBytes = machines * gpu.gpuMemGiB * GIB;
-  if (modelBytes === undefined || totalBytes >= modelBytes) return [];
-  const message = Msg.insufficientGpuMemory(label, formatBinaryQuantity(totalBytes), preset.name, preset.totalSafeTensorFileSize);
-  return [{ field: 'resource.instanceType', message, severity }];
 }
 
 function validateRuntime(inference: InferenceSpec, preset: Preset, runtime: string): ValidationIssue[] {
