@@ -63,6 +63,8 @@ export const Msg = {
   runtimeValidation: (msgs: readonly string[]) => `Runtime validation: ${msgs.join('; ')}`,
   secretRequired: 'This preset requires authentication and needs a modelAccessSecret with HF_TOKEN key under presetOptions to download the model',
   secretNotAllowed: 'This preset does not require a modelAccessSecret with HF_TOKEN key under presetOptions',
+  /** v1alpha1 only (api/v1alpha1/workspace_validation.go). */
+  privateAccessNeedsImage: 'When AccessMode is private, an image must be provided in PresetOptions',
   tooManyAdapters: `Number of Adapters exceeds the maximum limit, maximum of ${MAX_ADAPTERS} allowed`,
   duplicateAdapter: (name: string) => `Duplicate adapter source name found: ${name}`,
   duplicateAdapterStatic: 'Duplicate adapter source name found (adapter source names must be unique)',
@@ -79,6 +81,9 @@ export const Msg = {
   configParse: (err: string) => `Failed to parse inference_config.yaml: ${err}`,
   maxModelLenNotInt: (err: string) => `max-model-len must be an integer: ${err}`,
   maxModelLenTooBig: (value: number, limit: number) => `max-model-len ${value} exceeds model's maximum supported context window ${limit} (ModelTokenLimit)`,
+  /** v1alpha1 only (api/v1alpha1/inference_config_validation.go). */
+  maxModelLenRequired:
+    'missing field(s): max-model-len is required in the vllm section of inference_config.yaml when using multi-GPU instances with <20GB of memory per GPU or distributed inference',
 
   // tuning
   tuningMethod: (method: string) => `invalid value: ${method}: Method`,

@@ -10,6 +10,7 @@ import { getPreset, isDeprecatedPreset, presetFromModel } from '../catalog/prese
 import type { CloudProvider, GpuConfig, Preset } from '../catalog/types.js';
 import type { FeatureGates } from './feature-gates.js';
 import { runtimeDecision } from './inference-runtime.js';
+import { specVersionOf, type SpecVersion } from './spec-version.js';
 import type { DeepReadonly } from '../runtime/readonly.js';
 import type { Workspace } from './types.js';
 
@@ -47,6 +48,8 @@ export interface ResolveInput {
 
 export interface ResolvedWorkspace {
   cloud: CloudProvider;
+  /** The apiVersion the spec was written in: v1alpha1 workspaces meet a few more of KAITO's rules. */
+  specVersion: SpecVersion;
   /** Nodes are brought by the user (gate disableNodeAutoProvisioning), not auto-provisioned. */
   byo: boolean;
   runtime: ReturnType<typeof runtimeDecision>;
@@ -64,6 +67,7 @@ export function resolveWorkspace(ws: Workspace, input: ResolveInput): ResolvedWo
   const instanceType = typeof ws.resource?.instanceType === 'string' ? ws.resource.instanceType : '';
   return {
     cloud,
+    specVersion: specVersionOf(ws),
     byo,
     runtime: runtimeDecision(ws, input.gates),
     inferencePreset: inferencePresetOf(ws, input.hubModels),

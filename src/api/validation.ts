@@ -17,6 +17,7 @@ import { ANNOTATION_BYPASS_RESOURCE_CHECKS, INFERENCE_CONFIG_KEY } from './label
 import { Msg } from './messages.js';
 import { checkTrainingConfig, TRAINING_CONFIG_KEY, tuningMethod } from './tuning-config.js';
 import { foundPreset, type PresetLookup, type ResolvedWorkspace } from './resolved-workspace.js';
+import { maxModelLenMissing, maxModelLenRequired, privateWithoutImage } from './v1alpha1-rules.js';
 import { ALPHA_VERSION, API_VERSION, GROUP, KIND, VERSION, type InferenceSpec, type TuningSpec, type Workspace } from './types.js';
 
 export interface ValidationIssue {
@@ -50,14 +51,17 @@ export interface ValidationContext {
 
 const error = (field: string, message: string): ValidationIssue => ({ field, message, severity: 'error' });
 
-/** All issues; callers usually block on `errorsOf(...)` and log the warnings. */
+/**
+ * All issues; callers usually block on `errorsOf(...)` and log the warnings. A workspace written in
+ * v1alpha1 also meets the rules KAITO applies to that version only (v1alpha1-rules.ts).
+ */
 export function validateWorkspace(ws: Workspace, ctx: ValidationContext): ValidationIssue[] {
   // A value of the wrong JSON type stops here: the checks below (and the builders) read the spec as typed.
   const shape = validateShape(ws);
   if (shape.length > 0) return shape;
   const issues = [...validateInstanceType(ws, ctx)];
   if (ctx.operation === 'update') return issues; // everything else that applies on update lives in the CRD
-  if (ws.inference) issues.push(...validateInferenceCreate(ws, ws.inference, ctx));
+  if (ws.inference) issues.push(...validateInferenceCreate(ws, ws.inference, ctx, ctx.resolved.specVersion === ALPHA_VERSION));
   if (ws.tuning) issues.push(...validateTuningCreate(ws.tuning, ctx.resolved.tuningPreset, ctx.tuningConfig));
   return issues;
 }
@@ -143,7 +147,7 @@ function validateInstanceType(ws: Workspace, ctx: ValidationContext): Validation
 
 // --- §3.3 inference on create ---
 
-function validateInferenceCreate(ws: Workspace, inference: InferenceSpec, ctx: ValidationContext): ValidationIssue[] {
+function validateInferenceCreate(ws: Workspace, inference: InferenceSpec, ctx: ValidationContext, alpha: boolean): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const runtime = ctx.resolved.runtime.choice;
   const lookup = ctx.resolved.inferencePreset;
@@ -156,12 +160,18 @@ function validateInferenceCreate(ws: Workspace, inference: InferenceSpec, ctx: V
   // Metadata still being read, or unreadable: the plan reports it with its own reason (plan-inference.ts).
   if (lookup.kind === 'resolving' || lookup.kind === 'hubFailed') return [];
   const preset = foundPreset(lookup);
-  issues.push(...validateResourcesForInference(ws, preset, runtime, ctx));
+  issues.push(...validateResourcesForInference(ws, preset, runtime, ctx, alpha));
   if (preset) {
     issues.push(...validateRuntime(inference, preset, runtime));
     issues.push(...validateModelAccessSecret(inference, preset));
+    if (alpha && inference.preset && privateWithoutImage(inference.preset)) {
+      issues.push(error('inference.preset.presetOptions.image', Msg.privateAccessNeedsImage));
+    }
   }
-  if (runtime === 'vllm' && ctx.inferenceConfig) issues.push(...validateInferenceConfig(ctx.inferenceConfig, preset));
+  if (runtime === 'vllm' && ctx.inferenceConfig) {
+    const maxModelLenNeeded = alpha && maxModelLenRequired(ws.resource.count, ctx.resolved.sku?.gpu);
+    issues.push(...validateInferenceConfig(ctx.inferenceConfig, preset, maxModelLenNeeded));
+  }
   return issues;
 }
 
@@ -191,7 +201,7 @@ function byoGpuConfig(ctx: ValidationContext): { gpu?: GpuConfig; machines: numb
   return { gpu: first, machines: nodes.length, issues: [] };
 }
 
-function validateResourcesForInference(ws: Workspace, preset: Preset | undefined, runtime: string, ctx: ValidationContext): ValidationIssue[] {
+function validateResourcesForInference(ws: Workspace, preset: Preset | undefined, runtime: string, ctx: ValidationContext, alpha: boolean): ValidationIssue[] {
   const byo = ctx.resolved.byo;
   const instanceType = ws.resource.instanceType ?? '';
   let gpu: GpuConfig | undefined;
@@ -212,11 +222,24 @@ function validateResourcesForInference(ws: Workspace, preset: Preset | undefined
       return [error('resource.instanceType', Msg.unsupportedInstanceType(instanceType, supportedSkus(cloud)))];
     }
   }
-  // NAP + vLLM: the node estimator sizes the workspace, so no sufficiency check (KAITO behaviour).
-  if (!preset || !gpu || (!byo && runtime === 'vllm')) return [];
-  const bypass = ws.metadata.annotations?.[ANNOTATION_BYPASS_RESOURCE_CHECKS] !== undefined;
-  const severity = bypass ? 'warning' : 'error';
+  if (!preset || !gpu) return [];
+  const severity = ws.metadata.annotations?.[ANNOTATION_BYPASS_RESOURCE_CHECKS] !== undefined ? 'warning' : 'error';
   const label = byo ? 'of the selected nodes' : instanceType;
+  const modelBytes = tryParseQuantity(preset.totalSafeTensorFileSize);
+  const totalBytes = machines * gpu.gpuMemGiB * GIB;
+  const memory: ValidationIssue[] =
+    modelBytes !== undefined && totalBytes < modelBytes
+      ? [
+          {
+            field: 'resource.instanceType',
+            message: Msg.insufficientGpuMemory(label, formatBinaryQuantity(totalBytes), preset.name, preset.totalSafeTensorFileSize),
+            severity,
+          },
+        ]
+      : [];
+  // NAP + vLLM: the node estimator sizes the workspace, so KAITO's v1beta1 checks nothing; its
+  // v1alpha1 still checks the memory of `count` nodes (no GPU count since v0.12).
+  if (!byo && runtime === 'vllm') return alpha ? memory : [];
   const issues: ValidationIssue[] = [];
   const totalGpus = machines * gpu.gpuCount;
   if (totalGpus < preset.gpuCountRequirement) {
@@ -226,19 +249,9 @@ function validateResourcesForInference(ws: Workspace, preset: Preset | undefined
       severity,
     });
   }
-  const modelBytes = tryParseQuantity(preset.totalSafeTensorFileSize);
-  if (modelBytes !== undefined) {
-    const totalBytes = machines * gpu.gpuMemGiB * GIB;
-    if (totalBytes < modelBytes) {
-      issues.push({
-        field: 'resource.instanceType',
-        message: Msg.insufficientGpuMemory(label, formatBinaryQuantity(totalBytes), preset.name, preset.totalSafeTensorFileSize),
-        severity,
-      });
-    }
-    if (preset.supportDistributedInference && modelBytes > gpu.gpuMemGiB * GIB && runtime === 'transformers') {
-      issues.push(error('metadata.annotations[kaito.sh/runtime]', Msg.transformersMultiNode));
-    }
+  issues.push(...memory);
+  if (modelBytes !== undefined && preset.supportDistributedInference && modelBytes > gpu.gpuMemGiB * GIB && runtime === 'transformers') {
+    issues.push(error('metadata.annotations[kaito.sh/runtime]', Msg.transformersMultiNode));
   }
   return issues;
 }
@@ -260,7 +273,8 @@ function validateModelAccessSecret(inference: InferenceSpec, preset: Preset): Va
   return [];
 }
 
-function validateInferenceConfig(cm: InferenceConfigLookup, preset: Preset | undefined): ValidationIssue[] {
+/** `maxModelLenNeeded`: v1alpha1's rule that the config set max-model-len (v1alpha1-rules.ts). */
+function validateInferenceConfig(cm: InferenceConfigLookup, preset: Preset | undefined, maxModelLenNeeded: boolean): ValidationIssue[] {
   const field = 'inference.config';
   if (!cm.found) return [error(field, Msg.configMapNotFound(cm.name, cm.namespace))];
   const text = cm.data?.[INFERENCE_CONFIG_KEY];
@@ -272,6 +286,7 @@ function validateInferenceConfig(cm: InferenceConfigLookup, preset: Preset | und
     return [error(field, Msg.configParse(err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)))];
   }
   const vllm = isRecord(doc) ? doc.vllm : undefined;
+  if (maxModelLenNeeded && maxModelLenMissing(vllm)) return [error('inference.config[max-model-len]', Msg.maxModelLenRequired)];
   const raw = isRecord(vllm) ? vllm['max-model-len'] : undefined;
   const rawText = typeof raw === 'string' || typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : (JSON.stringify(raw) ?? '');
   if (raw === undefined || raw === null || rawText.trim() === '' || !preset || preset.modelTokenLimit <= 0) return [];

@@ -81,6 +81,14 @@ export function resolveInferenceConfig(ws: Workspace, facts: ClusterFacts): Infe
   };
 }
 
+/** What validation needs to know about the ConfigMap the pod would mount (W37: the copy, not the release template). */
+export function inferenceConfigLookup(ws: Workspace, facts: ClusterFacts): { name: string; namespace: string; found: boolean; data?: Record<string, string> } {
+  const resolved = resolveInferenceConfig(ws, facts);
+  const namespace = workspaceNamespace(ws);
+  if (!resolved.ok) return { name: ws.inference?.config ?? '', namespace, found: false };
+  return { name: resolved.name, namespace, found: true, data: resolved.content === undefined ? {} : { [INFERENCE_CONFIG_KEY]: resolved.content } };
+}
+
 /**
  * The copy of default ConfigMap `name` to create in namespace `ns`: the release namespace's template,
  * or `builtin` when there is none. KAITO copies the template's metadata as-is minus resourceVersion/uid;

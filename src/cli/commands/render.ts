@@ -8,17 +8,16 @@ import { parseArgs } from 'node:util';
 import { parseAllDocuments, stringify } from 'yaml';
 import { parseFeatureGates } from '../../api/feature-gates.js';
 import type { Workspace } from '../../api/types.js';
-import { errorsOf, parseWorkspace, validateWorkspace, type InferenceConfigLookup } from '../../api/validation.js';
+import { errorsOf, parseWorkspace, validateWorkspace } from '../../api/validation.js';
 import { resolveCloudProvider } from '../../catalog/gpu-skus.js';
 import { presetRegistry } from '../../catalog/presets.js';
 import { formatDecisions } from '../../builders/decisions.js';
 import { DEFAULT_RELEASE_NAMESPACE, defaultFacts, factsFromObjects, resolveFromFacts, type ClusterFacts } from '../../builders/facts.js';
-import { resolveInferenceConfig } from '../../builders/inference-config.js';
+import { inferenceConfigLookup } from '../../builders/inference-config.js';
 import { workspaceNamespace } from '../../builders/meta.js';
 import { buildWorkspace, objectList } from '../../builders/workspace.js';
 import { buildTuning, tuningObjectList } from '../../builders/tuning/build.js';
 import { tuningConfigLookup } from '../../builders/tuning/config.js';
-import { INFERENCE_CONFIG_KEY } from '../../api/labels.js';
 import { describeAction } from '../../controllers/shared/actions.js';
 import { templateHash, type InferenceSetObject } from '../../controllers/inferenceset/children.js';
 import { specProblem } from '../../controllers/inferenceset/plan.js';
@@ -97,13 +96,6 @@ function loadWorkspaces(docs: unknown[], path: string): Workspace[] {
       throw new CliError(`${path}: ${(err as Error).message}`);
     }
   });
-}
-
-function inferenceConfigLookup(ws: Workspace, facts: ClusterFacts): InferenceConfigLookup {
-  const resolved = resolveInferenceConfig(ws, facts);
-  const namespace = workspaceNamespace(ws);
-  if (!resolved.ok) return { name: ws.inference?.config ?? '', namespace, found: false };
-  return { name: resolved.name, namespace, found: true, data: resolved.content === undefined ? {} : { [INFERENCE_CONFIG_KEY]: resolved.content } };
 }
 
 interface Rendered {

@@ -3,6 +3,7 @@
 // what the cluster stores. Everything stored passes through here: list, watch and write-through.
 // What stays, and why, is pinned by cache-transforms.test.ts.
 import type { KubernetesObject, V1ControllerRevision, V1EndpointSlice, V1Node, V1Pod, V1PodSpec } from '@kubernetes/client-node';
+import { specWriterOf } from '../../api/spec-version.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import { withoutFieldSets, type CacheTransform } from '../../runtime/cache.js';
 
@@ -16,6 +17,16 @@ export function leanObject<T extends KubernetesObject>(obj: T): T {
   if (!annotations || !(LAST_APPLIED in annotations)) return slim;
   const { [LAST_APPLIED]: _dropped, ...rest } = annotations;
   return { ...slim, metadata: { ...slim.metadata, annotations: rest } };
+}
+
+/**
+ * Workspaces keep a little more of managedFields: each writer's apiVersion and which spec fields it
+ * owns, from which spec-version.ts tells a workspace written in v1alpha1 (KAITO applies more rules to those).
+ */
+export function leanWorkspace<T extends KubernetesObject>(ws: T): T {
+  const lean = leanObject(ws);
+  const fields = ws.metadata?.managedFields;
+  return fields ? { ...lean, metadata: { ...lean.metadata, managedFields: fields.map(specWriterOf) } } : lean;
 }
 
 /**

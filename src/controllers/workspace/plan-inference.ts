@@ -17,8 +17,10 @@ import { surgeHash } from '../../builders/surge.js';
 import { provisionerOf } from './context.js';
 import { planUpdate, UpdateReason, type UpdateDecision } from './update-plan.js';
 import { foundPreset, type ResolvedWorkspace } from '../../api/resolved-workspace.js';
-import { errorsOf, formatIssues, validateWorkspace } from '../../api/validation.js';
-import { findConfigMap, resolveFromFacts } from '../../builders/facts.js';
+import { ALPHA_VERSION, type Workspace } from '../../api/types.js';
+import { errorsOf, formatIssues, validateWorkspace, type InferenceConfigLookup } from '../../api/validation.js';
+import { findConfigMap, resolveFromFacts, type ClusterFacts } from '../../builders/facts.js';
+import { inferenceConfigLookup } from '../../builders/inference-config.js';
 import { replicasFor } from '../../builders/replicas.js';
 import { droppedFieldsMessage } from '../../builders/template.js';
 import { buildWorkspace, HUB_RESOLVING, objectList, resolvingMessage, type BuildResult } from '../../builders/workspace.js';
@@ -74,7 +76,8 @@ export function planInference(snap: WorkspaceSnapshot): Plan {
     const retry = hub.retryInMs ? `; retrying in ${Math.ceil(hub.retryInMs / 1000)}s` : '';
     return b.fail(hub.reason, `${hub.message}${retry}`);
   }
-  const issues = errorsOf(validateWorkspace(ws, { resolved, operation: 'create' }));
+  const inferenceConfig = alphaInferenceConfig(ws, facts, resolved);
+  const issues = errorsOf(validateWorkspace(ws, { resolved, operation: 'create', ...(inferenceConfig ? { inferenceConfig } : {}) }));
   if (issues.length) return b.fail(Reason.InvalidSpec, formatIssues(issues));
   const built = buildWorkspace(ws, facts, resolved);
   if (!built.ok) return b.fail(built.problems[0]!.reason, built.problems.map((x) => `${x.field}: ${x.message}`).join('; '));
@@ -141,6 +144,16 @@ export function planInference(snap: WorkspaceSnapshot): Plan {
     ...(update?.updating ? { updating: update.updating } : {}),
   });
   return b.done(soonest(readiness.recheckAfterMs, provisioning?.recheckAfterMs, update?.recheckAfterMs));
+}
+
+/**
+ * The config validation reads, for v1alpha1 workspaces only: KAITO's v1alpha1 rule that multi-GPU
+ * workspaces set max-model-len needs it. A missing ConfigMap stays the builder's ConfigMapNotFound.
+ */
+function alphaInferenceConfig(ws: Workspace, facts: ClusterFacts, resolved: ResolvedWorkspace): InferenceConfigLookup | undefined {
+  if (resolved.specVersion !== ALPHA_VERSION) return undefined;
+  const lookup = inferenceConfigLookup(ws, facts);
+  return lookup.found ? lookup : undefined;
 }
 
 /**

@@ -4,7 +4,7 @@
 import { COLD_MS, WARM_MS, stopPrivateCluster } from '../support/model-load-cluster.js';
 import assert from 'node:assert/strict';
 import { after, describe, it, type TestContext } from 'node:test';
-import type { V1StatefulSet } from '@kubernetes/client-node';
+import type { V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { CONDITION_UPDATING, LABEL_SURGE } from '../../../src/api/labels.js';
 import type { WorkspaceObject } from '../../../src/controllers/workspace/context.js';
 import { UpdateReason } from '../../../src/controllers/workspace/update-plan.js';
@@ -15,10 +15,13 @@ import {
   conditionOf,
   getAll,
   getOne,
+  getWorkspace,
+  killHard,
   NAP_ARGS,
   pool,
   record,
   selectorFor,
+  spawnOperator,
   waitCondition,
   waitReady,
   world,
@@ -106,6 +109,39 @@ describe('zero-downtime updates (private cluster with model loads)', () => {
     assert.match(message, /inference stops for/, 'the condition states the expected gap');
     await waitFor('the pre-pull Job is gone', async () => (await getAll(w.ns, 'job')).length === 0, { timeoutMs: 30_000 });
     assert.deepEqual(await surgeSets(w.ns), []);
+  });
+
+  it('the operator SIGKILLed at each step of the surge resumes from the objects: no gap, nothing leaked', async (t) => {
+    const w = await world(t, { pools: [pool('a100', 2)], operator: false });
+    let op = await spawnOperator(w.ns);
+    t.after(() => killHard(op.child));
+    const spec = { metadata: { name: 'phi4' }, resource: { labelSelector: selectorFor(w.pools[0]!) }, inference: { preset: { name: PRESET } } };
+    const { avail } = await servingWorkspace(t, w.ns, spec);
+    await applyWorkspace(w.ns, { ...spec, inference: { ...spec.inference, adapters: [ADAPTER] } });
+    const order: string[] = [UpdateReason.SurgeStarting, UpdateReason.SurgeReady, UpdateReason.ServingFromSurge, UpdateReason.PrimaryReady, UpdateReason.CutoverComplete];
+    const killedAt: string[] = [];
+    for (const step of order.slice(0, -1)) {
+      const reached = await waitFor(
+        `Updating reaches ${step}`,
+        async () => {
+          const reason = conditionOf(await getWorkspace(w.ns, 'phi4'), CONDITION_UPDATING)?.reason ?? '';
+          return order.indexOf(reason) >= order.indexOf(step) && reason;
+        },
+        { timeoutMs: UPDATE_TIMEOUT_MS, intervalMs: 100 },
+      );
+      if (reached === UpdateReason.CutoverComplete) break;
+      await killHard(op.child);
+      killedAt.push(reached);
+      op = await spawnOperator(w.ns);
+    }
+    await waitCondition(w.ns, 'phi4', CONDITION_UPDATING, 'False', { reason: UpdateReason.CutoverComplete, timeoutMs: UPDATE_TIMEOUT_MS });
+    assert.ok(killedAt.length >= 3, `killed at ${killedAt.join(', ')}`);
+    assert.deepEqual(avail.gaps(), [], `no gap; timeline ${JSON.stringify(avail.timeline())}`);
+    assert.deepEqual(await surgeSets(w.ns), [], 'no surge StatefulSet left');
+    await waitFor('no surge claim left', async () => (await getAll(w.ns, 'pvc')).every((c) => !/-phi4-s[0-9a-f]{5}-0$/.test(c.metadata?.name ?? '')), { timeoutMs: 30_000 });
+    const svc = await getOne<V1Service>(w.ns, 'service', 'phi4');
+    assert.equal(svc?.spec?.selector?.['statefulset.kubernetes.io/pod-name'], 'phi4-0', 'the Service selects the canonical pod');
+    t.diagnostic(`killed at ${killedAt.join(', ')}`);
   });
 
   it('node auto-provisioning: the surge gets its own NodeClaim, serves, and the claim goes with it', async (t) => {

@@ -30,12 +30,16 @@ function ws(opts: {
   adapters?: { name: string; strength?: string }[];
   template?: boolean;
   tuning?: string;
+  /** Written as kaito.sh/v1alpha1. */
+  alpha?: boolean;
+  accessMode?: 'public' | 'private';
+  image?: string;
 }): Workspace {
   const annotations: Record<string, string> = {};
   if (opts.runtime) annotations[ANNOTATION_RUNTIME] = opts.runtime;
   if (opts.bypass) annotations[ANNOTATION_BYPASS_RESOURCE_CHECKS] = '';
   const w: Workspace = {
-    apiVersion: 'kaito.sh/v1beta1',
+    apiVersion: opts.alpha ? 'kaito.sh/v1alpha1' : 'kaito.sh/v1beta1',
     kind: 'Workspace',
     metadata: { name: 'w', namespace: 'ns', annotations },
     resource: {
@@ -50,7 +54,13 @@ function ws(opts: {
     w.inference = opts.template
       ? { template: { spec: { containers: [{ name: 'c', image: 'i' }] } } }
       : {
-          preset: { name: opts.preset ?? 'phi-4-mini-instruct', ...(opts.secret ? { presetOptions: { modelAccessSecret: opts.secret } } : {}) },
+          preset: {
+            name: opts.preset ?? 'phi-4-mini-instruct',
+            ...(opts.accessMode ? { accessMode: opts.accessMode } : {}),
+            ...(opts.secret || opts.image
+              ? { presetOptions: { ...(opts.secret ? { modelAccessSecret: opts.secret } : {}), ...(opts.image ? { image: opts.image } : {}) } }
+              : {}),
+          },
           ...(opts.adapters
             ? { adapters: opts.adapters.map((a) => ({ source: { name: a.name, image: 'r/a:1' }, ...(a.strength ? { strength: a.strength } : {}) })) }
             : {}),
@@ -77,6 +87,16 @@ function validate(workspace: Workspace, { gates, cloud, nodes, ...rest }: Ctx) {
   const resolved = resolveWorkspace(workspace, { gates, cloud, ...(nodes ? { nodes: nodes.map((node) => ({ node, ready: true })) } : {}) });
   return validateWorkspace(workspace, { ...rest, resolved });
 }
+/** The workspace as the controller reads it (v1beta1), its spec written by one manager per apiVersion given. */
+const withWriters = (w: Workspace, apiVersions: string[]): Workspace => ({
+  ...w,
+  metadata: {
+    ...w.metadata,
+    managedFields: apiVersions.map((apiVersion, i) => ({ manager: `m${i}`, operation: 'Update', apiVersion, fieldsV1: { 'f:inference': {} } })),
+  },
+});
+const MAX_MODEL_LEN_REQUIRED =
+  'missing field(s): max-model-len is required in the vllm section of inference_config.yaml when using multi-GPU instances with <20GB of memory per GPU or distributed inference';
 const cm = (yaml: string | undefined, found = true): InferenceConfigLookup => ({
   name: 'inference-params-template',
   namespace: 'ns',
@@ -259,6 +279,75 @@ const cases: [string, Workspace, Ctx, string[]][] = [
   ],
   ['max-model-len within limit, as a string', ws({ preset: 'phi-3-mini-4k-instruct' }), ctx({ inferenceConfig: cm('vllm:\n  max-model-len: "4096"\n') }), []],
   ['config not checked for transformers', ws({ runtime: 'transformers' }), ctx({ inferenceConfig: cm('', false) }), []],
+  // v1alpha1's own rules (KAITO v0.12.0 api/v1alpha1): each fires, does not fire, and leaves v1beta1 alone.
+  [
+    'v1alpha1: private accessMode without an image',
+    ws({ alpha: true, accessMode: 'private' }),
+    ctx(),
+    ['error inference.preset.presetOptions.image: When AccessMode is private, an image must be provided in PresetOptions'],
+  ],
+  ['v1alpha1: private accessMode with an image', ws({ alpha: true, accessMode: 'private', image: 'r/m:1' }), ctx(), []],
+  ['v1alpha1: public accessMode needs no image', ws({ alpha: true, accessMode: 'public' }), ctx(), []],
+  ['v1beta1: private accessMode without an image is accepted', ws({ accessMode: 'private' }), ctx(), []],
+  [
+    'v1alpha1: written through v1alpha1 (managedFields) though read as v1beta1',
+    withWriters(ws({ accessMode: 'private' }), ['kaito.sh/v1alpha1']),
+    ctx(),
+    ['error inference.preset.presetOptions.image: When AccessMode is private, an image must be provided in PresetOptions'],
+  ],
+  ['v1alpha1: spec edited through v1beta1 since', withWriters(ws({ accessMode: 'private' }), ['kaito.sh/v1alpha1', 'kaito.sh/v1beta1']), ctx(), []],
+  [
+    'v1alpha1: count > 1 needs max-model-len',
+    ws({ alpha: true, count: 2 }),
+    ctx({ inferenceConfig: cm('vllm:\n  swap-space: 4\n') }),
+    [`error inference.config[max-model-len]: ${MAX_MODEL_LEN_REQUIRED}`],
+  ],
+  [
+    'v1alpha1: two 16 GiB GPUs need max-model-len',
+    ws({ alpha: true, instanceType: 'Standard_NC12s_v3' }),
+    ctx({ inferenceConfig: cm('vllm:\n  swap-space: 4\n') }),
+    [`error inference.config[max-model-len]: ${MAX_MODEL_LEN_REQUIRED}`],
+  ],
+  [
+    'v1alpha1: an empty max-model-len counts as missing',
+    ws({ alpha: true, count: 2 }),
+    ctx({ inferenceConfig: cm('vllm:\n  max-model-len: ""\n') }),
+    [`error inference.config[max-model-len]: ${MAX_MODEL_LEN_REQUIRED}`],
+  ],
+  ['v1alpha1: count > 1 with max-model-len', ws({ alpha: true, count: 2 }), ctx({ inferenceConfig: cm('vllm:\n  max-model-len: 2048\n') }), []],
+  [
+    'v1alpha1: two 80 GiB GPUs need no max-model-len',
+    ws({ alpha: true, instanceType: 'Standard_NC48ads_A100_v4' }),
+    ctx({ inferenceConfig: cm('vllm:\n  swap-space: 4\n') }),
+    [],
+  ],
+  ['v1alpha1: one node, one GPU needs no max-model-len', ws({ alpha: true }), ctx({ inferenceConfig: cm('vllm:\n  swap-space: 4\n') }), []],
+  [
+    'v1alpha1: transformers needs no max-model-len',
+    ws({ alpha: true, count: 2, runtime: 'transformers' }),
+    ctx({ inferenceConfig: cm('vllm:\n  swap-space: 4\n') }),
+    [],
+  ],
+  ['v1beta1: count > 1 needs no max-model-len', ws({ count: 2 }), ctx({ inferenceConfig: cm('vllm:\n  swap-space: 4\n') }), []],
+  [
+    'v1alpha1: NAP + vLLM still checks the GPU memory of count nodes',
+    ws({ alpha: true, preset: 'phi-4', instanceType: 'Standard_NV36ads_A10_v5' }),
+    ctx(),
+    [
+      'error resource.instanceType: Insufficient total GPU memory: Instance type Standard_NV36ads_A10_v5 has a total of 24Gi, but preset phi-4 requires at least 27.31Gi',
+    ],
+  ],
+  [
+    'v1alpha1: the bypass annotation makes the memory shortfall a warning',
+    ws({ alpha: true, preset: 'phi-4', instanceType: 'Standard_NV36ads_A10_v5', bypass: true }),
+    ctx(),
+    [
+      'warning resource.instanceType: Insufficient total GPU memory: Instance type Standard_NV36ads_A10_v5 has a total of 24Gi, but preset phi-4 requires at least 27.31Gi',
+    ],
+  ],
+  ['v1alpha1: two A10 nodes hold phi-4', ws({ alpha: true, preset: 'phi-4', instanceType: 'Standard_NV36ads_A10_v5', count: 2 }), ctx(), []],
+  ['v1alpha1: no GPU count check under NAP + vLLM (gone in v0.12)', ws({ alpha: true, preset: 'falcon-40b' }), ctx(), []],
+  ['v1beta1: NAP + vLLM checks no GPU memory', ws({ preset: 'phi-4', instanceType: 'Standard_NV36ads_A10_v5' }), ctx(), []],
   [
     'tuning: unknown preset',
     ws({ tuning: 'phi-5' }),

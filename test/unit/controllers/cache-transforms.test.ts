@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1ControllerRevision, V1Node, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
-import { leanEndpointSlice, leanNode, leanObject, leanPod, leanRevision, servingPodsOf } from '../../../src/controllers/workspace/cache-transforms.js';
+import { leanEndpointSlice, leanNode, leanObject, leanPod, leanRevision, leanWorkspace, servingPodsOf } from '../../../src/controllers/workspace/cache-transforms.js';
+import { specVersionOf } from '../../../src/api/spec-version.js';
 import { explainPods } from '../../../src/controllers/workspace/pod-problems.js';
 import { statefulSetReadiness } from '../../../src/controllers/workspace/readiness.js';
 import { observeJob, podFailure } from '../../../src/controllers/workspace/tuning-status.js';
@@ -103,6 +104,40 @@ describe('cache transforms', () => {
     assert.deepEqual(lean.metadata?.annotations, { keep: 'me' });
     assert.deepEqual(lean.metadata?.ownerReferences, meta('p').ownerReferences);
     assert.deepEqual(lean.spec, pod('p', podStatus(true)).spec, 'the generic transform keeps specs (drift compares them)');
+  });
+
+  it("workspaces also keep each writer's apiVersion and spec fields: a spec written in v1alpha1 is still told", () => {
+    const written = {
+      ...ws,
+      metadata: {
+        ...ws.metadata,
+        annotations: { [LAST_APPLIED]: '{}' },
+        managedFields: [
+          {
+            manager: 'kubectl',
+            operation: 'Update',
+            apiVersion: 'kaito.sh/v1alpha1',
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:metadata': {}, 'f:resource': { 'f:count': {} } },
+          },
+          {
+            manager: 'kaito-ts',
+            operation: 'Apply',
+            apiVersion: 'kaito.sh/v1beta1',
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:metadata': { 'f:finalizers': {} } },
+          },
+        ],
+      },
+    };
+    const lean = leanWorkspace(written);
+    assert.deepEqual(lean.metadata?.managedFields, [
+      { manager: 'kubectl', operation: 'Update', apiVersion: 'kaito.sh/v1alpha1', fieldsV1: { 'f:resource': {} } },
+      { manager: 'kaito-ts', operation: 'Apply', apiVersion: 'kaito.sh/v1beta1' },
+    ]);
+    assert.deepEqual(lean.metadata?.annotations, {});
+    assert.equal(specVersionOf(lean), 'v1alpha1');
+    assert.equal(specVersionOf(lean), specVersionOf(written));
   });
 
   it('leaves its input unchanged', () => {

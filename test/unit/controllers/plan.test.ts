@@ -126,6 +126,13 @@ const owned = (name: string) => ({
   },
 });
 
+/** The workspace as the controller reads it (v1beta1), its spec written through `apiVersion` (managedFields). */
+const writtenIn = (apiVersion: string, ws: Workspace): Workspace => ({
+  ...ws,
+  metadata: { ...ws.metadata, managedFields: [{ manager: 'kubectl', operation: 'Update', apiVersion, fieldsV1: { 'f:resource': {}, 'f:inference': {} } }] },
+});
+const twoNodes: Workspace = { ...byo, resource: { ...byo.resource, count: 2 } };
+
 const rows: Row[] = [
   {
     name: 'a new workspace: metadata, revision, workload before Services, status',
@@ -338,6 +345,18 @@ const rows: Row[] = [
     snap: () => snapshot({ ...byo, inference: { template: { spec: 'oops' } } } as unknown as Workspace, [a10()]),
     failure: Reason.InvalidSpec,
     check: (p) => assert.equal(p.actions.filter((a) => a.kind === 'apply').length, 0),
+  },
+  {
+    name: "written in v1alpha1, two nodes, the default config has no max-model-len: InvalidSpec with KAITO's v1alpha1 message",
+    snap: () => snapshot(writtenIn('kaito.sh/v1alpha1', twoNodes), [a10()]),
+    failure: Reason.InvalidSpec,
+    check: (p) =>
+      assert.match(p.failure?.message ?? '', /^inference\.config\[max-model-len\]: missing field\(s\): max-model-len is required in the vllm section/),
+  },
+  {
+    name: 'written in v1beta1, two nodes, the same config: no v1alpha1 rule, the plan goes on',
+    snap: () => snapshot(writtenIn('kaito.sh/v1beta1', twoNodes), [a10()]),
+    check: (p) => assert.ok(steps(p).includes('apply StatefulSet ws1'), steps(p).join(', ')),
   },
   {
     name: 'anything that still throws inside the plan becomes ReconcilePlanFailed: a condition and an event, terminal',
