@@ -21,7 +21,7 @@ import { stringify } from 'yaml';
 import { GROUP, PLURAL, VERSION, type Workspace } from '../src/api/types.js';
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, INFERENCE_CONFIG_KEY } from '../src/api/labels.js';
 import { adminKubeConfig, up } from '../src/simcluster/cluster.js';
-import { components } from '../src/simcluster/components.js';
+import { components, everyComponent } from '../src/simcluster/components.js';
 import { probe } from '../src/simcluster/health.js';
 import { isOurProcess, readPid, startDetached, stopProcess } from '../src/simcluster/process.js';
 import { withPodReadyDelay } from '../src/simcluster/kwok-stages.js';
@@ -74,8 +74,8 @@ export function sumMetric(text: string, name: string): number {
 /** CPU ticks used so far by each control-plane process of the cluster (from its pid files). */
 export async function controlPlaneCpuTicks(l: Layout): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  // Karpenter's too when it runs (KAITO_TS_SIM_KARPENTER=1); a component without a pid file is skipped.
-  for (const c of components(l, { karpenter: true })) {
+  // The opt-ins' too when they run (Karpenter, the model-load simulation); a component without a pid file is skipped.
+  for (const c of everyComponent(l)) {
     const pid = readPid(join(l.runDir, `${c.name}.pid`));
     const sample = pid !== undefined ? await sampleProcess(pid) : undefined;
     if (sample) out[c.name] = sample.cpuTicks;
