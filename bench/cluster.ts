@@ -17,13 +17,14 @@ import {
   setHeaderOptions,
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
-import { parseAllDocuments, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { GROUP, PLURAL, VERSION, type Workspace } from '../src/api/types.js';
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, INFERENCE_CONFIG_KEY } from '../src/api/labels.js';
 import { adminKubeConfig, up } from '../src/simcluster/cluster.js';
-import { components } from '../src/simcluster/components.js';
+import { components, everyComponent } from '../src/simcluster/components.js';
 import { probe } from '../src/simcluster/health.js';
 import { isOurProcess, readPid, startDetached, stopProcess } from '../src/simcluster/process.js';
+import { withPodReadyDelay } from '../src/simcluster/kwok-stages.js';
 import { isAlreadyExists, isNotFound } from '../src/runtime/errors.js';
 import { layoutFor, type Layout } from '../src/simcluster/layout.js';
 import { withLock } from '../src/simcluster/lock.js';
@@ -73,8 +74,8 @@ export function sumMetric(text: string, name: string): number {
 /** CPU ticks used so far by each control-plane process of the cluster (from its pid files). */
 export async function controlPlaneCpuTicks(l: Layout): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  // Karpenter's too when it runs (KAITO_TS_SIM_KARPENTER=1); a component without a pid file is skipped.
-  for (const c of components(l, { karpenter: true })) {
+  // The opt-ins' too when they run (Karpenter, the model-load simulation); a component without a pid file is skipped.
+  for (const c of everyComponent(l)) {
     const pid = readPid(join(l.runDir, `${c.name}.pid`));
     const sample = pid !== undefined ? await sampleProcess(pid) : undefined;
     if (sample) out[c.name] = sample.cpuTicks;
@@ -129,19 +130,6 @@ async function runComponentWith(l: Layout, name: string, args: string[], log: (l
 export async function tuneControllerManager(l: Layout, extra: string[], log: (line: string) => void): Promise<void> {
   const kcm = components(l).find((c) => c.name === 'kube-controller-manager');
   if (kcm) await runComponentWith(l, kcm.name, [...kcm.args, ...extra], log);
-}
-
-/**
- * kwok's Stages with a delay before a pod turns Ready: the time a real inference pod spends pulling its
- * image and loading the model. KAITO v0.8.0 holds one of its 5 workers per workspace for that long.
- */
-export function withPodReadyDelay(stagesYaml: string, delayMs: number): string {
-  const docs = parseAllDocuments(stagesYaml);
-  const ready = docs.find((d) => d.getIn(['kind']) === 'Stage' && d.getIn(['metadata', 'name']) === 'pod-ready');
-  if (!ready) throw new Error('the kwok stages have no pod-ready Stage');
-  ready.setIn(['spec', 'delay'], { durationMilliseconds: delayMs });
-  // A document parsed after a `---` prints its own marker; give one to any that does not.
-  return docs.map((d, i) => (i === 0 || d.toString().startsWith('---') ? d.toString() : `---\n${d.toString()}`)).join('');
 }
 
 /** kwok with the simcluster's Stages, or a copy whose pod-ready Stage waits `podReadyDelayMs`; after a restart, once it holds every node Lease. */

@@ -1,12 +1,23 @@
 // `simcluster up | down | status | env`: starts the control plane from the cached binaries, keeps pid
 // files and logs under .simcluster/, and makes the GPU nodes and NVMe storage exist.
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { karpenterCrdPaths, missingBuildOutputs, missingKarpenterOutputs, nodeClaimCrdPath, runBuild } from './binaries.js';
-import { components, supervisorCommand, SUPERVISOR_SCRIPT, type Component, type SupervisorCommand } from './components.js';
+import { karpenterCrdPaths, kwokStagesPath, missingBuildOutputs, missingKarpenterOutputs, nodeClaimCrdPath, runBuild } from './binaries.js';
+import {
+  components,
+  everyComponent,
+  modelLoadOfArgs,
+  OPT_IN_COMPONENTS,
+  supervisorCommand,
+  SUPERVISOR_SCRIPT,
+  type Component,
+  type ComponentName,
+  type ComponentOptions,
+  type SupervisorCommand,
+} from './components.js';
 import { installCrd } from './crds.js';
 import { isNotFound } from '../runtime/errors.js';
 import { clientCert, componentHealthy, portFree } from './health.js';
@@ -21,6 +32,8 @@ import { formatMemoryLimits, resolveMemoryLimits } from './supervision.js';
 import { readSupervisorState, type RestartRecord } from './supervisor/state.js';
 import { ensureStorage, recycleReleasedPvs } from './storage.js';
 import { kwokInstanceTypes, withheldSkus } from './karpenter/instance-types.js';
+import { withModelLoadStages } from './kwok-stages.js';
+import { parseModelLoad, resolveModelLoad, type ModelLoadDelays } from './model-load/model-load-options.js';
 
 export interface ClusterInfo {
   kubeconfigPath: string;
@@ -37,6 +50,11 @@ export interface UpOptions {
   memoryLimits?: string[];
   /** Also run Karpenter's kwok provider (default: KAITO_TS_SIM_KARPENTER=1); `up` never stops a running one. */
   karpenter?: boolean;
+  /**
+   * Also run the model-load simulation with these delays (default: KAITO_TS_SIM_MODEL_LOAD); other delays
+   * restart it; `up` without it keeps a running one with its delays.
+   */
+  modelLoad?: ModelLoadDelays;
   log?: (line: string) => void;
 }
 
@@ -90,10 +108,17 @@ function elapsed(since: number): string {
   return `${((Date.now() - since) / 1000).toFixed(1)}s`;
 }
 
-/** True while Karpenter's pid file names a live karpenter-kwok of this cluster. */
-function karpenterRunning(l: Layout): boolean {
-  const c = components(l, { karpenter: true }).find((x) => x.name === 'karpenter');
-  return c !== undefined && runningPid(l, c) !== undefined;
+/** The pid of opt-in component `name` when its pid file names a live process of this cluster. */
+function optInPid(l: Layout, name: ComponentName): number | undefined {
+  const c = everyComponent(l).find((x) => x.name === name);
+  return c && runningPid(l, c);
+}
+
+/** The delays of a running model-load simulation, from its command line. */
+function runningModelLoad(l: Layout): ModelLoadDelays | undefined {
+  const pid = optInPid(l, 'model-load');
+  const spec = pid === undefined ? undefined : modelLoadOfArgs(processArgs(pid));
+  return spec === undefined ? undefined : parseModelLoad(spec, `the running model-load simulation (pid ${pid})`);
 }
 
 async function startComponent(l: Layout, c: Component, log: (line: string) => void): Promise<void> {
@@ -186,12 +211,16 @@ export async function up(opts: UpOptions = {}): Promise<ClusterInfo> {
     async () => {
       const t0 = Date.now();
       // A running Karpenter stays: another test may be using it.
-      const karpenter = karpenterWanted(process.env, opts.karpenter) || karpenterRunning(l);
+      const karpenter = karpenterWanted(process.env, opts.karpenter) || optInPid(l, 'karpenter') !== undefined;
+      const modelLoad = resolveModelLoad(process.env, opts.modelLoad) ?? runningModelLoad(l);
       await ensureBuilt(l.binDir, l.buildScript, () => missingBuildOutputs(l.binDir, l.versions.karpenter), log);
       if (karpenter) await ensureBuilt(l.karpenterBinDir, l.karpenterBuildScript, () => missingKarpenterOutputs(l), log);
       await ensurePki(l.pkiDir);
       writeConfigFiles(l);
-      const [etcd, apiserver, ...rest] = components(l, { delays: resolveDelays(process.env, opts.provisioner), karpenter });
+      // Written before kwok starts (again on every `up`: the stock Stages may have gained a Stage since).
+      if (modelLoad) writeFileSync(l.modelLoadStagesPath, withModelLoadStages(readFileSync(kwokStagesPath(l.binDir), 'utf8')));
+      const optIns = { karpenter, ...(modelLoad ? { modelLoad } : {}) };
+      const [etcd, apiserver, ...rest] = components(l, { delays: resolveDelays(process.env, opts.provisioner), ...optIns });
       const provisioner = rest.find((c) => c.name === 'gpu-provisioner');
       const karpenterComponent = rest.find((c) => c.name === 'karpenter');
       if (!etcd || !apiserver || !provisioner) throw new Error('component list is incomplete');
@@ -208,7 +237,7 @@ export async function up(opts: UpOptions = {}): Promise<ClusterInfo> {
         writeFileSync(l.instanceTypesPath, `${JSON.stringify(kwokInstanceTypes(loadNodePools(l.defaultNodesFile), withheldSkus()), null, 2)}\n`);
         await startComponent(l, karpenterComponent, log);
       }
-      await ensureSupervisor(l, supervisorCommand(l, formatMemoryLimits(limits), karpenter), log);
+      await ensureSupervisor(l, supervisorCommand(l, formatMemoryLimits(limits), optIns), log);
       const names = await addNodes(kc, pools, l.versions.k8s);
       await ensureStorage(kc, pools);
       await waitForNodesReady(kc, names, 120_000);
@@ -243,10 +272,10 @@ async function ensureBuilt(binDir: string, script: string, missing: () => string
   log(`build done (${elapsed(t0)})`);
 }
 
-/** Every component's pid alive and healthy (Karpenter's too when asked for), without touching the API objects. */
-export async function isRunning(l: Layout = layoutFor(), karpenter = false): Promise<boolean> {
+/** Every component's pid alive and healthy (the opt-ins' too when asked for), without touching the API objects. */
+export async function isRunning(l: Layout = layoutFor(), optIns: Pick<ComponentOptions, 'karpenter' | 'modelLoad'> = {}): Promise<boolean> {
   if (!existsSync(l.kubeconfigPath)) return false;
-  const all = components(l, { karpenter });
+  const all = components(l, optIns);
   if (all.some((c) => runningPid(l, c) === undefined)) return false;
   const apiserver = all.find((c) => c.name === 'kube-apiserver');
   return apiserver !== undefined && healthy(l, apiserver);
@@ -258,7 +287,9 @@ export async function isRunning(l: Layout = layoutFor(), karpenter = false): Pro
  */
 export async function ensureCluster(opts: UpOptions = {}): Promise<ClusterInfo> {
   const l = layoutFor();
-  if (await isRunning(l, karpenterWanted(process.env, opts.karpenter))) return { kubeconfigPath: l.kubeconfigPath, binDir: l.binDir };
+  const modelLoad = resolveModelLoad(process.env, opts.modelLoad);
+  if (await isRunning(l, { karpenter: karpenterWanted(process.env, opts.karpenter), ...(modelLoad ? { modelLoad } : {}) }))
+    return { kubeconfigPath: l.kubeconfigPath, binDir: l.binDir };
   return up(opts);
 }
 
@@ -286,7 +317,7 @@ export async function down(log: (line: string) => void = silent): Promise<{ stop
         stopped.push('supervisor');
         log(`supervisor ${supervisor}`);
       }
-      const [etcd, apiserver, ...clients] = components(l, { karpenter: true });
+      const [etcd, apiserver, ...clients] = everyComponent(l);
       await Promise.all(clients.map(stop));
       for (const c of [apiserver, etcd]) if (c) await stop(c);
       // Keep the lock until the end; withLock removes it.
@@ -312,8 +343,10 @@ export async function status(): Promise<ClusterStatus> {
   const supervisorPid = readPid(pidPath(l, 'supervisor'));
   const supervising = supervisorPid !== undefined && isOurProcess(supervisorPid, l.nodeBinary, SUPERVISOR_SCRIPT);
   const restarts = readSupervisorState(l.supervisorStatePath)?.components ?? {};
+  // An opt-in component is listed once it has a pid file (it was started on this cluster).
+  const shown = everyComponent(l).filter((c) => !OPT_IN_COMPONENTS.includes(c.name) || existsSync(pidPath(l, c.name)));
   const list = await Promise.all(
-    components(l, { karpenter: existsSync(pidPath(l, 'karpenter')) }).map(async (c): Promise<ComponentStatus> => {
+    shown.map(async (c): Promise<ComponentStatus> => {
       const pid = runningPid(l, c);
       const r = restarts[c.name];
       return {

@@ -1,14 +1,20 @@
-// The command lines of the control-plane processes (plus Karpenter, opt-in). Pure: a Layout in, argv lists out.
+// The command lines of the control-plane processes (plus Karpenter and the model-load simulation, opt-in). Pure: a Layout in, argv lists out.
 import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
 import { hasNotReadyStage, kwokStagesPath } from './binaries.js';
 import { DEFAULT_PORTS, type Layout } from './layout.js';
+import { formatModelLoad, MODEL_LOAD_FLAG, modelLoadArgs, type ModelLoadDelays } from './model-load/model-load-options.js';
 import { DEFAULT_DELAYS, provisionerArgs, type Delays } from './provisioner/provisioner-options.js';
 
-export type ComponentName = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok' | 'gpu-provisioner' | 'karpenter';
+export type ComponentName = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok' | 'gpu-provisioner' | 'model-load' | 'karpenter';
+
+/** Components that run only when asked for (`up --karpenter`, `up --model-load`); a running one stays. */
+export const OPT_IN_COMPONENTS: readonly ComponentName[] = ['model-load', 'karpenter'];
 
 /** How the provisioner's Node process is told apart from other node processes (any checkout). */
 export const PROVISIONER_SCRIPT = 'dist/src/simcluster/provisioner/main.js';
+/** The same for the model-load simulation's process. */
+export const MODEL_LOAD_SCRIPT = 'dist/src/simcluster/model-load/main.js';
 
 export interface Component {
   name: ComponentName;
@@ -34,6 +40,8 @@ export interface ComponentOptions {
   delays?: Delays;
   /** Karpenter's kwok provider runs after the provisioner (`simcluster up --karpenter`). */
   karpenter?: boolean;
+  /** The model-load simulation with these delays (`simcluster up --model-load`); kwok then gets the model-load Stages. */
+  modelLoad?: ModelLoadDelays;
 }
 
 const HEALTH_PATHS = '/healthz,/readyz,/livez,/metrics';
@@ -47,6 +55,7 @@ export const NODE_MONITOR_GRACE = '--node-monitor-grace-period=10m';
 /** Start order; `down` stops them in reverse. `delays` only shape the provisioner's flags. */
 export function components(l: Layout, opts: ComponentOptions = {}): Component[] {
   const delays = opts.delays ?? DEFAULT_DELAYS;
+  const stages = opts.modelLoad ? l.modelLoadStagesPath : kwokStagesPath(l.binDir);
   const p = l.ports;
   const pki = (f: string): string => join(l.pkiDir, f);
   const bin = (b: string): string => join(l.binDir, b);
@@ -149,7 +158,7 @@ export function components(l: Layout, opts: ComponentOptions = {}): Component[] 
       binary: bin('kwok'),
       args: [
         `--kubeconfig=${l.kubeconfigPath}`,
-        `--config=${kwokStagesPath(l.binDir)}`,
+        `--config=${stages}`,
         // Every node in this cluster is simulated.
         '--manage-all-nodes=true',
         // One global pod IP pool (no per-node podCIDRs): keep it large.
@@ -162,12 +171,31 @@ export function components(l: Layout, opts: ComponentOptions = {}): Component[] 
       healthUrl: `http://127.0.0.1:${p.kwok}/healthz`,
       healthWithClientCert: false,
       stopGraceMs: 10_000,
-      // A kwok started before the chaos node-not-ready Stage was added cannot play the NotReady fault.
-      stale: (argv) => !hasNotReadyStage(argv.find((a) => a.startsWith('--config='))?.slice('--config='.length) ?? ''),
+      // A kwok started before the chaos node-not-ready Stage was added cannot play the NotReady fault; the
+      // model-load simulation needs its Stages (without it, kwok keeps whatever Stages it runs with).
+      stale: (argv) => {
+        const config = argv.find((a) => a.startsWith('--config='))?.slice('--config='.length) ?? '';
+        return !hasNotReadyStage(config) || (opts.modelLoad !== undefined && config !== stages);
+      },
     },
     provisionerComponent(l, delays, opts.karpenter === true),
+    ...(opts.modelLoad ? [modelLoadComponent(l, opts.modelLoad)] : []),
     ...(opts.karpenter ? [karpenterComponent(l)] : []),
   ];
+}
+
+/**
+ * Every component, the opt-in ones too, for what needs only names, binaries, pid files and health
+ * URLs (`down`, `status`, CPU samples): the opt-ins' arguments are placeholders.
+ */
+export function everyComponent(l: Layout): Component[] {
+  return components(l, { karpenter: true, modelLoad: { coldMs: 0, warmMs: 0 } });
+}
+
+/** The model-load delays a running simulation was started with, read from its command line (argv after argv[0]). */
+export function modelLoadOfArgs(argv: readonly string[]): string | undefined {
+  const prefix = `--${MODEL_LOAD_FLAG}=`;
+  return argv.find((a) => a.startsWith(prefix))?.slice(prefix.length);
 }
 
 /**
@@ -202,25 +230,35 @@ function karpenterComponent(l: Layout): Component {
   };
 }
 
-/** The simulated gpu-provisioner: a Node process of this checkout, restarted when its flags change. */
-function provisionerComponent(l: Layout, delays: Delays, karpenter: boolean): Component {
-  const script = join(l.projectRoot, PROVISIONER_SCRIPT);
-  const args = [
-    script,
-    ...provisionerArgs({ ...delays, kubeconfig: l.kubeconfigPath, clusterName: 'kaito-ts-sim', healthPort: l.ports.provisioner, karpenter }),
-  ];
+/**
+ * One of the simcluster's own Node processes (`script` of this checkout), health on `port`, restarted
+ * when its flags change: flags other than the script path (which differs between checkouts) decide.
+ */
+function nodeComponent(l: Layout, name: ComponentName, script: string, flags: string[], port: number): Component {
+  const args = [join(l.projectRoot, script), ...flags];
   return {
-    name: 'gpu-provisioner',
-    ports: [l.ports.provisioner],
+    name,
+    ports: [port],
     binary: l.nodeBinary,
     args,
-    healthUrl: `http://127.0.0.1:${l.ports.provisioner}/healthz`,
+    healthUrl: `http://127.0.0.1:${port}/healthz`,
     healthWithClientCert: false,
     stopGraceMs: 10_000,
-    script: PROVISIONER_SCRIPT,
-    // Flags other than the script path (which differs between checkouts) decide.
+    script,
     stale: (argv) => !isDeepStrictEqual(argv.slice(1), args.slice(1)),
   };
+}
+
+/** The model-load simulation, restarted when its delays change. */
+function modelLoadComponent(l: Layout, delays: ModelLoadDelays): Component {
+  const flags = modelLoadArgs({ ...delays, kubeconfig: l.kubeconfigPath, healthPort: l.ports.modelLoad });
+  return nodeComponent(l, 'model-load', MODEL_LOAD_SCRIPT, flags, l.ports.modelLoad);
+}
+
+/** The simulated gpu-provisioner, restarted when its delays or its Karpenter mode change. */
+function provisionerComponent(l: Layout, delays: Delays, karpenter: boolean): Component {
+  const flags = provisionerArgs({ ...delays, kubeconfig: l.kubeconfigPath, clusterName: 'kaito-ts-sim', healthPort: l.ports.provisioner, karpenter });
+  return nodeComponent(l, 'gpu-provisioner', PROVISIONER_SCRIPT, flags, l.ports.provisioner);
 }
 
 /** How the supervisor's Node process is told apart from other node processes (any checkout). */
@@ -232,8 +270,8 @@ export interface SupervisorCommand {
   script: string;
 }
 
-/** The supervisor `up` starts: this checkout's script, the state folder, the port offset and every memory limit. */
-export function supervisorCommand(l: Layout, memoryLimits: string, karpenter = false): SupervisorCommand {
+/** The supervisor `up` starts: this checkout's script, the state folder, the port offset, every memory limit and the opt-ins. */
+export function supervisorCommand(l: Layout, memoryLimits: string, optIns: Pick<ComponentOptions, 'karpenter' | 'modelLoad'> = {}): SupervisorCommand {
   const portOffset = l.ports.etcd - DEFAULT_PORTS.etcd;
   return {
     binary: l.nodeBinary,
@@ -242,7 +280,8 @@ export function supervisorCommand(l: Layout, memoryLimits: string, karpenter = f
       `--state-dir=${l.stateDir}`,
       `--port-offset=${portOffset}`,
       `--memory-limits=${memoryLimits}`,
-      ...(karpenter ? ['--karpenter'] : []),
+      ...(optIns.modelLoad ? [`--${MODEL_LOAD_FLAG}=${formatModelLoad(optIns.modelLoad)}`] : []),
+      ...(optIns.karpenter ? ['--karpenter'] : []),
     ],
     script: SUPERVISOR_SCRIPT,
   };

@@ -31,6 +31,8 @@ export interface Ports {
   /** Karpenter (opt-in) binds both on every interface: its options take a port, not an address. */
   karpenterHealth: number;
   karpenterMetrics: number;
+  /** The model-load simulation's health endpoint (opt-in). */
+  modelLoad: number;
 }
 
 export const DEFAULT_PORTS: Ports = {
@@ -43,6 +45,7 @@ export const DEFAULT_PORTS: Ports = {
   provisioner: 27248,
   karpenterHealth: 27249,
   karpenterMetrics: 27250,
+  modelLoad: 27251,
 };
 
 /** KAITO_TS_SIM_PORT_OFFSET moves every port, so a second cluster (another state dir) can run beside the first. */
@@ -61,6 +64,8 @@ export interface Layout {
   karpenterBuildScript: string;
   /** The instance types `up --karpenter` writes from the GPU SKU catalog for Karpenter to read. */
   instanceTypesPath: string;
+  /** kwok's Stages with the model-load Stage, which `up --model-load` writes and gives kwok. */
+  modelLoadStagesPath: string;
   defaultNodesFile: string;
   /** Everything below is per project and disposable (`simcluster down` removes it). */
   stateDir: string;
@@ -135,6 +140,7 @@ export function layoutFor(env: NodeJS.ProcessEnv = process.env): Layout {
     karpenterBinDir: karpenterBinDirFor(versions, cacheRoot),
     karpenterBuildScript: join(simDir, 'build-karpenter.sh'),
     instanceTypesPath: join(stateDir, 'karpenter-instance-types.json'),
+    modelLoadStagesPath: join(stateDir, 'kwok-stages-model-load.yaml'),
     defaultNodesFile: join(simDir, 'nodes.yaml'),
     stateDir,
     pkiDir: join(stateDir, 'pki'),

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { CliError, type CliIO } from '../command-io.js';
 import { parseDuration } from '../../runtime/duration.js';
+import { MODEL_LOAD_ENV, parseModelLoad, resolveModelLoad, type ModelLoadDelays } from '../../simcluster/model-load/model-load-options.js';
 import { DELAY_FLAGS, type Delays } from '../../simcluster/provisioner/provisioner-options.js';
 import { resolveMemoryLimits } from '../../simcluster/supervision.js';
 
@@ -18,6 +19,9 @@ const USAGE = `Usage: kaito-ts simcluster <up|down|status|env> [flags]
                                   (repeatable; env KAITO_TS_SIM_MEMORY_LIMITS; defaults in docs/simcluster.md)
             --karpenter           also run Karpenter's kwok provider with static NodePools (env
                                   KAITO_TS_SIM_KARPENTER=1); builds it on first use; only down stops it
+            --model-load <cold=S,warm=S>  workspace pods turn Ready S seconds after binding: cold when
+                                  their claims hold no loaded weights yet, warm when all do (env
+                                  ${MODEL_LOAD_ENV}); only down stops it
   down    stop every process of the cluster and remove its state (.simcluster/)
   status  show which components run, their restarts by the supervisor, and the nodes
   env     print shell lines: eval "$(kaito-ts simcluster env)"
@@ -31,6 +35,14 @@ function parseScale(values: string[]): Record<string, number> {
     out[m[1]] = Number(m[2]);
   }
   return out;
+}
+
+function modelLoadFlag(value: string | undefined): ModelLoadDelays | undefined {
+  try {
+    return value === undefined ? undefined : parseModelLoad(value, '--model-load');
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
 }
 
 function provisionerDelays(values: Record<string, unknown>): Partial<Delays> {
@@ -62,6 +74,7 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
           scale: { type: 'string', multiple: true },
           'memory-limit': { type: 'string', multiple: true },
           karpenter: { type: 'boolean' },
+          'model-load': { type: 'string' },
           ...Object.fromEntries(DELAY_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
         },
         strict: true,
@@ -72,15 +85,17 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
     }
   })();
   const delays = provisionerDelays(values);
+  const modelLoad = modelLoadFlag(values['model-load']);
   if (
     sub !== 'up' &&
     (values['nodes-file'] !== undefined ||
       values.scale !== undefined ||
       values['memory-limit'] !== undefined ||
       values.karpenter !== undefined ||
+      modelLoad !== undefined ||
       Object.keys(delays).length > 0)
   ) {
-    throw new CliError(`--nodes-file, --scale, --memory-limit, --karpenter and the provisioner delays only apply to "simcluster up"`);
+    throw new CliError(`--nodes-file, --scale, --memory-limit, --karpenter, --model-load and the provisioner delays only apply to "simcluster up"`);
   }
   const cluster = await import('../../simcluster/cluster.js');
   const { NodeSpecError } = await import('../../simcluster/nodes.js');
@@ -92,6 +107,7 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
       const memoryLimits = values['memory-limit'] ?? [];
       try {
         resolveMemoryLimits(process.env, memoryLimits);
+        resolveModelLoad(process.env, modelLoad);
       } catch (err) {
         throw new CliError((err as Error).message);
       }
@@ -103,6 +119,7 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
           provisioner: delays,
           memoryLimits,
           ...(values.karpenter ? { karpenter: true } : {}),
+          ...(modelLoad ? { modelLoad } : {}),
           ...(nodesFile !== undefined ? { nodesFile } : {}),
         });
       } catch (err) {

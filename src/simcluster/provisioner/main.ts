@@ -1,7 +1,6 @@
 // The simulated GPU provisioner process (`simcluster up` starts it detached): list/watch NodeClaims,
 // Nodes, its PersistentVolumes and the fault ConfigMaps with the project's runtime, reconcile each
 // claim in a work queue, and answer /healthz on 127.0.0.1. SIGTERM stops it cleanly.
-import { createServer, type Server } from 'node:http';
 import type { KubernetesObject, V1ConfigMap, V1Node, V1PersistentVolume } from '@kubernetes/client-node';
 import { KubeClient } from '../../runtime/client.js';
 import { loadClusterAccess } from '../../runtime/cluster-access.js';
@@ -15,6 +14,7 @@ import { devicePluginController } from '../karpenter/device-plugin-controller.js
 import { nodeClassController } from '../karpenter/node-class.js';
 import { layoutFor } from '../layout.js';
 import { loadNodePools, type NodePool } from '../nodes.js';
+import { jsonLog as log, logWatchError as onError, runComponentProcess, serveHealth } from '../sim-process.js';
 import { FAULT_NAMESPACE } from './faults.js';
 import { AGENT_POOL_LABEL, PV_CLAIM_LABEL } from './node.js';
 import type { NodeClaim } from './claim-view.js';
@@ -22,10 +22,6 @@ import { parseProvisionerArgs, type ProvisionerOptions } from './provisioner-opt
 import { PROVISIONER_FIELD_MANAGER, Provisioner } from './sim-provisioner.js';
 
 const PERSISTENT_VOLUMES: ResourceType = { group: '', version: 'v1', plural: 'persistentvolumes', kind: 'PersistentVolume', namespaced: false };
-
-function log(fields: Record<string, unknown>, msg: string): void {
-  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), msg, ...fields })}\n`);
-}
 
 function defaultPools(): NodePool[] {
   try {
@@ -46,10 +42,6 @@ const byLabel =
 export async function runProvisioner(o: ProvisionerOptions): Promise<{ stop: () => Promise<void> }> {
   const transport = new KubeTransport(await loadClusterAccess({ kubeconfig: o.kubeconfig }), { qps: 50, burst: 100 });
   const client = new KubeClient(transport, { fieldManager: PROVISIONER_FIELD_MANAGER });
-  const onError =
-    (name: string) =>
-    (err: Error): void =>
-      log({ reflector: name, error: err.message }, 'watch failed; retrying');
   const claims = new Reflector<NodeClaim>({ client, type: Resources.nodeClaims, onError: onError('nodeclaims') });
   // Only agent-pool nodes (ours and any real AKS ones), never the static simcluster nodes.
   const nodes = new Reflector<V1Node>({ client, type: Resources.nodes, labelSelector: AGENT_POOL_LABEL, onError: onError('nodes') });
@@ -86,7 +78,7 @@ export async function runProvisioner(o: ProvisionerOptions): Promise<{ stop: () 
     : undefined;
   const nodeClasses = o.karpenter ? nodeClassController({ client, log, onError }) : undefined;
   await Promise.all([karpenter?.controller.start(), nodeClasses?.start()]);
-  const server = await serve(o.healthPort, () => ({
+  const server = await serveHealth(o.healthPort, () => ({
     ok: true,
     claims: claims.cache.size,
     nodes: nodes.cache.size,
@@ -103,29 +95,4 @@ export async function runProvisioner(o: ProvisionerOptions): Promise<{ stop: () 
   };
 }
 
-function serve(port: number, body: () => Record<string, unknown>): Promise<Server> {
-  const server = createServer((req, res) => {
-    const ok = req.url === '/healthz' || req.url === '/readyz';
-    res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
-    res.end(ok ? JSON.stringify(body()) : '{}');
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve(server));
-  });
-}
-
-async function main(): Promise<void> {
-  const opts = parseProvisionerArgs(process.argv.slice(2));
-  const running = await runProvisioner(opts);
-  const shutdown = (): void => {
-    void running.stop().finally(() => process.exit(0));
-  };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
-}
-
-main().catch((err: unknown) => {
-  process.stderr.write(`sim-gpu-provisioner: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+runComponentProcess('sim-gpu-provisioner', () => runProvisioner(parseProvisionerArgs(process.argv.slice(2))));

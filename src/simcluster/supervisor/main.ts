@@ -7,10 +7,11 @@ import { closeSync, existsSync, openSync, readSync, fstatSync, writeFileSync } f
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { components, SUPERVISOR_SCRIPT, type Component, type ComponentName } from '../components.js';
+import { components, SUPERVISOR_SCRIPT, type Component, type ComponentName, type ComponentOptions } from '../components.js';
 import { componentHealthy } from '../health.js';
 import { layoutFor, pidPath, type Layout } from '../layout.js';
 import { tryWithLock } from '../lock.js';
+import { MODEL_LOAD_FLAG, parseModelLoad } from '../model-load/model-load-options.js';
 import { isOurProcess, processArgs, readPid, rssBytes, startDetached, stopProcess } from '../process.js';
 import { decide, formatBytes, parseMemoryLimits, DEFAULT_MEMORY_LIMITS, type MemoryLimits, type Watched } from '../supervision.js';
 import { readSupervisorState, type SupervisorState } from './state.js';
@@ -58,7 +59,7 @@ class Supervisor {
   constructor(
     private readonly l: Layout,
     private readonly limits: MemoryLimits,
-    private readonly karpenter: boolean,
+    private readonly optIns: Pick<ComponentOptions, 'karpenter' | 'modelLoad'>,
   ) {
     // A supervisor restarted by `up` (new limits) keeps the record of its predecessor.
     const before = readSupervisorState(l.supervisorStatePath)?.components ?? {};
@@ -66,7 +67,7 @@ class Supervisor {
   }
 
   async tick(): Promise<void> {
-    for (const c of components(this.l, { karpenter: this.karpenter })) await this.check(c);
+    for (const c of components(this.l, this.optIns)) await this.check(c);
   }
 
   private async check(c: Component): Promise<void> {
@@ -126,18 +127,25 @@ class Supervisor {
   }
 }
 
-function options(argv: string[]): { stateDir: string; portOffset: string; limits: MemoryLimits; karpenter: boolean } {
+function options(argv: string[]): { stateDir: string; portOffset: string; limits: MemoryLimits; optIns: Pick<ComponentOptions, 'karpenter' | 'modelLoad'> } {
   const { values } = parseArgs({
     args: argv,
-    options: { 'state-dir': { type: 'string' }, 'port-offset': { type: 'string' }, 'memory-limits': { type: 'string' }, karpenter: { type: 'boolean' } },
+    options: {
+      'state-dir': { type: 'string' },
+      'port-offset': { type: 'string' },
+      'memory-limits': { type: 'string' },
+      karpenter: { type: 'boolean' },
+      [MODEL_LOAD_FLAG]: { type: 'string' },
+    },
     strict: true,
   });
   if (!values['state-dir']) throw new Error('--state-dir is required');
+  const modelLoad = values[MODEL_LOAD_FLAG];
   return {
     stateDir: values['state-dir'],
     portOffset: values['port-offset'] ?? '0',
     limits: { ...DEFAULT_MEMORY_LIMITS, ...parseMemoryLimits([values['memory-limits'] ?? '']) },
-    karpenter: values.karpenter === true,
+    optIns: { karpenter: values.karpenter === true, ...(modelLoad !== undefined ? { modelLoad: parseModelLoad(modelLoad, `--${MODEL_LOAD_FLAG}`) } : {}) },
   };
 }
 
@@ -147,7 +155,7 @@ async function main(): Promise<void> {
   const ownPid = pidPath(l, 'supervisor');
   const stop = new AbortController();
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.once(sig, () => stop.abort());
-  const s = new Supervisor(l, o.limits, o.karpenter);
+  const s = new Supervisor(l, o.limits, o.optIns);
   s.save();
   log(
     `supervising ${l.stateDir} (memory limits ${Object.entries(o.limits)

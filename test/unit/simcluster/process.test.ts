@@ -125,6 +125,9 @@ describe('simcluster CLI input errors', () => {
     [['simcluster', 'status', '--repair-after', '1m'], /only apply to "simcluster up"/],
     [['simcluster', 'status', '--memory-limit', 'etcd=1Gi'], /only apply to "simcluster up"/],
     [['simcluster', 'up', '--memory-limit', 'apiserver=1Gi'], /memory limit "apiserver=1Gi": expected <component>=<size>, component one of etcd/],
+    [['simcluster', 'up', '--model-load', 'cold=120'], /--model-load: warm is missing; expected cold=<seconds>,warm=<seconds>/],
+    [['simcluster', 'up', '--model-load', 'cold=2m,warm=soon'], /--model-load: warm: "soon" is not a number of seconds/],
+    [['simcluster', 'status', '--model-load', 'cold=1,warm=1'], /only apply to "simcluster up"/],
     [['simcluster', 'up', '--memory-limit', 'etcd=1Ki'], /memory limit "etcd=1Ki": the size must be a quantity of at least 1Mi/],
   ];
   for (const [argv, message] of cases) {

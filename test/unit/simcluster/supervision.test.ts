@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { components, NODE_MONITOR_GRACE, supervisorCommand } from '../../../src/simcluster/components.js';
+import { components, everyComponent, NODE_MONITOR_GRACE, supervisorCommand } from '../../../src/simcluster/components.js';
 import { layoutFor } from '../../../src/simcluster/layout.js';
 import { tryWithLock, withLock } from '../../../src/simcluster/lock.js';
 import { parseProcStatus } from '../../../src/simcluster/process.js';
@@ -110,18 +110,18 @@ describe('memory limits', () => {
   it('flags win over the environment, which wins over the defaults', () => {
     const l = resolveMemoryLimits({ KAITO_TS_SIM_MEMORY_LIMITS: 'etcd=1Gi,kwok=3Gi' }, ['kwok=4Gi']);
     assert.deepEqual(l, { ...DEFAULT_MEMORY_LIMITS, etcd: GI, kwok: 4 * GI });
-    assert.match(formatMemoryLimits(l), /^etcd=1Gi,kube-apiserver=3Gi,.*kwok=4Gi,gpu-provisioner=1Gi,karpenter=2Gi$/);
+    assert.match(formatMemoryLimits(l), /^etcd=1Gi,kube-apiserver=3Gi,.*kwok=4Gi,gpu-provisioner=1Gi,model-load=1Gi,karpenter=2Gi$/);
   });
-  it('bounds every component (Karpenter too), 13 GiB in all', () => {
+  it('bounds every component (the opt-ins too), 14 GiB in all', () => {
     assert.deepEqual(
       Object.keys(DEFAULT_MEMORY_LIMITS).sort(),
-      components(layoutFor({}), { karpenter: true })
+      everyComponent(layoutFor({}))
         .map((c) => c.name)
         .sort(),
     );
     assert.equal(
       Object.values(DEFAULT_MEMORY_LIMITS).reduce((a, b) => a + b, 0),
-      13 * GI,
+      14 * GI,
     );
   });
   it('reads VmRSS from /proc', () => {
