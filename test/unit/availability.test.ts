@@ -19,6 +19,11 @@ describe('readyPodsOf', () => {
     ['ready unset counts as ready', [slice(ep('a'))], ['a']],
     ['ready false (not ready, or terminating) does not count', [slice(ep('a', false), ep('b', true))], ['b']],
     ['across slices, sorted, each pod once', [slice(ep('c', true), ep('a', true)), slice(ep('a', true, '10.244.0.9'), ep('b', false))], ['a', 'c']],
+    [
+      'serving decides over ready (a Service publishing not-ready addresses marks a loading pod ready)',
+      [slice({ ...ep('a', true), conditions: { ready: true, serving: false } }, { ...ep('b', false), conditions: { ready: false, serving: true } })],
+      ['b'],
+    ],
     ['no targetRef: the address', [slice({ addresses: ['10.0.0.7'], conditions: { ready: true } })], ['10.0.0.7']],
   ];
   for (const [name, slices, want] of cases) it(name, () => assert.deepEqual(readyPodsOf(slices), want));

@@ -47,7 +47,11 @@ function updatingSteps(history: Recorded<WorkspaceObject>[], name: string): { re
   return steps;
 }
 
-async function servingWorkspace(t: TestContext, ns: string, spec: Record<string, unknown>): Promise<{ avail: AvailabilityWatch; history: Recorded<WorkspaceObject>[] }> {
+async function servingWorkspace(
+  t: TestContext,
+  ns: string,
+  spec: Record<string, unknown>,
+): Promise<{ avail: AvailabilityWatch; history: Recorded<WorkspaceObject>[] }> {
   await applyWorkspace(ns, spec);
   await waitReady(ns, 'phi4', COLD_MS + SLACK_MS);
   const avail = await watchAvailability((await bed()).kc, ns, 'phi4');
@@ -71,7 +75,13 @@ describe('zero-downtime updates (private cluster with model loads)', () => {
 
     assert.deepEqual(avail.gaps(), [], `no instant without a serving endpoint; timeline ${JSON.stringify(avail.timeline())}`);
     const steps = updatingSteps(history, 'phi4').map((s) => s.reason);
-    for (const want of [UpdateReason.SurgeStarting, UpdateReason.SurgeReady, UpdateReason.ServingFromSurge, UpdateReason.PrimaryReady, UpdateReason.CutoverComplete])
+    for (const want of [
+      UpdateReason.SurgeStarting,
+      UpdateReason.SurgeReady,
+      UpdateReason.ServingFromSurge,
+      UpdateReason.PrimaryReady,
+      UpdateReason.CutoverComplete,
+    ])
       assert.ok(steps.includes(want), `Updating went through ${want}: ${steps.join(' → ')}`);
     const servedBy = [...new Set(avail.timeline().flatMap((s) => s.pods))];
     assert.ok(
@@ -84,9 +94,13 @@ describe('zero-downtime updates (private cluster with model loads)', () => {
     assert.equal(conditionOf(done, 'InferenceReady')?.status, 'True');
     assert.equal(done.status?.state, 'Ready');
     assert.deepEqual(await surgeSets(w.ns), [], 'the surge StatefulSet is gone');
-    await waitFor('the surge weights claim is gone', async () => (await getAll(w.ns, 'pvc')).every((c) => !/-phi4-s[0-9a-f]{5}-0$/.test(c.metadata?.name ?? '')), {
-      timeoutMs: 30_000,
-    });
+    await waitFor(
+      'the surge weights claim is gone',
+      async () => (await getAll(w.ns, 'pvc')).every((c) => !/-phi4-s[0-9a-f]{5}-0$/.test(c.metadata?.name ?? '')),
+      {
+        timeoutMs: 30_000,
+      },
+    );
     t.diagnostic(`update: ${(total / 1000).toFixed(1)}s in total (cold ${COLD_MS / 1000}s, warm ${WARM_MS / 1000}s); steps ${steps.join(' → ')}`);
   });
 
@@ -118,7 +132,13 @@ describe('zero-downtime updates (private cluster with model loads)', () => {
     const spec = { metadata: { name: 'phi4' }, resource: { labelSelector: selectorFor(w.pools[0]!) }, inference: { preset: { name: PRESET } } };
     const { avail } = await servingWorkspace(t, w.ns, spec);
     await applyWorkspace(w.ns, { ...spec, inference: { ...spec.inference, adapters: [ADAPTER] } });
-    const order: string[] = [UpdateReason.SurgeStarting, UpdateReason.SurgeReady, UpdateReason.ServingFromSurge, UpdateReason.PrimaryReady, UpdateReason.CutoverComplete];
+    const order: string[] = [
+      UpdateReason.SurgeStarting,
+      UpdateReason.SurgeReady,
+      UpdateReason.ServingFromSurge,
+      UpdateReason.PrimaryReady,
+      UpdateReason.CutoverComplete,
+    ];
     const killedAt: string[] = [];
     for (const step of order.slice(0, -1)) {
       const reached = await waitFor(
@@ -138,7 +158,9 @@ describe('zero-downtime updates (private cluster with model loads)', () => {
     assert.ok(killedAt.length >= 3, `killed at ${killedAt.join(', ')}`);
     assert.deepEqual(avail.gaps(), [], `no gap; timeline ${JSON.stringify(avail.timeline())}`);
     assert.deepEqual(await surgeSets(w.ns), [], 'no surge StatefulSet left');
-    await waitFor('no surge claim left', async () => (await getAll(w.ns, 'pvc')).every((c) => !/-phi4-s[0-9a-f]{5}-0$/.test(c.metadata?.name ?? '')), { timeoutMs: 30_000 });
+    await waitFor('no surge claim left', async () => (await getAll(w.ns, 'pvc')).every((c) => !/-phi4-s[0-9a-f]{5}-0$/.test(c.metadata?.name ?? '')), {
+      timeoutMs: 30_000,
+    });
     const svc = await getOne<V1Service>(w.ns, 'service', 'phi4');
     assert.equal(svc?.spec?.selector?.['statefulset.kubernetes.io/pod-name'], 'phi4-0', 'the Service selects the canonical pod');
     t.diagnostic(`killed at ${killedAt.join(', ')}`);

@@ -27,11 +27,14 @@ export interface Gap {
 }
 
 /**
- * Pods with at least one ready endpoint in any of the slices: `conditions.ready` not false (unset means
- * ready, as the API says), named by `targetRef` (else the first address). Sorted, each once.
+ * Pods with at least one serving endpoint in any of the slices, named by `targetRef` (else the first
+ * address). Sorted, each once. `serving` first: a Service that publishes not-ready addresses (KAITO's
+ * main Service does) marks every endpoint `ready`, a loading or terminating pod too; `serving` is the
+ * pod's own readiness. Where a server sets no `serving`, `ready` (unset means ready, as the API says).
  */
 export function readyPodsOf(slices: readonly DeepReadonly<V1EndpointSlice>[]): string[] {
-  const names = slices.flatMap((s) => (s.endpoints ?? []).filter((e) => e.conditions?.ready !== false).map((e) => e.targetRef?.name ?? e.addresses[0] ?? ''));
+  const serves = (c: DeepReadonly<V1EndpointSlice>['endpoints'][number]['conditions']) => (c?.serving ?? c?.ready) !== false;
+  const names = slices.flatMap((s) => (s.endpoints ?? []).filter((e) => serves(e.conditions)).map((e) => e.targetRef?.name ?? e.addresses[0] ?? ''));
   return [...new Set(names)].filter(Boolean).sort();
 }
 

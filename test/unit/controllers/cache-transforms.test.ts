@@ -1,7 +1,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1ControllerRevision, V1Node, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
-import { leanEndpointSlice, leanNode, leanObject, leanPod, leanRevision, leanWorkspace, servingPodsOf } from '../../../src/controllers/workspace/cache-transforms.js';
+import {
+  leanEndpointSlice,
+  leanNode,
+  leanObject,
+  leanPod,
+  leanRevision,
+  leanWorkspace,
+  servingPodsOf,
+} from '../../../src/controllers/workspace/cache-transforms.js';
 import { specVersionOf } from '../../../src/api/spec-version.js';
 import { explainPods } from '../../../src/controllers/workspace/pod-problems.js';
 import { statefulSetReadiness } from '../../../src/controllers/workspace/readiness.js';
