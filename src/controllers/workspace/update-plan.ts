@@ -276,6 +276,16 @@ function surge(i: UpdateInput, out: UpdateDecision, say: Say): UpdateDecision {
   const age = ageMs(current.metadata?.creationTimestamp, snap.now);
   const scheduled = pod?.status?.conditions?.find((c) => c.type === 'PodScheduled');
   const unscheduled = !pod?.spec?.nodeName;
+  // Not placed yet and the scheduler has not said why: it is still deciding.
+  const deciding = unscheduled && scheduled?.status !== 'False';
+  if (deciding && !claim) {
+    say({
+      status: 'True',
+      reason: UpdateReason.SurgeStarting,
+      message: `starting surge pod ${podName} with revision ${i.revision}; pod ${primaryName} keeps serving`,
+    });
+    return out;
+  }
   if (unscheduled) {
     const launchFailed = claim?.status?.conditions?.some((c) => c.type === 'Launched' && c.status === 'False');
     const left = i.policy.surgeTimeoutMs - age;
