@@ -9,7 +9,19 @@ import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1StatefulSet }
 import { ANNOTATION_REVISION, WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
 import { Reason } from '../../../src/controllers/workspace/reasons.js';
 import { bed, waitFor } from '../harness.js';
-import { applyWorkspace, conditionOf, getOne, pool, selectorFor, waitCondition, waitReady, warningEvents, world, type World } from '../support/operator.js';
+import {
+  applyWorkspace,
+  conditionOf,
+  getOne,
+  pool,
+  selectorFor,
+  waitCondition,
+  waitReady,
+  waitRolledOut,
+  warningEvents,
+  world,
+  type World,
+} from '../support/operator.js';
 
 const WS = { group: 'kaito.sh', version: 'v1beta1', plural: 'workspaces' };
 const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -102,7 +114,7 @@ test('a workspace that others keep changing reports PersistentConflict with a Wa
   const changeReported = await waitReported(w, started);
   patches = await writers.stop();
   stopped = Date.now();
-  ready = await waitReady(w.ns, NAME, 120_000);
+  ready = await waitRolledOut(w.ns, NAME, 2);
   const changeConverged = (Date.now() - stopped) / 1000;
   assert.equal(ready.metadata.annotations?.[ANNOTATION_REVISION], '2');
   assert.equal(

@@ -6,7 +6,19 @@ import type { V1ControllerRevision, V1StatefulSet } from '@kubernetes/client-nod
 import { ANNOTATION_REVISION, LABEL_REVISION_WORKSPACE_NAME, WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
 import type { WorkspaceObject } from '../../../src/controllers/workspace/context.js';
 import { kubectl, waitFor } from '../harness.js';
-import { applyWorkspace, assertNoWritesWhenTouched, getAll, getOne, getWorkspace, pool, record, selectorFor, waitReady, world } from '../support/operator.js';
+import {
+  applyWorkspace,
+  assertNoWritesWhenTouched,
+  getAll,
+  getOne,
+  getWorkspace,
+  pool,
+  record,
+  selectorFor,
+  waitReady,
+  waitRolledOut,
+  world,
+} from '../support/operator.js';
 
 const adapter = (name: string, strength?: string) => ({ source: { name, image: `registry.example/adapters/${name}:1` }, ...(strength ? { strength } : {}) });
 
@@ -47,10 +59,7 @@ test("adapter change: new ControllerRevision, revision annotation bumped, select
   await waitReady(w.ns, 'phi4');
 
   await applyWorkspace(w.ns, spec([adapter('one'), adapter('two', '0.5')]));
-  const v2 = await waitFor('revision 2 ready', async () => {
-    const ws = await waitReady(w.ns, 'phi4');
-    return ws.metadata.annotations?.[ANNOTATION_REVISION] === '2' ? ws : undefined;
-  });
+  const v2 = await waitRolledOut(w.ns, 'phi4', 2);
   assert.notEqual(v2.metadata.annotations?.['workspace.kaito.io/hash'], v1.metadata.annotations?.['workspace.kaito.io/hash']);
   const revisions = await getAll<V1ControllerRevision>(w.ns, 'controllerrevisions', `${LABEL_REVISION_WORKSPACE_NAME}=phi4`);
   assert.deepEqual(revisions.map((r) => r.revision).sort(), [1, 2]);

@@ -36,6 +36,14 @@ const ADAPTER = { source: { name: 'support-bot', image: 'example.com/adapters/su
 const SLACK_MS = 60_000;
 const UPDATE_TIMEOUT_MS = COLD_MS + WARM_MS + SLACK_MS;
 
+/** The Updating reasons the watch recorded, once it has seen `last` too (a GET may see it before the watch event arrives). */
+async function recordedSteps(history: Recorded<WorkspaceObject>[], name: string, last: string): Promise<{ reason: string; at: number }[]> {
+  return waitFor(`the watch saw Updating ${last}`, () => {
+    const steps = updatingSteps(history, name);
+    return steps.some((s) => s.reason === last) && steps;
+  });
+}
+
 /** The Updating reasons in the order the workspace went through them (repeats folded). */
 function updatingSteps(history: Recorded<WorkspaceObject>[], name: string): { reason: string; at: number }[] {
   const steps: { reason: string; at: number }[] = [];
@@ -74,7 +82,7 @@ describe('zero-downtime updates (private cluster with model loads)', () => {
     const total = Date.now() - started;
 
     assert.deepEqual(avail.gaps(), [], `no instant without a serving endpoint; timeline ${JSON.stringify(avail.timeline())}`);
-    const steps = updatingSteps(history, 'phi4').map((s) => s.reason);
+    const steps = (await recordedSteps(history, 'phi4', UpdateReason.CutoverComplete)).map((s) => s.reason);
     for (const want of [
       UpdateReason.SurgeStarting,
       UpdateReason.SurgeReady,
@@ -115,7 +123,7 @@ describe('zero-downtime updates (private cluster with model loads)', () => {
     assert.equal(gaps.length, 1, `one gap: ${JSON.stringify(gaps)}`);
     const gap = gaps[0]!;
     assert.ok(gap.ms <= WARM_MS + 5_000, `the gap (${gap.ms} ms) is at most a warm start (${WARM_MS} ms) plus 5 s`);
-    const steps = updatingSteps(history, 'phi4');
+    const steps = await recordedSteps(history, 'phi4', UpdateReason.CutoverComplete);
     const announced = steps.find((s) => s.reason === UpdateReason.FellBackToRecreate || s.reason === UpdateReason.PullingImages);
     assert.ok(announced, `the restart was announced: ${steps.map((s) => s.reason).join(' → ')}`);
     assert.ok(announced.at < gap.fromMs, 'announced before the gap began');

@@ -12,7 +12,7 @@ import type { TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, Watch, type KubernetesObject, type V1Node } from '@kubernetes/client-node';
 import { destination, pino } from 'pino';
-import { WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
+import { ANNOTATION_REVISION, WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
 import type { WorkspaceCondition } from '../../../src/api/types.js';
 import type { WorkspaceObject } from '../../../src/controllers/workspace/context.js';
 import { startManager, type RunningManager } from '../../../src/manager/manager.js';
@@ -299,6 +299,29 @@ export async function waitCondition(
 }
 
 export const waitReady = (ns: string, name: string, timeoutMs = 60_000) => waitCondition(ns, name, 'InferenceReady', 'True', { timeoutMs });
+
+/**
+ * Waits until revision `revision` runs in the workspace's StatefulSet and no update is under way (a
+ * serving workspace stays Ready while a surge stands in for it: Ready alone does not say the update is done).
+ */
+export async function waitRolledOut(ns: string, name: string, revision: number, timeoutMs = 120_000): Promise<WorkspaceObject> {
+  return waitFor(
+    `${ns}/${name} revision ${revision} rolled out`,
+    async () => {
+      const ws = await getWorkspace(ns, name);
+      const sts = await getOne<KubernetesObject>(ns, 'statefulset', name);
+      const ready = conditionOf(ws, 'InferenceReady');
+      return (
+        sts?.metadata?.annotations?.[ANNOTATION_REVISION] === String(revision) &&
+        conditionOf(ws, 'Updating')?.status !== 'True' &&
+        ready?.status === 'True' &&
+        ready.observedGeneration === ws?.metadata.generation &&
+        ws
+      );
+    },
+    { timeoutMs },
+  );
+}
 
 /** `kubectl get <kind> -o json` items. */
 export async function getAll<T = KubernetesObject>(ns: string, kind: string, selector?: string): Promise<T[]> {
