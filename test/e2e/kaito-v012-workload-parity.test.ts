@@ -248,6 +248,11 @@ const CASES: Case[] = [
     workspace('llama70b-cat', 'meta-llama/Llama-3.3-70B-Instruct', { instanceType: A100, secret: 'hf-token' }),
   ),
   kase(
+    'meta-llama/Llama-3.3-70B-Instruct, multi-node, benchmark off',
+    ['catalog', 'nap', 'multinode', 'benchmarkOff'],
+    workspace('llama70b-nobench', 'meta-llama/Llama-3.3-70B-Instruct', { instanceType: A100, secret: 'hf-token', annotations: NO_BENCHMARK }),
+  ),
+  kase(
     'Qwen/Qwen2.5-Coder-7B-Instruct, custom config',
     ['catalog', 'nap', 'config'],
     workspace('qwen-cfg', 'Qwen/Qwen2.5-Coder-7B-Instruct', { instanceType: A10, config: 'long-context' }),
