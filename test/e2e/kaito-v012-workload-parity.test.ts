@@ -5,16 +5,13 @@
 // and every difference must be classified by RULES below. A difference no rule covers fails the test,
 // and so does a rule no case needs any more.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseWorkspace } from '../../src/api/validation.js';
 import { main } from '../../src/cli/main.js';
-
-const RENDER =
-  process.env.KAITO_RENDER_BIN ?? join(process.env.KAITO_TS_CACHE ?? join(homedir(), '.cache', 'kaito-ts'), 'kaito-v0.12.0', 'bin', 'kaito-render');
+import { KAITO_RENDER, runKaitoRender } from './support/kaito-render.js';
 
 // ---------------------------------------------------------------------------------------------
 // The cluster objects the cases read.
@@ -312,10 +309,6 @@ interface KaitoResult extends Objects {
 }
 
 function kaito(cases: Case[], workspaces: object[]): KaitoResult[] {
-  assert.ok(
-    existsSync(RENDER),
-    `KAITO v0.12.0's render harness is missing at ${RENDER}: build it with \`bash simcluster/build-kaito.sh v0.12.0\` (or set KAITO_RENDER_BIN)`,
-  );
   const of = (c: Case, kind: string) => c.state.filter((o) => o.kind === kind);
   const input = {
     cases: cases.map((c, i) => ({
@@ -330,11 +323,9 @@ function kaito(cases: Case[], workspaces: object[]): KaitoResult[] {
       workspace: workspaces[i],
     })),
   };
-  const r = spawnSync(RENDER, ['workload'], { input: JSON.stringify(input), encoding: 'utf8', maxBuffer: 64 << 20 });
-  assert.equal(r.status, 0, `kaito-render workload failed (exit ${r.status}): ${r.stderr}${r.error ? String(r.error) : ''}`);
-  const out = JSON.parse(r.stdout) as { cases: KaitoResult[] };
+  const out = runKaitoRender(['workload'], input) as { cases?: KaitoResult[] };
   // A harness built before the workload mode answers in the NodePool mode's shape.
-  assert.ok(Array.isArray(out.cases), `${RENDER} has no workload mode: rebuild it with \`bash simcluster/build-kaito.sh v0.12.0\``);
+  assert.ok(Array.isArray(out.cases), `${KAITO_RENDER} has no workload mode: rebuild it with \`bash simcluster/build-kaito.sh v0.12.0\``);
   return out.cases;
 }
 
