@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds KAITO's workspace controller at a release tag (v0.8.0 or v0.12.0) from its source, once,
 # into ${KAITO_TS_CACHE:-~/.cache/kaito-ts}/kaito-<version>/ (bin/workspace, crds/), and for v0.12.0
-# also bin/kaito-render: our parity harness (test/kaito-render) compiled inside KAITO's tree.
+# also bin/kaito-render: our parity harness (test/kaito-render: NodePools, and `kaito-render workload` for
+# the inference workload) compiled inside KAITO's tree.
 # Source: $KAITO_SRC, an archive kaito-<version>.tar.gz or a directory, default ../shared/kaito-src.
 # Progress goes to stderr; the bin folder to stdout.
 set -euo pipefail
@@ -56,7 +57,7 @@ cp charts/kaito/workspace/crds/*.yaml "$OUT/crds/"
 if [ "$VERSION" = v0.12.0 ] && ! render_ok; then
   step "kaito-render (test/kaito-render inside KAITO's tree)"
   cp "$ROOT/test/kaito-render/karpenter/render.go" pkg/nodeprovision/karpenter/zz_kaito_ts_render.go
-  mkdir -p cmd/kaito-render && cp "$ROOT/test/kaito-render/cmd/main.go" cmd/kaito-render/main.go
+  mkdir -p cmd/kaito-render && cp "$ROOT"/test/kaito-render/cmd/*.go cmd/kaito-render/
   go build -trimpath -ldflags "-s -w" -o "$tmp/kaito-render" ./cmd/kaito-render
   mv "$tmp/kaito-render" "$BIN/kaito-render"
   render_hash >"$BIN/.kaito-render.hash"

@@ -2,19 +2,13 @@
 // render harness (bash simcluster/build-kaito.sh v0.12.0 → bin/kaito-render). Each workspace goes
 // through both; every differing field is listed.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseNodeClassConfig, type NodeClassFlags } from '../../src/api/node-class-config.js';
 import type { Workspace } from '../../src/api/types.js';
 import { buildNodeClass, buildNodePool, karpenterNodeAffinity, nodePoolNameOf, resolveNodeClassName } from '../../src/builders/nodepool.js';
 import type { NodeClaim } from '../../src/builders/nodeclaim.js';
 import { firstProvisioningState } from '../../src/controllers/workspace/karpenter-plan.js';
-
-const RENDER =
-  process.env.KAITO_RENDER_BIN ?? join(process.env.KAITO_TS_CACHE ?? join(homedir(), '.cache', 'kaito-ts'), 'kaito-v0.12.0', 'bin', 'kaito-render');
+import { runKaitoRender } from './support/kaito-render.js';
 
 interface Rendered {
   configError?: string;
@@ -26,13 +20,7 @@ interface Rendered {
 }
 
 function kaito(input: object): Rendered {
-  assert.ok(
-    existsSync(RENDER),
-    `KAITO v0.12.0's render harness is missing at ${RENDER}: build it with \`bash simcluster/build-kaito.sh v0.12.0\` (or set KAITO_RENDER_BIN)`,
-  );
-  const r = spawnSync(RENDER, { input: JSON.stringify(input), encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout) as Rendered;
+  return runKaitoRender([], input) as Rendered;
 }
 
 /** Every leaf where the two differ, as `path: ours ≠ kaito`. */

@@ -1,6 +1,11 @@
-// kaito-render (kaito-ts parity harness, not part of KAITO): reads node-class flags, workspaces and
-// NodeClaim lists as JSON on stdin and prints what KAITO v0.12's own code makes of them, so that
-// test/e2e/kaito-v012-nodepool-parity.test.ts can compare kaito-ts's builders field by field.
+// kaito-render (kaito-ts parity harness, not part of KAITO): reads JSON on stdin and prints what
+// KAITO v0.12's own code makes of it, so that kaito-ts's builders can be compared field by field.
+//
+//	kaito-render           node-class flags, workspaces and NodeClaim lists → NodeClasses, NodePools,
+//	                       node selectors, provisioning states (test/e2e/kaito-v012-nodepool-parity.test.ts)
+//	kaito-render workload  cases (workspace + cluster objects) → target node count, Services, StatefulSet
+//	                       (workload.go; test/e2e/kaito-v012-workload-parity.test.ts)
+//
 // simcluster/build-kaito.sh builds it inside KAITO's source tree as cmd/kaito-render.
 package main
 
@@ -64,6 +69,10 @@ func asMap(v any) map[string]any {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "workload" {
+		write(map[string]any{"cases": runWorkloads(os.Stdin)})
+		return
+	}
 	var in input
 	if err := json.NewDecoder(os.Stdin).Decode(&in); err != nil {
 		fmt.Fprintln(os.Stderr, "kaito-render: reading stdin:", err)
@@ -110,6 +119,10 @@ func main() {
 		reason, message, found := nodeclaim.FirstNodeClaimProvisioningState(list)
 		out.ProvisionStates = append(out.ProvisionStates, state{Found: found, Reason: reason, Message: message})
 	}
+	write(out)
+}
+
+func write(out any) {
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(out); err != nil {

@@ -1,0 +1,653 @@
+// KAITO v0.12's own workload generator against `kaito-ts render`: no cluster, but KAITO built from
+// source with our render harness (bash simcluster/build-kaito.sh v0.12.0 → bin/kaito-render, mode
+// `workload`). Each case (a workspace and the cluster objects both read) goes through both; the
+// Services, the StatefulSet, the ConfigMap copy and the target node count are diffed field by field,
+// and every difference must be classified by RULES below. A difference no rule covers fails the test,
+// and so does a rule no case needs any more.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { parseWorkspace } from '../../src/api/validation.js';
+import { main } from '../../src/cli/main.js';
+import { KAITO_RENDER, runKaitoRender } from './support/kaito-render.js';
+
+// ---------------------------------------------------------------------------------------------
+// The cluster objects the cases read.
+
+/** What the cases are; the rules are scoped by these tags. */
+type Tag =
+  | 'legacy'
+  | 'catalog'
+  | 'template'
+  | 'byo'
+  | 'nap'
+  | 'multinode'
+  | 'adapters'
+  | 'config'
+  | 'benchmarkOff'
+  | 'aws'
+  | 'loadBalancer'
+  | 'transformers'
+  | 'inferenceSet'
+  | 'cudaToolkit'
+  | 'localWeights';
+
+interface Case {
+  name: string;
+  tags: Tag[];
+  workspace: Record<string, unknown>;
+  cloud: 'azure' | 'aws';
+  state: K8sObject[];
+}
+
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [key: string]: unknown;
+}
+
+const NVME_CLASS: K8sObject = {
+  apiVersion: 'storage.k8s.io/v1',
+  kind: 'StorageClass',
+  metadata: { name: 'kaito-local-nvme-disk' },
+  provisioner: 'localdisk.csi.acstor.io',
+  volumeBindingMode: 'WaitForFirstConsumer',
+};
+
+/** The default inference ConfigMap of KAITO v0.12.0's chart (charts/kaito/workspace/templates/inference-params.yaml). */
+const CHART_CONFIG: K8sObject = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'inference-params-template', namespace: 'kaito-workspace' },
+  data: {
+    'inference_config.yaml':
+      '# Optional: CPU memory utilization for the vllm engine in kv cache offload mode. (default: 0.5, set to 0 to disable)\n' +
+      'kv_cache_cpu_memory_utilization: 0.5\n\nvllm:\n  cpu-offload-gb: 0\n',
+  },
+};
+
+const HF_SECRET: K8sObject = {
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name: 'hf-token', namespace: 'default' },
+  type: 'Opaque',
+  data: { HF_TOKEN: Buffer.from('hf_placeholder').toString('base64') },
+};
+
+/** A user's inference config with an explicit context length (read by both estimators). */
+const USER_CONFIG: K8sObject = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'long-context', namespace: 'default' },
+  data: { 'inference_config.yaml': 'vllm:\n  cpu-offload-gb: 0\n  max-model-len: 16384\n' },
+};
+
+/** A Ready GPU node labelled as GPU Feature Discovery labels it. */
+function gpuNode(name: string, pool: string, instanceType: string, product: string, count: number, memoryMiB: number): K8sObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      labels: {
+        'kubernetes.io/hostname': name,
+        'node.kubernetes.io/instance-type': instanceType,
+        'nvidia.com/gpu.product': product,
+        'nvidia.com/gpu.count': String(count),
+        'nvidia.com/gpu.memory': String(memoryMiB),
+        pool,
+      },
+    },
+    status: { capacity: { 'nvidia.com/gpu': String(count) }, conditions: [{ type: 'Ready', status: 'True' }] },
+  };
+}
+
+const H100_NODES = [gpuNode('h100-0', 'h100', 'Standard_NC80adis_H100_v5', 'NVIDIA-H100-NVL', 2, 96256)];
+const A10_NODES = [0, 1].map((i) => gpuNode(`a10-${i}`, 'a10', 'Standard_NV36ads_A10_v5', 'NVIDIA-A10', 1, 24576));
+
+const NAP_STATE = [NVME_CLASS, CHART_CONFIG, HF_SECRET];
+
+// ---------------------------------------------------------------------------------------------
+// The cases. Hugging Face ids outside KAITO v0.12's catalog are left out: both sides would need the
+// hub (v0.12's generator GETs the model's file list and config.json; kaito-ts reads them through
+// its hub cache), so a case would test a stub of the hub rather than the generators.
+
+let uid = 0;
+function workspace(
+  name: string,
+  preset: string | undefined,
+  o: {
+    instanceType?: string;
+    pool?: string;
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+    secret?: string;
+    config?: string;
+    adapters?: object[];
+    template?: object;
+  } = {},
+): Record<string, unknown> {
+  uid += 1;
+  const metadata = {
+    name,
+    namespace: 'default',
+    uid: `00000000-0000-4000-8000-${String(uid).padStart(12, '0')}`,
+    ...(o.annotations ? { annotations: o.annotations } : {}),
+    ...(o.labels ? { labels: o.labels } : {}),
+  };
+  const inference = o.template
+    ? { template: o.template }
+    : {
+        preset: { name: preset, ...(o.secret ? { presetOptions: { modelAccessSecret: o.secret } } : {}) },
+        ...(o.config ? { config: o.config } : {}),
+        ...(o.adapters ? { adapters: o.adapters } : {}),
+      };
+  return {
+    apiVersion: 'kaito.sh/v1beta1',
+    kind: 'Workspace',
+    metadata,
+    resource: { ...(o.instanceType ? { instanceType: o.instanceType } : {}), labelSelector: { matchLabels: { pool: o.pool ?? name } } },
+    inference,
+  };
+}
+
+const A100 = 'Standard_NC24ads_A100_v4'; // 1 × A100 80 GB, NVMe
+const A10 = 'Standard_NV36ads_A10_v5'; // 1 × A10 24 GB, no NVMe
+const H100 = 'Standard_NC80adis_H100_v5'; // 2 × H100 94 GB, NVMe
+const NO_BENCHMARK = { 'kaito.sh/disable-benchmark': 'true' };
+const TRANSFORMERS = { 'kaito.sh/runtime': 'transformers' };
+
+/** A case; a Node-less cluster with the NVMe class, the chart's config and the token Secret unless `state` says. */
+function kase(name: string, tags: Tag[], ws: Record<string, unknown>, o: { state?: K8sObject[]; cloud?: Case['cloud'] } = {}): Case {
+  return { name, tags, workspace: ws, cloud: o.cloud ?? 'azure', state: o.state ?? NAP_STATE };
+}
+
+const CASES: Case[] = [
+  // Legacy short names: kaito-ts renders them as KAITO v0.8.0 does; v0.12 maps them to catalog entries.
+  kase('phi-3-mini-4k-instruct, A10 (no NVMe)', ['legacy', 'nap'], workspace('phi3', 'phi-3-mini-4k-instruct', { instanceType: A10 })),
+  kase('phi-4-mini-instruct, A100 (NVMe)', ['legacy', 'nap'], workspace('phi4', 'phi-4-mini-instruct', { instanceType: A100 })),
+  kase('mistral-7b-instruct, A100', ['legacy', 'nap'], workspace('mistral', 'mistral-7b-instruct', { instanceType: A100 })),
+  kase(
+    'llama-3.1-8b-instruct, H100, token Secret',
+    ['legacy', 'nap'],
+    workspace('llama8b', 'llama-3.1-8b-instruct', { instanceType: H100, secret: 'hf-token' }),
+  ),
+  kase('qwen2.5-coder-7b-instruct, BYO H100 node', ['legacy', 'byo'], workspace('byo-qwen', 'qwen2.5-coder-7b-instruct', { pool: 'h100' }), {
+    state: [...NAP_STATE, ...H100_NODES],
+  }),
+  kase(
+    'qwen2.5-coder-7b-instruct, transformers runtime',
+    ['legacy', 'nap', 'transformers'],
+    workspace('qwen-tf', 'qwen2.5-coder-7b-instruct', { instanceType: H100, annotations: TRANSFORMERS }),
+  ),
+  kase(
+    'phi-4-mini-instruct with two adapters',
+    ['legacy', 'nap', 'adapters'],
+    workspace('phi4-lora', 'phi-4-mini-instruct', {
+      instanceType: A100,
+      adapters: [
+        { source: { name: 'private-lora', image: 'myregistry.azurecr.io/adapters/phi-4-mini-lora:0.0.1', imagePullSecrets: ['acr-pull'] } },
+        { source: { name: 'public-lora', image: 'kaito/phi-4-mini-lora' } },
+      ],
+    }),
+  ),
+  kase(
+    'llama-3.3-70b-instruct, multi-node on A100',
+    ['legacy', 'nap', 'multinode'],
+    workspace('llama70b', 'llama-3.3-70b-instruct', { instanceType: A100, secret: 'hf-token' }),
+  ),
+  kase(
+    'phi-4-mini-instruct, AWS g6.xlarge (NVMe)',
+    ['legacy', 'nap', 'aws'],
+    workspace('phi4-legacy-aws', 'phi-4-mini-instruct', { instanceType: 'g6.xlarge' }),
+    {
+      cloud: 'aws',
+    },
+  ),
+
+  // KAITO v0.12 catalog ids: kaito-ts renders them as v0.12 does.
+  kase('Qwen/Qwen3-8B-AWQ, A100', ['catalog', 'nap'], workspace('qwen3', 'Qwen/Qwen3-8B-AWQ', { instanceType: A100 })),
+  kase('microsoft/Phi-4-mini-instruct, A10 (no NVMe)', ['catalog', 'nap'], workspace('phi4-cat', 'microsoft/Phi-4-mini-instruct', { instanceType: A10 })),
+  kase(
+    'microsoft/Phi-4-mini-instruct, benchmark off',
+    ['catalog', 'nap', 'benchmarkOff'],
+    workspace('phi4-nobench', 'microsoft/Phi-4-mini-instruct', { instanceType: A100, annotations: NO_BENCHMARK }),
+  ),
+  kase(
+    'microsoft/Phi-4-mini-instruct, AWS g6.xlarge (NVMe)',
+    ['catalog', 'nap', 'aws'],
+    workspace('phi4-aws', 'microsoft/Phi-4-mini-instruct', { instanceType: 'g6.xlarge' }),
+    { cloud: 'aws' },
+  ),
+  kase(
+    'google/gemma-3-4b-it, LoadBalancer',
+    ['catalog', 'nap', 'loadBalancer'],
+    workspace('gemma3', 'google/gemma-3-4b-it', { instanceType: A100, secret: 'hf-token', annotations: { 'kaito.sh/enablelb': 'True' } }),
+  ),
+  kase('openai/gpt-oss-20b, H100', ['catalog', 'nap'], workspace('gpt-oss', 'openai/gpt-oss-20b', { instanceType: H100 })),
+  kase(
+    'mistralai/Ministral-3-8B-Instruct-2512 (Mistral format), A100',
+    ['catalog', 'nap'],
+    workspace('ministral', 'mistralai/Ministral-3-8B-Instruct-2512', { instanceType: A100 }),
+  ),
+  kase(
+    'deepseek-ai/DeepSeek-R1-Distill-Qwen-14B, BYO A10 nodes (2 nodes)',
+    ['catalog', 'byo', 'multinode'],
+    workspace('byo-r1', 'deepseek-ai/DeepSeek-R1-Distill-Qwen-14B', { pool: 'a10' }),
+    { state: [...NAP_STATE, ...A10_NODES] },
+  ),
+  kase(
+    'meta-llama/Llama-3.3-70B-Instruct, multi-node on A100',
+    ['catalog', 'nap', 'multinode'],
+    workspace('llama70b-cat', 'meta-llama/Llama-3.3-70B-Instruct', { instanceType: A100, secret: 'hf-token' }),
+  ),
+  kase(
+    'meta-llama/Llama-3.3-70B-Instruct, multi-node, benchmark off',
+    ['catalog', 'nap', 'multinode', 'benchmarkOff'],
+    workspace('llama70b-nobench', 'meta-llama/Llama-3.3-70B-Instruct', { instanceType: A100, secret: 'hf-token', annotations: NO_BENCHMARK }),
+  ),
+  kase(
+    'Qwen/Qwen2.5-Coder-7B-Instruct, custom config',
+    ['catalog', 'nap', 'config'],
+    workspace('qwen-cfg', 'Qwen/Qwen2.5-Coder-7B-Instruct', { instanceType: A10, config: 'long-context' }),
+    { state: [...NAP_STATE, USER_CONFIG] },
+  ),
+  kase(
+    'Qwen/Qwen2.5-Coder-7B-Instruct, transformers runtime',
+    ['catalog', 'nap', 'transformers'],
+    workspace('qwen-cat-tf', 'Qwen/Qwen2.5-Coder-7B-Instruct', { instanceType: H100, annotations: TRANSFORMERS }),
+  ),
+  kase(
+    'microsoft/phi-4 as an InferenceSet member, throughput mode',
+    ['catalog', 'nap', 'inferenceSet'],
+    workspace('set-phi4-0', 'microsoft/phi-4', {
+      instanceType: A100,
+      labels: { 'inferenceset.kaito.sh/created-by': 'set-phi4' },
+      annotations: { 'kaito.sh/performance-mode': 'throughput' },
+    }),
+  ),
+  kase(
+    'mistralai/Mistral-Small-4-119B-2603 (needs a CUDA toolkit), 8 × H100',
+    ['catalog', 'nap', 'cudaToolkit'],
+    workspace('mistral-small', 'mistralai/Mistral-Small-4-119B-2603', { instanceType: 'Standard_ND96isr_H100_v5' }),
+  ),
+  kase(
+    'google/gemma-3-27b-it, weights from the node image',
+    ['catalog', 'nap', 'localWeights'],
+    workspace('gemma-local', 'google/gemma-3-27b-it', { instanceType: H100, secret: 'hf-token', annotations: { 'kaito.sh/use-local-weights': 'true' } }),
+  ),
+
+  kase(
+    'template (nginx)',
+    ['template', 'nap'],
+    workspace('nginx', undefined, {
+      instanceType: A10,
+      template: { spec: { containers: [{ name: 'nginx', image: 'nginx:1.27', ports: [{ containerPort: 80 }] }] } },
+    }),
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------
+// Running both sides.
+
+interface Objects {
+  /** kaito-ts render refused the workspace (exit 2): its message. */
+  refused?: string;
+  targetNodeCount?: number;
+  service?: object;
+  headlessService?: object;
+  statefulSet?: object;
+  configMap?: object;
+}
+
+interface KaitoResult extends Objects {
+  name: string;
+  error?: string;
+}
+
+function kaito(cases: Case[], workspaces: object[]): KaitoResult[] {
+  const of = (c: Case, kind: string) => c.state.filter((o) => o.kind === kind);
+  const input = {
+    cases: cases.map((c, i) => ({
+      name: c.name,
+      cloudProvider: c.cloud,
+      presetRegistry: 'mcr.microsoft.com/aks/kaito',
+      disableNodeAutoProvisioning: c.tags.includes('byo'),
+      nodes: of(c, 'Node'),
+      storageClasses: of(c, 'StorageClass'),
+      configMaps: of(c, 'ConfigMap'),
+      secrets: of(c, 'Secret'),
+      workspace: workspaces[i],
+    })),
+  };
+  const out = runKaitoRender(['workload'], input) as { cases?: KaitoResult[] };
+  // A harness built before the workload mode answers in the NodePool mode's shape.
+  assert.ok(Array.isArray(out.cases), `${KAITO_RENDER} has no workload mode: rebuild it with \`bash simcluster/build-kaito.sh v0.12.0\``);
+  return out.cases;
+}
+
+/** `kaito-ts render -o json --explain` on the case's workspace and state, as a user runs it. */
+async function ours(c: Case, ws: object, dir: string): Promise<Objects> {
+  const wsFile = join(dir, 'workspace.json');
+  const stateFile = join(dir, 'state.json');
+  writeFileSync(wsFile, JSON.stringify(ws));
+  writeFileSync(stateFile, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: c.state }));
+  const out: string[] = [];
+  const err: string[] = [];
+  const args = ['render', '-f', wsFile, '--state', stateFile, '-o', 'json', '--explain', '--cloud-provider', c.cloud];
+  if (c.tags.includes('byo')) args.push('--feature-gates', 'disableNodeAutoProvisioning=true');
+  const code = await main(args, { stdout: (t) => out.push(t), stderr: (t) => err.push(t) });
+  if (code === 2) return { refused: err.join('').trim() };
+  assert.equal(code, 0, `${c.name}: kaito-ts render failed: ${err.join('')}`);
+  const items = (JSON.parse(out.join('')) as { items: { kind: string; metadata: { name: string } }[] }).items;
+  const name = (ws as { metadata: { name: string } }).metadata.name;
+  const target = /^targetNodeCount: +(\d+) /m.exec(err.join(''));
+  return {
+    ...(target ? { targetNodeCount: Number(target[1]) } : {}),
+    service: items.find((o) => o.kind === 'Service' && o.metadata.name === name),
+    headlessService: items.find((o) => o.kind === 'Service' && o.metadata.name === `${name}-headless`),
+    statefulSet: items.find((o) => o.kind === 'StatefulSet'),
+    configMap: items.find((o) => o.kind === 'ConfigMap'),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparing.
+
+/**
+ * The two sides in one form: what the API server would store alike is written alike. Empty values
+ * (null, "", {}, []) are dropped: decoded into the API's Go types they are the zero value either way
+ * (Go's `omitempty` leaves out what kaito-ts writes as `[]`; `creationTimestamp: null` is Go's zero
+ * time; a Go string field without `omitempty`, such as a template StatefulSet's `serviceName`, is `""`). The flags of a shell command are sorted: KAITO v0.12
+ * builds the vLLM command line (and the probes' commands) by iterating a Go map, so its order changes from run to run (kaito-ts
+ * fixes one: docs/api.md, "What inference.preset.name may be").
+ */
+function normalise(v: unknown, inCommand = false): unknown {
+  if (Array.isArray(v)) {
+    const items = v.map((x) => normalise(x, inCommand)).filter((x) => x !== undefined);
+    return items.length ? items : undefined;
+  }
+  if (v !== null && typeof v === 'object') {
+    const entries = Object.entries(v)
+      .map(([k, x]) => [k, normalise(x, k === 'command' || k === 'args')] as const)
+      .filter(([, x]) => x !== undefined);
+    return entries.length ? Object.fromEntries(entries) : undefined;
+  }
+  if (v === '') return undefined;
+  if (typeof v === 'string' && inCommand) return sortFlags(v);
+  return v ?? undefined;
+}
+
+/** Each run of ` --flag[=value]` words sorted, so `a --y --x; b` and `a --x --y; b` compare equal. */
+function sortFlags(command: string): string {
+  return command.replace(/(?: --[^\s;]+)+/g, (run) => ` ${run.trim().split(' ').sort().join(' ')}`);
+}
+
+/** How the items of a list are matched: by their name, key or port, so an extra item is one difference. */
+function itemKey(item: unknown): string | undefined {
+  if (item === null || typeof item !== 'object') return undefined;
+  const o = item as Record<string, unknown>;
+  const key = o.name ?? o.key ?? o.containerPort;
+  return typeof key === 'string' || typeof key === 'number' ? String(key) : undefined;
+}
+
+/** Every place where the two differ, as `path: ours ≠ KAITO`. Keyed lists also report a changed order. */
+function differences(ours: unknown, theirs: unknown, path: string): { path: string; text: string }[] {
+  const leaf = () =>
+    JSON.stringify(ours) === JSON.stringify(theirs)
+      ? []
+      : [{ path, text: `${path}: ours ${JSON.stringify(ours) ?? '(none)'} ≠ KAITO ${JSON.stringify(theirs) ?? '(none)'}` }];
+  if (Array.isArray(ours) && Array.isArray(theirs)) {
+    const oursKeys = ours.map(itemKey);
+    const theirKeys = theirs.map(itemKey);
+    const keyed =
+      [...oursKeys, ...theirKeys].every((k) => k !== undefined) && new Set(oursKeys).size === ours.length && new Set(theirKeys).size === theirs.length;
+    if (!keyed)
+      return Object.keys(ours.length >= theirs.length ? ours : theirs).flatMap((i) => differences(ours[Number(i)], theirs[Number(i)], `${path}.${i}`));
+    const byKey = (list: unknown[]) => new Map(list.map((x) => [itemKey(x)!, x]));
+    const [a, b] = [byKey(ours), byKey(theirs)];
+    const diffs = [...new Set([...a.keys(), ...b.keys()])].flatMap((k) => differences(a.get(k), b.get(k), `${path}[${k}]`));
+    const shared = (keys: (string | undefined)[], other: Map<string, unknown>) => keys.filter((k) => other.has(k!)).join(',');
+    if (shared(oursKeys, b) !== shared(theirKeys, a))
+      diffs.push({ path: `${path}[#order]`, text: `${path}: order ours ${oursKeys.join(',')} ≠ KAITO ${theirKeys.join(',')}` });
+    return diffs;
+  }
+  if (ours && theirs && typeof ours === 'object' && typeof theirs === 'object' && !Array.isArray(ours) && !Array.isArray(theirs)) {
+    const keys = new Set([...Object.keys(ours), ...Object.keys(theirs)]);
+    return [...keys].flatMap((k) => differences((ours as Record<string, unknown>)[k], (theirs as Record<string, unknown>)[k], `${path}.${k}`));
+  }
+  return leaf();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The classification. `path` is a prefix of the difference's path, in its segments: `.x` a field,
+// `[k]` a list item by name/key/port, `*` any one segment. `only`: the rule applies to cases with
+// that tag. The first matching rule classifies a difference.
+
+type Class = 'deliberate' | 'adoption' | 'gap';
+interface Rule {
+  path: string;
+  only?: Tag;
+  class: Class;
+  reason: string;
+}
+
+const POD = 'statefulSet.spec.template.spec';
+const MAIN = `${POD}.containers[*]`;
+const API_MD = 'docs/api.md "What inference.preset.name may be"';
+const LEGACY = `kaito-ts renders legacy names as KAITO v0.8.0 did, so a v0.8.0 takeover changes no pod (${API_MD})`;
+
+const RULES: Rule[] = [
+  // kaito-ts does better, and the docs say why.
+  {
+    path: `${POD}.volumes[model-weights-volume].emptyDir`,
+    class: 'deliberate',
+    reason:
+      'emptyDir weights get sizeLimit = the disk requirement, so a runaway download evicts the pod instead of filling the node (docs/builders.md "The model weights volume")',
+  },
+  {
+    path: 'statefulSet.spec.volumeClaimTemplates',
+    only: 'byo',
+    class: 'deliberate',
+    reason:
+      'a BYO node whose instance type is an NVMe SKU gets the NVMe claim; KAITO never gives BYO nodes NVMe (W18: docs/builders.md "The model weights volume", docs/catalogs.md "BYO nodes")',
+  },
+  {
+    path: `${POD}.volumes[model-weights-volume]`,
+    only: 'byo',
+    class: 'deliberate',
+    reason: 'the same W18 choice: the weights are on the claim, not an emptyDir',
+  },
+  {
+    path: 'statefulSet.metadata.annotations',
+    only: 'template',
+    class: 'deliberate',
+    reason:
+      'template StatefulSets carry the revision annotation (StatefulSet metadata: no pod restarts; a converged workspace is not re-applied) (docs/builders.md "Where kaito-ts does better than KAITO", kept-for-parity list)',
+  },
+
+  // Legacy short names keep KAITO v0.8.0's shape on purpose.
+  { path: `${MAIN}.image`, only: 'legacy', class: 'adoption', reason: `kaito-base:0.1.1 (v0.8) where v0.12 runs 0.5.0; ${LEGACY}` },
+  {
+    path: `${MAIN}.command`,
+    only: 'legacy',
+    class: 'adoption',
+    reason: `v0.8.0's command line (computed max-model-len, --kaito-config-file, the preset's own flags) for v0.12's catalog flags; ${LEGACY}`,
+  },
+  { path: `${MAIN}.ports`, only: 'legacy', class: 'adoption', reason: `v0.8.0's unnamed port 5000; v0.12 names it http and adds kv-events 5557; ${LEGACY}` },
+  {
+    path: `${MAIN}.livenessProbe`,
+    only: 'legacy',
+    class: 'adoption',
+    reason: `v0.8.0's liveness timings (600 s delay) are kept (docs/controller.md "Startup probe"); ${LEGACY}`,
+  },
+  {
+    path: `${MAIN}.startupProbe.failureThreshold`,
+    only: 'legacy',
+    class: 'adoption',
+    reason: `the preset's own readiness window (v0.8.0 table); v0.12 sizes it by weight size; ${LEGACY}`,
+  },
+  {
+    path: `${MAIN}.env`,
+    only: 'legacy',
+    class: 'adoption',
+    reason: `no VLLM_USE_FLASHINFER_SAMPLER/VLLM_USE_DEEP_GEMM, HF_TOKEN not optional, as v0.8.0; ${LEGACY}`,
+  },
+  {
+    path: `${MAIN}.volumeMounts[config-volume]`,
+    only: 'legacy',
+    class: 'adoption',
+    reason: `the default inference config is mounted at /mnt/config, as v0.8.0 (v0.11+ mounts none, #2162); ${LEGACY}`,
+  },
+  { path: `${POD}.volumes[config-volume]`, only: 'legacy', class: 'adoption', reason: `the same config volume; ${LEGACY}` },
+  {
+    path: 'configMap',
+    only: 'legacy',
+    class: 'adoption',
+    reason: `the copy of inference-params-template into the workspace namespace v0.8.0 made (v0.11+ makes none, #2162); ${LEGACY}`,
+  },
+  {
+    path: `${POD}.initContainers`,
+    only: 'legacy',
+    class: 'adoption',
+    reason: `the weights come from the preset's OCI artifact (model-weights-downloader) where v0.12 downloads them from Hugging Face at startup; ${LEGACY}`,
+  },
+  {
+    path: 'statefulSet.spec.volumeClaimTemplates.0.spec.resources.requests.storage',
+    only: 'legacy',
+    class: 'adoption',
+    reason: `the NVMe claim has the v0.8.0 preset's disk size, not v0.12's catalog figure (weights + 80 GiB); ${LEGACY}`,
+  },
+
+  // Not matched yet.
+  {
+    path: `${MAIN}.startupProbe`,
+    class: 'gap',
+    reason:
+      'v0.12 runs its post-load benchmark as the startup probe (benchmark_entrypoint.py, timeout 600 s) unless kaito.sh/disable-benchmark is "true"; kaito-ts renders the HTTP probe v0.12 uses without it (#19 item 5, docs/api.md)',
+  },
+  {
+    path: `${POD}.tolerations[kubernetes.azure.com/scalesetpriority]`,
+    class: 'gap',
+    reason:
+      'v0.12 tolerates Azure spot nodes (kubernetes.azure.com/scalesetpriority=spot:NoSchedule) when CLOUD_PROVIDER is azure; kaito-ts does not (listed in docs/takeover.md)',
+  },
+  {
+    path: `${POD}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.0.matchExpressions[kaito.sh/workspace]`,
+    only: 'nap',
+    class: 'gap',
+    reason:
+      'v0.11+ pins pods to their own gpu-provisioner nodes (ApplyProvisionerNodeSelector, #2161); kaito-ts does so only in Karpenter mode (docs/controller.md)',
+  },
+  {
+    path: `${POD}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.0.matchExpressions[kaito.sh/workspacenamespace]`,
+    only: 'nap',
+    class: 'gap',
+    reason: 'the same pinning, by namespace',
+  },
+  {
+    path: 'service.spec.ports[kv-events]',
+    class: 'gap',
+    reason:
+      "v0.12's main Service publishes vLLM's KV-cache event port 5557 when it is ClusterIP and the runtime is vLLM (template workspaces included); kaito-ts's Service has http, ray and dashboard only",
+  },
+  {
+    path: 'refused',
+    only: 'transformers',
+    class: 'gap',
+    reason:
+      "kaito-ts refuses the transformers runtime for every Hugging Face id; v0.12 runs it for catalog entries in its transformers table (TransformerInferenceParameters: the former presets' names)",
+  },
+  ...['initContainers', 'volumes[cuda-toolkit-hostpath]', 'containers[*].volumeMounts[cuda-toolkit-hostpath]', 'containers[*].env[CUDA_HOME]'].map((p) => ({
+    path: `${POD}.${p}`,
+    only: 'cudaToolkit' as const,
+    class: 'gap' as const,
+    reason: 'the cuda-toolkit-provisioner init container, hostPath and CUDA_HOME for models that need nvcc are not rendered yet (docs/api.md)',
+  })),
+  ...[
+    'statefulSet.spec.volumeClaimTemplates',
+    `${MAIN}.command`,
+    `${MAIN}.volumeMounts[model-weights-volume]`,
+    `${MAIN}.volumeMounts[model-weights-hostpath]`,
+    `${MAIN}.env[KAITO_PROCESSOR]`,
+    `${POD}.volumes[model-weights-hostpath]`,
+  ].map((path) => ({
+    path,
+    only: 'localWeights' as const,
+    class: 'gap' as const,
+    reason:
+      'kaito.sh/use-local-weights (weights from a hostPath of the node image, --model=<path> --load-format=runai_streamer, no weights volume) is not rendered yet (docs/api.md)',
+  })),
+];
+
+function segments(path: string): string[] {
+  return path.match(/\[[^\]]*\]|[^.[\]]+/g) ?? [];
+}
+
+function matches(rule: Rule, path: string, tags: Tag[]): boolean {
+  if (rule.only && !tags.includes(rule.only)) return false;
+  const want = segments(rule.path);
+  const got = segments(path);
+  return want.length <= got.length && want.every((s, i) => s === '*' || s === '[*]' || s === got[i]);
+}
+
+const CLASSES: Class[] = ['deliberate', 'adoption', 'gap'];
+
+function ruleName(r: Rule): string {
+  return `${r.path.replace(`${POD}.`, '…pod.')}${r.only ? ` (${r.only})` : ''}`;
+}
+
+test("workloads equal KAITO v0.12.0's generator, every difference classified", async () => {
+  const workspaces = CASES.map((c) => parseWorkspace(c.workspace));
+  const theirs = kaito(CASES, workspaces);
+  const dir = mkdtempSync(join(tmpdir(), 'kaito-v012-workload-'));
+  const hits = new Map<Rule, { differences: number; cases: number }>();
+  const unclassified: string[] = [];
+  const perCase: [string, Record<Class, number>][] = [];
+  try {
+    for (const [i, c] of CASES.entries()) {
+      const k = theirs[i]!;
+      assert.equal(k.error, undefined, `${c.name}: KAITO v0.12 refused it: ${k.error}`);
+      const o = await ours(c, workspaces[i]!, dir);
+      const counts: Record<Class, number> = { deliberate: 0, adoption: 0, gap: 0 };
+      const seen = new Set<Rule>();
+      // A workspace kaito-ts refuses is one difference, whatever KAITO made of it.
+      const fields = o.refused ? (['refused'] as const) : (['targetNodeCount', 'service', 'headlessService', 'statefulSet', 'configMap'] as const);
+      for (const field of fields) {
+        for (const d of differences(normalise(o[field]), normalise(k[field]), field)) {
+          const rule = RULES.find((r) => matches(r, d.path, c.tags));
+          if (!rule) {
+            unclassified.push(`${c.name}: ${d.text}`);
+            continue;
+          }
+          counts[rule.class] += 1;
+          const hit = hits.get(rule) ?? { differences: 0, cases: 0 };
+          hits.set(rule, { differences: hit.differences + 1, cases: hit.cases + (seen.has(rule) ? 0 : 1) });
+          seen.add(rule);
+        }
+      }
+      perCase.push([c.name, counts]);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const width = Math.max(...perCase.map(([name]) => name.length));
+  const total = (cls: Class) => perCase.reduce((n, [, counts]) => n + counts[cls], 0);
+  console.log(
+    [
+      'differences by class, per case:',
+      ...perCase.map(([name, counts]) => `  ${name.padEnd(width)}  ${CLASSES.map((cls) => `${cls} ${String(counts[cls]).padStart(2)}`).join('  ')}`),
+      `  ${'all cases'.padEnd(width)}  ${CLASSES.map((cls) => `${cls} ${total(cls)}`).join('  ')}`,
+      'by rule (differences, cases):',
+      ...RULES.filter((r) => hits.has(r)).map(
+        (r) => `  ${r.class.padEnd(10)} ${String(hits.get(r)!.differences).padStart(3)} ${String(hits.get(r)!.cases).padStart(3)}  ${ruleName(r)}`,
+      ),
+    ].join('\n'),
+  );
+  assert.deepEqual(unclassified, [], `differences no rule classifies:\n  ${unclassified.join('\n  ')}`);
+  const unused = RULES.filter((r) => !hits.has(r)).map(ruleName);
+  assert.deepEqual(unused, [], `rules no case needs any more (drop them):\n  ${unused.join('\n  ')}`);
+});
