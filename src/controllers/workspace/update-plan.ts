@@ -161,7 +161,9 @@ export function planUpdate(i: UpdateInput): UpdateDecision {
     say({
       status: 'True',
       reason: UpdateReason.ServingFromSurge,
-      message: `pod ${surgePodName} serves revision ${i.revision} while pod ${primaryName} restarts with it${detail}`,
+      message: isPodReady(surgePod)
+        ? `pod ${surgePodName} serves revision ${i.revision} while pod ${primaryName} restarts with it${detail}`
+        : `neither surge pod ${surgePodName} nor pod ${primaryName} is ready; the Service stays on the surge until one is${detail}`,
     });
     return { ...out, servedBy: servedBy(surgePod, surgePodName, primaryName) };
   }
