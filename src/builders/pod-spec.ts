@@ -16,15 +16,21 @@ import {
   type UsableAdapter,
 } from './adapters.js';
 import { inferenceCommand, type CommandContext } from './command.js';
-import { distributedLivenessProbe, distributedReadinessProbe, multiNodeCommand, podIndexEnv, VLLM_PORT } from './distributed.js';
+import {
+  distributedLivenessProbe,
+  distributedReadinessProbe,
+  KV_EVENTS_PORT,
+  KV_EVENTS_PORT_NAME,
+  multiNodeCommand,
+  podIndexEnv,
+  VLLM_PORT,
+} from './distributed.js';
 import type { WeightsVolumeKind } from './facts.js';
 import { leaderAddress, workspaceName } from './meta.js';
 import { livenessProbe, livenessProbeV012, readinessProbe, startupFailureThreshold, startupProbe } from './probes.js';
 import { gpuTolerations, requiredNodeAffinity } from './scheduling.js';
 import { baseVolumeMounts, CONFIG_VOLUME, configVolume, dshmVolume, MODEL_WEIGHTS_PATH, modelWeightsEmptyDir, modelWeightsMount } from './volumes.js';
 
-/** vLLM's KV-cache events (ZMQ), announced by KAITO v0.12's pods. */
-const KV_EVENTS_PORT = 5557;
 export const ORAS_IMAGE = 'mcr.microsoft.com/oss/v2/oras-project/oras:v1.2.3';
 export const WEIGHTS_DOWNLOADER = 'model-weights-downloader';
 
@@ -100,7 +106,7 @@ export function presetPodSpec(input: PresetPodInput): V1PodSpec {
     ports: generated
       ? [
           { name: 'http', containerPort: VLLM_PORT },
-          { name: 'kv-events', containerPort: KV_EVENTS_PORT },
+          { name: KV_EVENTS_PORT_NAME, containerPort: KV_EVENTS_PORT },
         ]
       : [{ containerPort: VLLM_PORT }],
     startupProbe: command.distributed

@@ -292,7 +292,14 @@ function buildPreset(
     targetNodeCount: nodes.nodes,
     ...bound,
     freshWeightsVolume: volume.fresh,
-    objects: { statefulSet, controllerRevision, ...services, ...(config.copy ? { configMap: config.copy } : {}) },
+    objects: {
+      statefulSet,
+      controllerRevision,
+      ...services,
+      // KAITO v0.12's vLLM pods publish KV-cache events; its main Service routes them (ClusterIP only).
+      ...(generated ? { mainService: mainService(ws, { kvEvents: runtime === 'vllm' }) } : {}),
+      ...(config.copy ? { configMap: config.copy } : {}),
+    },
   };
 }
 

@@ -462,6 +462,13 @@ const RULES: Rule[] = [
     reason: 'the same W18 choice: the weights are on the claim, not an emptyDir',
   },
   {
+    path: 'service.spec.ports[kv-events]',
+    only: 'template',
+    class: 'deliberate',
+    reason:
+      'a template runs the user\'s containers, which publish no vLLM KV-cache events; v0.12 adds the port only because the runtime annotation defaults to vLLM (its own comment: advertising the port elsewhere misleads), and a v0.8.0 template workspace\'s Service must not be rewritten on takeover (docs/api.md "What inference.preset.name may be")',
+  },
+  {
     path: 'statefulSet.metadata.annotations',
     only: 'template',
     class: 'deliberate',
@@ -516,6 +523,12 @@ const RULES: Rule[] = [
     reason: `the weights come from the preset's OCI artifact (model-weights-downloader) where v0.12 downloads them from Hugging Face at startup; ${LEGACY}`,
   },
   {
+    path: 'service.spec.ports[kv-events]',
+    only: 'legacy',
+    class: 'adoption',
+    reason: `v0.8.0's main Service (http, ray, dashboard): v0.8.0's pods publish no KV-cache events; ${LEGACY}`,
+  },
+  {
     path: 'statefulSet.spec.volumeClaimTemplates.0.spec.resources.requests.storage',
     only: 'legacy',
     class: 'adoption',
@@ -547,12 +560,6 @@ const RULES: Rule[] = [
     only: 'nap',
     class: 'gap',
     reason: 'the same pinning, by namespace',
-  },
-  {
-    path: 'service.spec.ports[kv-events]',
-    class: 'gap',
-    reason:
-      "v0.12's main Service publishes vLLM's KV-cache event port 5557 when it is ClusterIP and the runtime is vLLM (template workspaces included); kaito-ts's Service has http, ray and dashboard only",
   },
   {
     path: 'refused',

@@ -375,6 +375,33 @@ test('services: pod-0 main Service (ClusterIP or LoadBalancer) and headless Serv
   }
 });
 
+test("services: KAITO v0.12's kv-events port on the main Service of catalog and Hugging Face ids, ClusterIP only", () => {
+  const template: Workspace = {
+    ...presetWorkspace('x'),
+    inference: { template: { spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+  };
+  const lb = { 'kaito.sh/enablelb': 'True' };
+  const cases: [string, Workspace, string[]][] = [
+    ['catalog id, ClusterIP', presetWorkspace('microsoft/Phi-4-mini-instruct'), ['http', 'ray', 'dashboard', 'kv-events']],
+    [
+      'catalog id, LoadBalancer',
+      { ...presetWorkspace('microsoft/Phi-4-mini-instruct'), metadata: { ...presetWorkspace('x').metadata, annotations: lb } },
+      ['http', 'ray', 'dashboard'],
+    ],
+    ['legacy name (KAITO v0.8.0)', presetWorkspace('phi-4-mini-instruct'), ['http', 'ray', 'dashboard']],
+    ['template (KAITO v0.8.0)', template, ['http', 'ray', 'dashboard']],
+  ];
+  for (const [name, ws, ports] of cases) {
+    const svc = ok(buildWorkspace(ws, facts())).objects.mainService;
+    assert.deepEqual(
+      svc.spec?.ports?.map((p) => p.name),
+      ports,
+      name,
+    );
+    if (ports.includes('kv-events')) assert.deepEqual(svc.spec?.ports?.at(-1), { name: 'kv-events', protocol: 'TCP', port: 5557, targetPort: 5557 }, name);
+  }
+});
+
 test('template workspace: user pod template as a StatefulSet (§5.13)', () => {
   const ws: Workspace = {
     apiVersion: 'kaito.sh/v1beta1',
