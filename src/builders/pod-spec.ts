@@ -5,7 +5,7 @@ import { HF_TOKEN_KEY, RESOURCE_NVIDIA_GPU } from '../api/labels.js';
 import type { Workspace } from '../api/types.js';
 import { baseImage, modelWeightsImage } from '../catalog/presets.js';
 import { needsDeepGemm } from '../catalog/model-generator.js';
-import type { GpuConfig, Preset } from '../catalog/types.js';
+import type { CloudProvider, GpuConfig, Preset } from '../catalog/types.js';
 import {
   ADAPTER_MOUNT_PATH,
   ADAPTER_VOLUME,
@@ -43,6 +43,7 @@ export interface PresetPodInput {
   configMapName: string;
   weightsVolume: WeightsVolumeKind;
   registry: string;
+  cloud: CloudProvider;
 }
 
 /** Marker the downloader writes once the artifact is complete; it names the artifact it holds. */
@@ -126,7 +127,8 @@ export function presetPodSpec(input: PresetPodInput): V1PodSpec {
 
   return {
     ...(affinity ? { affinity } : {}),
-    tolerations: gpuTolerations(),
+    // KAITO v0.12 (catalog and Hugging Face ids) also tolerates Azure spot nodes; legacy names keep v0.8.0's two.
+    tolerations: gpuTolerations({ azureSpot: generated && input.cloud === 'azure' }),
     ...(initContainers.length > 0 ? { initContainers } : {}),
     containers: [container],
     ...(pullSecrets.length > 0 ? { imagePullSecrets: pullSecrets } : {}),

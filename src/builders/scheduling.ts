@@ -9,8 +9,17 @@ export const GPU_TOLERATIONS: readonly V1Toleration[] = Object.freeze([
   { key: 'sku', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' },
 ]);
 
-export function gpuTolerations(): V1Toleration[] {
-  return GPU_TOLERATIONS.map((t) => ({ ...t }));
+/** Azure's taint on spot VM nodes; KAITO v0.12's inference pods tolerate it when CLOUD_PROVIDER is azure. */
+export const AZURE_SPOT_TOLERATION: Readonly<V1Toleration> = Object.freeze({
+  key: 'kubernetes.azure.com/scalesetpriority',
+  operator: 'Equal',
+  value: 'spot',
+  effect: 'NoSchedule',
+});
+
+/** The GPU tolerations; `azureSpot` adds KAITO v0.12's spot toleration after them. */
+export function gpuTolerations(o: { azureSpot?: boolean } = {}): V1Toleration[] {
+  return [...GPU_TOLERATIONS, ...(o.azureSpot ? [AZURE_SPOT_TOLERATION] : [])].map((t) => ({ ...t }));
 }
 
 /**

@@ -275,6 +275,7 @@ function buildPreset(
     configMapName: config.name,
     weightsVolume: volume.kind,
     registry: facts.presetRegistry,
+    cloud: facts.cloudProvider,
   });
   pinToWorkspaceNodes(podSpec, facts.podNodePinning);
   const { replicas, ...bound } = boundedReplicas(ws, facts, nodes.nodes, decisions);

@@ -439,6 +439,7 @@ const POD = 'statefulSet.spec.template.spec';
 const MAIN = `${POD}.containers[*]`;
 const API_MD = 'docs/api.md "What inference.preset.name may be"';
 const LEGACY = `kaito-ts renders legacy names as KAITO v0.8.0 did, so a v0.8.0 takeover changes no pod (${API_MD})`;
+const TEMPLATE = `a template carries no sign of the KAITO release that made it, so kaito-ts renders it as KAITO v0.8.0 did and a v0.8.0 takeover changes nothing (${API_MD})`;
 
 const RULES: Rule[] = [
   // kaito-ts does better, and the docs say why.
@@ -523,6 +524,18 @@ const RULES: Rule[] = [
     reason: `the weights come from the preset's OCI artifact (model-weights-downloader) where v0.12 downloads them from Hugging Face at startup; ${LEGACY}`,
   },
   {
+    path: `${POD}.tolerations[kubernetes.azure.com/scalesetpriority]`,
+    only: 'legacy',
+    class: 'adoption',
+    reason: `v0.8.0's two tolerations (nvidia.com/gpu, sku=gpu); v0.12 adds Azure's spot taint when CLOUD_PROVIDER is azure; ${LEGACY}`,
+  },
+  {
+    path: `${POD}.tolerations[kubernetes.azure.com/scalesetpriority]`,
+    only: 'template',
+    class: 'adoption',
+    reason: `the user's tolerations and v0.8.0's two; ${TEMPLATE}`,
+  },
+  {
     path: 'service.spec.ports[kv-events]',
     only: 'legacy',
     class: 'adoption',
@@ -541,12 +554,6 @@ const RULES: Rule[] = [
     class: 'gap',
     reason:
       'v0.12 runs its post-load benchmark as the startup probe (benchmark_entrypoint.py, timeout 600 s) unless kaito.sh/disable-benchmark is "true"; kaito-ts renders the HTTP probe v0.12 uses without it (#19 item 5, docs/api.md)',
-  },
-  {
-    path: `${POD}.tolerations[kubernetes.azure.com/scalesetpriority]`,
-    class: 'gap',
-    reason:
-      'v0.12 tolerates Azure spot nodes (kubernetes.azure.com/scalesetpriority=spot:NoSchedule) when CLOUD_PROVIDER is azure; kaito-ts does not (listed in docs/takeover.md)',
   },
   {
     path: `${POD}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.0.matchExpressions[kaito.sh/workspace]`,

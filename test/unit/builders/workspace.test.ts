@@ -402,6 +402,27 @@ test("services: KAITO v0.12's kv-events port on the main Service of catalog and 
   }
 });
 
+test("tolerations: KAITO v0.12's Azure spot toleration for catalog and Hugging Face ids on Azure only", () => {
+  const gpu = ['nvidia.com/gpu:Exists::NoSchedule', 'sku:Equal:gpu:NoSchedule'];
+  const spot = 'kubernetes.azure.com/scalesetpriority:Equal:spot:NoSchedule';
+  const cases: [string, Workspace, ClusterFacts['cloudProvider'], string[]][] = [
+    ['catalog id, azure', presetWorkspace('microsoft/Phi-4-mini-instruct'), 'azure', [...gpu, spot]],
+    ['catalog id, aws', presetWorkspace('microsoft/Phi-4-mini-instruct', 'g6.xlarge'), 'aws', gpu],
+    ['catalog id, arc (KAITO checks CLOUD_PROVIDER=azure only)', byoWorkspace('microsoft/Phi-4-mini-instruct'), 'arc', gpu],
+    ['legacy name, azure (KAITO v0.8.0)', presetWorkspace('phi-4-mini-instruct'), 'azure', gpu],
+  ];
+  for (const [name, ws, cloud, want] of cases) {
+    const byo = !ws.resource.instanceType;
+    const f = byo ? byoFacts({ cloudProvider: cloud, nodes: [gpuNode('n1', A10_NODE_LABELS)] }) : facts({ cloudProvider: cloud });
+    const pod = ok(buildWorkspace(ws, f)).objects.statefulSet.spec?.template.spec;
+    assert.deepEqual(
+      pod?.tolerations?.map((t) => `${t.key}:${t.operator}:${t.value ?? ''}:${t.effect}`),
+      want,
+      name,
+    );
+  }
+});
+
 test('template workspace: user pod template as a StatefulSet (§5.13)', () => {
   const ws: Workspace = {
     apiVersion: 'kaito.sh/v1beta1',
