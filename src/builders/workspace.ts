@@ -30,7 +30,7 @@ import { problem, type Problem } from './problems.js';
 import { buildControllerRevision, computeSpecHash, revisionNumberFor } from './revision.js';
 import { headlessService, mainService, serviceTypeDecision } from './services.js';
 import { replicaBound, replicasFor } from './replicas.js';
-import { pinToWorkspaceNodes } from './scheduling.js';
+import { pinningFor, pinToWorkspaceNodes } from './scheduling.js';
 import { presetStatefulSet } from './statefulset.js';
 import { droppedFieldsMessage, templateStatefulSet } from './template.js';
 import { chooseWeightsVolume, modelWeightsClaimTemplate } from './volumes.js';
@@ -164,7 +164,7 @@ export function buildWorkspace(ws: Workspace, facts: ClusterFacts, resolved: Res
     decisions.push({ topic: 'targetNodeCount', choice: String(nodes.nodes), reason: nodes.reason }, serviceTypeDecision(ws));
     const { replicas, ...bound } = boundedReplicas(ws, facts, nodes.nodes, decisions);
     const { statefulSet, dropped } = templateStatefulSet(ws, replicas, revision);
-    pinToWorkspaceNodes(statefulSet.spec!.template.spec!, facts.podNodePinning);
+    pinToWorkspaceNodes(statefulSet.spec!.template.spec!, pinningFor(facts.podNodePinning, false));
     if (dropped.length) decisions.push({ topic: 'templateFields', choice: 'dropped', reason: droppedFieldsMessage(dropped) });
     return {
       ok: true,
@@ -277,7 +277,7 @@ function buildPreset(
     registry: facts.presetRegistry,
     cloud: facts.cloudProvider,
   });
-  pinToWorkspaceNodes(podSpec, facts.podNodePinning);
+  pinToWorkspaceNodes(podSpec, pinningFor(facts.podNodePinning, generated !== undefined));
   const { replicas, ...bound } = boundedReplicas(ws, facts, nodes.nodes, decisions);
   const statefulSet = presetStatefulSet({
     ws,

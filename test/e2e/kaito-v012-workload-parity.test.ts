@@ -436,6 +436,7 @@ interface Rule {
 }
 
 const POD = 'statefulSet.spec.template.spec';
+const TERMS = `${POD}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms`;
 const MAIN = `${POD}.containers[*]`;
 const API_MD = 'docs/api.md "What inference.preset.name may be"';
 const LEGACY = `kaito-ts renders legacy names as KAITO v0.8.0 did, so a v0.8.0 takeover changes no pod (${API_MD})`;
@@ -468,6 +469,13 @@ const RULES: Rule[] = [
     class: 'deliberate',
     reason:
       'a template runs the user\'s containers, which publish no vLLM KV-cache events; v0.12 adds the port only because the runtime annotation defaults to vLLM (its own comment: advertising the port elsewhere misleads), and a v0.8.0 template workspace\'s Service must not be rewritten on takeover (docs/api.md "What inference.preset.name may be")',
+  },
+  {
+    path: `${TERMS}.1`,
+    only: 'nap',
+    class: 'deliberate',
+    reason:
+      'pinned to its gpu-provisioner nodes as v0.12 pins them (first term), plus a second term that admits the label selector\'s nodes no provisioner made (no karpenter.sh/nodepool), which kaito-ts counts as covering the workspace: KAITO counts them too and then pins the pods away from them (docs/controller.md "Node auto-provisioning")',
   },
   {
     path: 'statefulSet.metadata.annotations',
@@ -535,6 +543,20 @@ const RULES: Rule[] = [
     class: 'adoption',
     reason: `the user's tolerations and v0.8.0's two; ${TEMPLATE}`,
   },
+  ...['kaito.sh/workspace', 'kaito.sh/workspacenamespace'].flatMap((key) => [
+    {
+      path: `${TERMS}.0.matchExpressions[${key}]`,
+      only: 'legacy' as const,
+      class: 'adoption' as const,
+      reason: `v0.8.0's node affinity (the label selector only): v0.11+ pins pods to their own gpu-provisioner nodes (#2161); ${LEGACY}`,
+    },
+    {
+      path: `${TERMS}.0.matchExpressions[${key}]`,
+      only: 'template' as const,
+      class: 'adoption' as const,
+      reason: `v0.8.0's node affinity (the label selector only); ${TEMPLATE}`,
+    },
+  ]),
   {
     path: 'service.spec.ports[kv-events]',
     only: 'legacy',
@@ -554,19 +576,6 @@ const RULES: Rule[] = [
     class: 'gap',
     reason:
       'v0.12 runs its post-load benchmark as the startup probe (benchmark_entrypoint.py, timeout 600 s) unless kaito.sh/disable-benchmark is "true"; kaito-ts renders the HTTP probe v0.12 uses without it (#19 item 5, docs/api.md)',
-  },
-  {
-    path: `${POD}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.0.matchExpressions[kaito.sh/workspace]`,
-    only: 'nap',
-    class: 'gap',
-    reason:
-      'v0.11+ pins pods to their own gpu-provisioner nodes (ApplyProvisionerNodeSelector, #2161); kaito-ts does so only in Karpenter mode (docs/controller.md)',
-  },
-  {
-    path: `${POD}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.0.matchExpressions[kaito.sh/workspacenamespace]`,
-    only: 'nap',
-    class: 'gap',
-    reason: 'the same pinning, by namespace',
   },
   {
     path: 'refused',

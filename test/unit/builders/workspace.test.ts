@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { V1Container, V1StatefulSet } from '@kubernetes/client-node';
 import type { Workspace } from '../../../src/api/types.js';
 import type { ClusterFacts } from '../../../src/builders/facts.js';
+import type { NodePinning } from '../../../src/builders/scheduling.js';
 import { buildWorkspace, objectList, type BuildResult } from '../../../src/builders/workspace.js';
 import { A10_NODE_LABELS, byoFacts, byoWorkspace, facts, gpuNode, H100_NODE_LABELS, presetWorkspace } from './fixtures.js';
 
@@ -418,6 +419,30 @@ test("tolerations: KAITO v0.12's Azure spot toleration for catalog and Hugging F
     assert.deepEqual(
       pod?.tolerations?.map((t) => `${t.key}:${t.operator}:${t.value ?? ''}:${t.effect}`),
       want,
+      name,
+    );
+  }
+});
+
+test("pinning to the provisioner's nodes: every workspace in Karpenter mode, catalog and Hugging Face ids only with gpu-provisioner", () => {
+  const own = [{ key: 'kaito.sh/workspace', operator: 'In', values: ['ws1'] }];
+  const karpenter: NodePinning = { own, unclaimedWithout: ['karpenter.sh/nodepool'] };
+  const claims: NodePinning = { ...karpenter, v012Only: true };
+  const template: Workspace = { ...presetWorkspace('x'), inference: { template: { spec: { containers: [{ name: 'c', image: 'nginx' }] } } } };
+  const cases: [string, Workspace, NodePinning, number][] = [
+    ['catalog id, gpu-provisioner', presetWorkspace('microsoft/Phi-4-mini-instruct'), claims, 2],
+    ['legacy name, gpu-provisioner (KAITO v0.8.0)', presetWorkspace('phi-4-mini-instruct'), claims, 1],
+    ['template, gpu-provisioner (KAITO v0.8.0)', template, claims, 1],
+    ['legacy name, Karpenter', presetWorkspace('phi-4-mini-instruct'), karpenter, 2],
+    ['template, Karpenter', template, karpenter, 2],
+  ];
+  for (const [name, ws, pin, terms] of cases) {
+    const pod = ok(buildWorkspace(ws, facts({ podNodePinning: pin }))).objects.statefulSet.spec?.template.spec;
+    const got = pod?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+    assert.equal(got?.length, terms, name);
+    assert.equal(
+      got?.[0]?.matchExpressions?.some((e) => e.key === 'kaito.sh/workspace'),
+      terms === 2,
       name,
     );
   }

@@ -535,6 +535,57 @@ rows.push(
   },
 );
 
+// Node auto-provisioning with gpu-provisioner NodeClaims: KAITO v0.12 pins a workspace's pods to the
+// nodes made for it (#2161); kaito-ts does so for catalog and Hugging Face ids, not for legacy names.
+const A100_TYPE = 'Standard_NC24ads_A100_v4';
+const claimLabels = { 'karpenter.sh/nodepool': 'kaito', 'kaito.sh/workspace': 'ws1', 'kaito.sh/workspacenamespace': 'ns1' };
+const claimNodeObjects = (): KubernetesObject[] => [
+  nvmeClass,
+  {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    metadata: { name: 'wsabc', uid: 'c1', labels: claimLabels },
+    spec: {},
+    status: { nodeName: 'claimed', conditions: [{ type: 'Ready', status: 'True' }] },
+  } as KubernetesObject,
+  {
+    kind: 'Node',
+    metadata: {
+      name: 'claimed',
+      labels: { apps: 'test', pool: 'gpu', 'node.kubernetes.io/instance-type': A100_TYPE, accelerator: 'nvidia', ...claimLabels },
+    },
+    status: { conditions: [{ type: 'Ready', status: 'True' }], capacity: { 'nvidia.com/gpu': '1' } },
+  } as KubernetesObject,
+];
+const termsOf = (p: Plan) => {
+  const a = p.actions.find((x) => x.kind === 'apply' && x.type.kind === 'StatefulSet');
+  const sts = a?.kind === 'apply' ? (a.object as V1StatefulSet) : undefined;
+  return sts?.spec?.template.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms?.map((t) =>
+    t.matchExpressions?.map((e) => `${e.key} ${e.operator} ${e.values?.join() ?? ''}`.trim()),
+  );
+};
+rows.push(
+  {
+    name: 'auto-provisioning, a catalog id: its pods pinned to its own gpu-provisioner nodes, or to nodes no provisioner made (KAITO v0.12, #2161)',
+    snap: () => snapshot(presetWorkspace('microsoft/Phi-4-mini-instruct', A100_TYPE), claimNodeObjects(), { byo: false }),
+    check: (p) =>
+      assert.deepEqual(termsOf(p), [
+        ['apps In test', 'pool In gpu', 'kaito.sh/workspace In ws1', 'kaito.sh/workspacenamespace In ns1'],
+        ['apps In test', 'pool In gpu', 'karpenter.sh/nodepool DoesNotExist'],
+      ]),
+  },
+  {
+    name: 'auto-provisioning, a legacy name: the label selector only, as KAITO v0.8.0',
+    snap: () => snapshot(presetWorkspace('phi-4-mini-instruct', A100_TYPE), claimNodeObjects(), { byo: false }),
+    check: (p) => assert.deepEqual(termsOf(p), [['apps In test', 'pool In gpu']]),
+  },
+  {
+    name: 'bring-your-own nodes, a catalog id: the label selector only (no provisioner labels to pin to)',
+    snap: () => snapshot(catalogByo, [a10()]),
+    check: (p) => assert.deepEqual(termsOf(p), [['apps In test', 'pool In gpu']]),
+  },
+);
+
 for (const r of rows) {
   test(`planWorkspace: ${r.name}`, () => {
     const plan = planWorkspace(r.snap());
