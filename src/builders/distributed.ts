@@ -7,6 +7,9 @@ import { renderFlags } from './command.js';
 
 export const RAY_PORT = 6379;
 export const VLLM_PORT = 5000;
+/** vLLM's KV-cache events (ZMQ), announced by KAITO v0.12's pods and main Service. */
+export const KV_EVENTS_PORT = 5557;
+export const KV_EVENTS_PORT_NAME = 'kv-events';
 const HEALTH_CHECK = 'python3 /workspace/vllm/multi-node-health-check.py';
 
 /** One vLLM server spread over several nodes: a distributed-capable preset, vLLM and more than one node. */

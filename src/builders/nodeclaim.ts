@@ -2,7 +2,7 @@
 // field for field, so gpu-provisioner and Karpenter accept ours unchanged. Pure: the caller passes the
 // time the name is derived from.
 import { createHash } from 'node:crypto';
-import type { V1ObjectMeta } from '@kubernetes/client-node';
+import type { V1NodeSelectorRequirement, V1ObjectMeta } from '@kubernetes/client-node';
 import {
   ANNOTATION_KARPENTER_DO_NOT_DISRUPT,
   KARPENTER_NODEPOOL_KAITO,
@@ -118,4 +118,12 @@ export function buildNodeClaim(ws: Workspace, resolved: Pick<ResolvedWorkspace, 
       resources: { requests: { storage: nodeClaimStorage(resolved.inferencePreset) } },
     },
   };
+}
+
+/**
+ * KAITO v0.12's BuildNodeSelector with gpu-provisioner: the claim labels gpu-provisioner puts on the
+ * nodes, each `In [value]`, so the workspace's pods land only on the nodes made for it.
+ */
+export function nodeClaimNodeAffinity(ws: DeepReadonly<Workspace>): V1NodeSelectorRequirement[] {
+  return Object.entries(nodeClaimSelector(ws)).map(([key, value]) => ({ key, operator: 'In', values: [value] }));
 }

@@ -5,7 +5,7 @@ import { HF_TOKEN_KEY, RESOURCE_NVIDIA_GPU } from '../api/labels.js';
 import type { Workspace } from '../api/types.js';
 import { baseImage, modelWeightsImage } from '../catalog/presets.js';
 import { needsDeepGemm } from '../catalog/model-generator.js';
-import type { GpuConfig, Preset } from '../catalog/types.js';
+import type { CloudProvider, GpuConfig, Preset } from '../catalog/types.js';
 import {
   ADAPTER_MOUNT_PATH,
   ADAPTER_VOLUME,
@@ -16,15 +16,21 @@ import {
   type UsableAdapter,
 } from './adapters.js';
 import { inferenceCommand, type CommandContext } from './command.js';
-import { distributedLivenessProbe, distributedReadinessProbe, multiNodeCommand, podIndexEnv, VLLM_PORT } from './distributed.js';
+import {
+  distributedLivenessProbe,
+  distributedReadinessProbe,
+  KV_EVENTS_PORT,
+  KV_EVENTS_PORT_NAME,
+  multiNodeCommand,
+  podIndexEnv,
+  VLLM_PORT,
+} from './distributed.js';
 import type { WeightsVolumeKind } from './facts.js';
 import { leaderAddress, workspaceName } from './meta.js';
 import { livenessProbe, livenessProbeV012, readinessProbe, startupFailureThreshold, startupProbe } from './probes.js';
 import { gpuTolerations, requiredNodeAffinity } from './scheduling.js';
 import { baseVolumeMounts, CONFIG_VOLUME, configVolume, dshmVolume, MODEL_WEIGHTS_PATH, modelWeightsEmptyDir, modelWeightsMount } from './volumes.js';
 
-/** vLLM's KV-cache events (ZMQ), announced by KAITO v0.12's pods. */
-const KV_EVENTS_PORT = 5557;
 export const ORAS_IMAGE = 'mcr.microsoft.com/oss/v2/oras-project/oras:v1.2.3';
 export const WEIGHTS_DOWNLOADER = 'model-weights-downloader';
 
@@ -37,6 +43,7 @@ export interface PresetPodInput {
   configMapName: string;
   weightsVolume: WeightsVolumeKind;
   registry: string;
+  cloud: CloudProvider;
 }
 
 /** Marker the downloader writes once the artifact is complete; it names the artifact it holds. */
@@ -100,7 +107,7 @@ export function presetPodSpec(input: PresetPodInput): V1PodSpec {
     ports: generated
       ? [
           { name: 'http', containerPort: VLLM_PORT },
-          { name: 'kv-events', containerPort: KV_EVENTS_PORT },
+          { name: KV_EVENTS_PORT_NAME, containerPort: KV_EVENTS_PORT },
         ]
       : [{ containerPort: VLLM_PORT }],
     startupProbe: command.distributed
@@ -120,7 +127,8 @@ export function presetPodSpec(input: PresetPodInput): V1PodSpec {
 
   return {
     ...(affinity ? { affinity } : {}),
-    tolerations: gpuTolerations(),
+    // KAITO v0.12 (catalog and Hugging Face ids) also tolerates Azure spot nodes; legacy names keep v0.8.0's two.
+    tolerations: gpuTolerations({ azureSpot: generated && input.cloud === 'azure' }),
     ...(initContainers.length > 0 ? { initContainers } : {}),
     containers: [container],
     ...(pullSecrets.length > 0 ? { imagePullSecrets: pullSecrets } : {}),

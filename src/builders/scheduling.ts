@@ -9,8 +9,17 @@ export const GPU_TOLERATIONS: readonly V1Toleration[] = Object.freeze([
   { key: 'sku', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' },
 ]);
 
-export function gpuTolerations(): V1Toleration[] {
-  return GPU_TOLERATIONS.map((t) => ({ ...t }));
+/** Azure's taint on spot VM nodes; KAITO v0.12's inference pods tolerate it when CLOUD_PROVIDER is azure. */
+export const AZURE_SPOT_TOLERATION: Readonly<V1Toleration> = Object.freeze({
+  key: 'kubernetes.azure.com/scalesetpriority',
+  operator: 'Equal',
+  value: 'spot',
+  effect: 'NoSchedule',
+});
+
+/** The GPU tolerations; `azureSpot` adds KAITO v0.12's spot toleration after them. */
+export function gpuTolerations(o: { azureSpot?: boolean } = {}): V1Toleration[] {
+  return [...GPU_TOLERATIONS, ...(o.azureSpot ? [AZURE_SPOT_TOLERATION] : [])].map((t) => ({ ...t }));
 }
 
 /**
@@ -35,11 +44,23 @@ export interface NodePinning {
   /** This workspace's own: ANDed into the first required term, as KAITO v0.11+ does. */
   own: readonly V1NodeSelectorRequirement[];
   /**
-   * Keys that mark a node as made for some workspace. Beyond KAITO: a second term admits nodes that
-   * carry none of them (bring-your-own nodes, which KAITO counts as covering the workspace but then
-   * pins its pods away from), so a covered workspace still schedules, and a sibling's node never matches.
+   * Keys that mark a node as made by a provisioner (for some workspace). Beyond KAITO: a second term
+   * admits nodes that carry none of them (bring-your-own nodes, which KAITO counts as covering the
+   * workspace but then pins its pods away from), so a covered workspace still schedules, and a
+   * sibling's node never matches.
    */
   unclaimedWithout: readonly string[];
+  /**
+   * Only workspaces rendered as KAITO v0.12 (catalog and Hugging Face ids) are pinned: gpu-provisioner's
+   * NodeClaim mode, where legacy names and templates keep KAITO v0.8.0's pods (a v0.8.0 takeover
+   * changes none). Absent: every workspace (Karpenter mode, which v0.8.0 never had).
+   */
+  v012Only?: boolean;
+}
+
+/** The pinning for a workspace rendered as KAITO v0.12 (`v012`) or as KAITO v0.8.0. */
+export function pinningFor(pin: NodePinning | undefined, v012: boolean): NodePinning | undefined {
+  return pin?.v012Only && !v012 ? undefined : pin;
 }
 
 /**

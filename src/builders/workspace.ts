@@ -30,7 +30,7 @@ import { problem, type Problem } from './problems.js';
 import { buildControllerRevision, computeSpecHash, revisionNumberFor } from './revision.js';
 import { headlessService, mainService, serviceTypeDecision } from './services.js';
 import { replicaBound, replicasFor } from './replicas.js';
-import { pinToWorkspaceNodes } from './scheduling.js';
+import { pinningFor, pinToWorkspaceNodes } from './scheduling.js';
 import { presetStatefulSet } from './statefulset.js';
 import { droppedFieldsMessage, templateStatefulSet } from './template.js';
 import { chooseWeightsVolume, modelWeightsClaimTemplate } from './volumes.js';
@@ -164,7 +164,7 @@ export function buildWorkspace(ws: Workspace, facts: ClusterFacts, resolved: Res
     decisions.push({ topic: 'targetNodeCount', choice: String(nodes.nodes), reason: nodes.reason }, serviceTypeDecision(ws));
     const { replicas, ...bound } = boundedReplicas(ws, facts, nodes.nodes, decisions);
     const { statefulSet, dropped } = templateStatefulSet(ws, replicas, revision);
-    pinToWorkspaceNodes(statefulSet.spec!.template.spec!, facts.podNodePinning);
+    pinToWorkspaceNodes(statefulSet.spec!.template.spec!, pinningFor(facts.podNodePinning, false));
     if (dropped.length) decisions.push({ topic: 'templateFields', choice: 'dropped', reason: droppedFieldsMessage(dropped) });
     return {
       ok: true,
@@ -275,8 +275,9 @@ function buildPreset(
     configMapName: config.name,
     weightsVolume: volume.kind,
     registry: facts.presetRegistry,
+    cloud: facts.cloudProvider,
   });
-  pinToWorkspaceNodes(podSpec, facts.podNodePinning);
+  pinToWorkspaceNodes(podSpec, pinningFor(facts.podNodePinning, generated !== undefined));
   const { replicas, ...bound } = boundedReplicas(ws, facts, nodes.nodes, decisions);
   const statefulSet = presetStatefulSet({
     ws,
@@ -292,7 +293,14 @@ function buildPreset(
     targetNodeCount: nodes.nodes,
     ...bound,
     freshWeightsVolume: volume.fresh,
-    objects: { statefulSet, controllerRevision, ...services, ...(config.copy ? { configMap: config.copy } : {}) },
+    objects: {
+      statefulSet,
+      controllerRevision,
+      ...services,
+      // KAITO v0.12's vLLM pods publish KV-cache events; its main Service routes them (ClusterIP only).
+      ...(generated ? { mainService: mainService(ws, { kvEvents: runtime === 'vllm' }) } : {}),
+      ...(config.copy ? { configMap: config.copy } : {}),
+    },
   };
 }
 

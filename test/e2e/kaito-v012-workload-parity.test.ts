@@ -436,9 +436,11 @@ interface Rule {
 }
 
 const POD = 'statefulSet.spec.template.spec';
+const TERMS = `${POD}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms`;
 const MAIN = `${POD}.containers[*]`;
 const API_MD = 'docs/api.md "What inference.preset.name may be"';
 const LEGACY = `kaito-ts renders legacy names as KAITO v0.8.0 did, so a v0.8.0 takeover changes no pod (${API_MD})`;
+const TEMPLATE = `a template carries no sign of the KAITO release that made it, so kaito-ts renders it as KAITO v0.8.0 did and a v0.8.0 takeover changes nothing (${API_MD})`;
 
 const RULES: Rule[] = [
   // kaito-ts does better, and the docs say why.
@@ -460,6 +462,20 @@ const RULES: Rule[] = [
     only: 'byo',
     class: 'deliberate',
     reason: 'the same W18 choice: the weights are on the claim, not an emptyDir',
+  },
+  {
+    path: 'service.spec.ports[kv-events]',
+    only: 'template',
+    class: 'deliberate',
+    reason:
+      'a template runs the user\'s containers, which publish no vLLM KV-cache events; v0.12 adds the port only because the runtime annotation defaults to vLLM (its own comment: advertising the port elsewhere misleads), and a v0.8.0 template workspace\'s Service must not be rewritten on takeover (docs/api.md "What inference.preset.name may be")',
+  },
+  {
+    path: `${TERMS}.1`,
+    only: 'nap',
+    class: 'deliberate',
+    reason:
+      'pinned to its gpu-provisioner nodes as v0.12 pins them (first term), plus a second term that admits the label selector\'s nodes no provisioner made (no karpenter.sh/nodepool), which kaito-ts counts as covering the workspace: KAITO counts them too and then pins the pods away from them (docs/controller.md "Node auto-provisioning")',
   },
   {
     path: 'statefulSet.metadata.annotations',
@@ -516,44 +532,53 @@ const RULES: Rule[] = [
     reason: `the weights come from the preset's OCI artifact (model-weights-downloader) where v0.12 downloads them from Hugging Face at startup; ${LEGACY}`,
   },
   {
+    path: `${POD}.tolerations[kubernetes.azure.com/scalesetpriority]`,
+    only: 'legacy',
+    class: 'adoption',
+    reason: `v0.8.0's two tolerations (nvidia.com/gpu, sku=gpu); v0.12 adds Azure's spot taint when CLOUD_PROVIDER is azure; ${LEGACY}`,
+  },
+  {
+    path: `${POD}.tolerations[kubernetes.azure.com/scalesetpriority]`,
+    only: 'template',
+    class: 'adoption',
+    reason: `the user's tolerations and v0.8.0's two; ${TEMPLATE}`,
+  },
+  ...['kaito.sh/workspace', 'kaito.sh/workspacenamespace'].flatMap((key) => [
+    {
+      path: `${TERMS}.0.matchExpressions[${key}]`,
+      only: 'legacy' as const,
+      class: 'adoption' as const,
+      reason: `v0.8.0's node affinity (the label selector only): v0.11+ pins pods to their own gpu-provisioner nodes (#2161); ${LEGACY}`,
+    },
+    {
+      path: `${TERMS}.0.matchExpressions[${key}]`,
+      only: 'template' as const,
+      class: 'adoption' as const,
+      reason: `v0.8.0's node affinity (the label selector only); ${TEMPLATE}`,
+    },
+  ]),
+  {
+    path: 'service.spec.ports[kv-events]',
+    only: 'legacy',
+    class: 'adoption',
+    reason: `v0.8.0's main Service (http, ray, dashboard): v0.8.0's pods publish no KV-cache events; ${LEGACY}`,
+  },
+  {
     path: 'statefulSet.spec.volumeClaimTemplates.0.spec.resources.requests.storage',
     only: 'legacy',
     class: 'adoption',
     reason: `the NVMe claim has the v0.8.0 preset's disk size, not v0.12's catalog figure (weights + 80 GiB); ${LEGACY}`,
   },
 
-  // Not matched yet.
+  // After the legacy window above: the benchmark is left out on every path.
   {
     path: `${MAIN}.startupProbe`,
-    class: 'gap',
+    class: 'deliberate',
     reason:
-      'v0.12 runs its post-load benchmark as the startup probe (benchmark_entrypoint.py, timeout 600 s) unless kaito.sh/disable-benchmark is "true"; kaito-ts renders the HTTP probe v0.12 uses without it (#19 item 5, docs/api.md)',
+      'no post-load benchmark: v0.12 runs benchmark_entrypoint.py as the startup probe (timeout 600 s; multi-node on pod 0) unless kaito.sh/disable-benchmark is "true"; kaito-ts renders the probe v0.12 renders with it off (same window), on every path, and never sets BenchmarkCompleted (docs/api.md "No startup benchmark")',
   },
-  {
-    path: `${POD}.tolerations[kubernetes.azure.com/scalesetpriority]`,
-    class: 'gap',
-    reason:
-      'v0.12 tolerates Azure spot nodes (kubernetes.azure.com/scalesetpriority=spot:NoSchedule) when CLOUD_PROVIDER is azure; kaito-ts does not (listed in docs/takeover.md)',
-  },
-  {
-    path: `${POD}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.0.matchExpressions[kaito.sh/workspace]`,
-    only: 'nap',
-    class: 'gap',
-    reason:
-      'v0.11+ pins pods to their own gpu-provisioner nodes (ApplyProvisionerNodeSelector, #2161); kaito-ts does so only in Karpenter mode (docs/controller.md)',
-  },
-  {
-    path: `${POD}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.0.matchExpressions[kaito.sh/workspacenamespace]`,
-    only: 'nap',
-    class: 'gap',
-    reason: 'the same pinning, by namespace',
-  },
-  {
-    path: 'service.spec.ports[kv-events]',
-    class: 'gap',
-    reason:
-      "v0.12's main Service publishes vLLM's KV-cache event port 5557 when it is ClusterIP and the runtime is vLLM (template workspaces included); kaito-ts's Service has http, ray and dashboard only",
-  },
+
+  // Not matched yet.
   {
     path: 'refused',
     only: 'transformers',

@@ -22,7 +22,8 @@ import { describeAction } from '../../controllers/shared/actions.js';
 import { templateHash, type InferenceSetObject } from '../../controllers/inferenceset/children.js';
 import { specProblem } from '../../controllers/inferenceset/plan.js';
 import { inferenceSetDocs, otherDocs, parseInferenceSet, planInferenceSetOffline } from '../../diff/inferenceset-intent.js';
-import type { OperatorConfig } from '../../controllers/workspace/context.js';
+import { provisionerOf, type OperatorConfig } from '../../controllers/workspace/context.js';
+import { podNodePinning } from '../../controllers/workspace/gather-facts.js';
 import { planWorkspace } from '../../controllers/workspace/plan.js';
 import { cachesFromObjects, readSnapshot } from '../../controllers/workspace/snapshot.js';
 import { FIELD_MANAGER } from '../../runtime/client.js';
@@ -227,7 +228,8 @@ export async function render(args: string[], io: CliIO): Promise<number> {
   const rendered = workspaces.map((ws) => {
     let facts: ClusterFacts;
     try {
-      facts = factsFromObjects(stateObjects, workspaceNamespace(ws), base);
+      // The pods are pinned to the provisioner's nodes as the operator pins them (no --node-provisioner here: from the gate).
+      facts = { ...factsFromObjects(stateObjects, workspaceNamespace(ws), base), ...podNodePinning(ws, provisionerOf(base)) };
     } catch (err) {
       throw new CliError(`${values.state}: ${(err as Error).message}`);
     }

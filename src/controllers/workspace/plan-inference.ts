@@ -22,6 +22,7 @@ import { errorsOf, formatIssues, validateWorkspace, type InferenceConfigLookup }
 import { findConfigMap, resolveFromFacts, type ClusterFacts } from '../../builders/facts.js';
 import { inferenceConfigLookup } from '../../builders/inference-config.js';
 import { replicasFor } from '../../builders/replicas.js';
+import { hasKvEventsPort, withoutKvEventsPort } from '../../builders/services.js';
 import { droppedFieldsMessage } from '../../builders/template.js';
 import { buildWorkspace, HUB_RESOLVING, objectList, resolvingMessage, type BuildResult } from '../../builders/workspace.js';
 import { controllerOf } from '../../runtime/cache.js';
@@ -198,7 +199,18 @@ function planServices(b: PlanBuilder, built: Built, migration: MigrationPlan, se
   const target = servicePod ?? `${b.ws.metadata.name}-0`;
   const selected = { ...main, spec: { ...main.spec, selector: { ...main.spec?.selector, [LABEL_STATEFULSET_POD_NAME]: target } } };
   const why = target === `${b.ws.metadata.name}-0` ? 'the inference endpoint (pod 0)' : `the inference endpoint, on surge pod ${target} while pod 0 restarts`;
-  if (migration.kind !== 'waitForPod0' || !snap.mainService) apply(selected, snap.mainService, why);
+  if (migration.kind !== 'waitForPod0' || !snap.mainService) apply(kvEventsRidesAlong(selected, snap.mainService), snap.mainService, why);
+}
+
+/**
+ * KAITO v0.12's `kv-events` port is written with a new Service, or with a change a live Service
+ * needs anyway; it is never by itself the reason to write one (KAITO v0.12 never updates a Service
+ * it made). A Service made before kaito-ts published the port is left as it is.
+ */
+function kvEventsRidesAlong(desired: V1Service, live: DeepReadonly<V1Service> | undefined): V1Service {
+  if (!live || !hasKvEventsPort(desired) || hasKvEventsPort(live)) return desired;
+  const without = withoutKvEventsPort(desired);
+  return needsApply(without, live) ? desired : without;
 }
 
 /**

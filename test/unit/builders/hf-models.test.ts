@@ -94,6 +94,24 @@ describe('presets named by Hugging Face id', () => {
     assert.match(command(buildWorkspace(ws('microsoft/Phi-4-mini-instruct', 'Standard_NV36ads_A10_v5'), facts)), /--gpu-memory-utilization=0.82 /);
   });
 
+  it("the startup probe is KAITO v0.12's with the benchmark off, whatever kaito.sh/disable-benchmark says (no benchmark_entrypoint.py)", () => {
+    const facts = defaultFacts();
+    const probe = (id: string, annotations: Record<string, string> = {}) => {
+      const r = buildWorkspace(ws(id, 'Standard_NC24ads_A100_v4', annotations), facts);
+      assert.ok(r.ok);
+      return r.objects.statefulSet.spec!.template.spec!.containers[0]!.startupProbe;
+    };
+    const off = { 'kaito.sh/disable-benchmark': 'true' };
+    assert.deepEqual(probe('microsoft/Phi-4-mini-instruct'), { httpGet: { path: '/health', port: 5000 }, periodSeconds: 10, failureThreshold: 180 });
+    assert.deepEqual(probe('microsoft/Phi-4-mini-instruct'), probe('microsoft/Phi-4-mini-instruct', off));
+    // Multi-node: the readiness exec check over the leader, timeout 1 s, on every pod.
+    const multi = probe('meta-llama/Llama-3.3-70B-Instruct');
+    assert.deepEqual(multi, probe('meta-llama/Llama-3.3-70B-Instruct', off));
+    assert.equal(multi?.timeoutSeconds, 1);
+    assert.match(multi?.exec?.command?.[2] ?? '', /^python3 \/workspace\/vllm\/multi-node-health-check\.py readiness /);
+    assert.ok(!JSON.stringify(multi).includes('benchmark_entrypoint'));
+  });
+
   it('KAITO v0.12 estimator: weight-scaled overhead and its error text', () => {
     const llama = getPreset('llama-3.3-70b-instruct')!;
     const est = estimateNodeCountV012({ preset: llama, gpuConfig: { sku: 'x', gpuCount: 1, gpuMemGiB: 80 }, maxModelLen: 2048 });

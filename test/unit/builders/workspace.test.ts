@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { V1Container, V1StatefulSet } from '@kubernetes/client-node';
 import type { Workspace } from '../../../src/api/types.js';
 import type { ClusterFacts } from '../../../src/builders/facts.js';
+import type { NodePinning } from '../../../src/builders/scheduling.js';
 import { buildWorkspace, objectList, type BuildResult } from '../../../src/builders/workspace.js';
 import { A10_NODE_LABELS, byoFacts, byoWorkspace, facts, gpuNode, H100_NODE_LABELS, presetWorkspace } from './fixtures.js';
 
@@ -372,6 +373,78 @@ test('services: pod-0 main Service (ClusterIP or LoadBalancer) and headless Serv
     assert.deepEqual(headlessService.spec?.selector, { 'kaito.sh/workspace': 'ws1' });
     assert.equal(headlessService.spec?.publishNotReadyAddresses, true);
     assert.equal(headlessService.metadata?.ownerReferences?.[0]?.uid, 'uid-1');
+  }
+});
+
+test("services: KAITO v0.12's kv-events port on the main Service of catalog and Hugging Face ids, ClusterIP only", () => {
+  const template: Workspace = {
+    ...presetWorkspace('x'),
+    inference: { template: { spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+  };
+  const lb = { 'kaito.sh/enablelb': 'True' };
+  const cases: [string, Workspace, string[]][] = [
+    ['catalog id, ClusterIP', presetWorkspace('microsoft/Phi-4-mini-instruct'), ['http', 'ray', 'dashboard', 'kv-events']],
+    [
+      'catalog id, LoadBalancer',
+      { ...presetWorkspace('microsoft/Phi-4-mini-instruct'), metadata: { ...presetWorkspace('x').metadata, annotations: lb } },
+      ['http', 'ray', 'dashboard'],
+    ],
+    ['legacy name (KAITO v0.8.0)', presetWorkspace('phi-4-mini-instruct'), ['http', 'ray', 'dashboard']],
+    ['template (KAITO v0.8.0)', template, ['http', 'ray', 'dashboard']],
+  ];
+  for (const [name, ws, ports] of cases) {
+    const svc = ok(buildWorkspace(ws, facts())).objects.mainService;
+    assert.deepEqual(
+      svc.spec?.ports?.map((p) => p.name),
+      ports,
+      name,
+    );
+    if (ports.includes('kv-events')) assert.deepEqual(svc.spec?.ports?.at(-1), { name: 'kv-events', protocol: 'TCP', port: 5557, targetPort: 5557 }, name);
+  }
+});
+
+test("tolerations: KAITO v0.12's Azure spot toleration for catalog and Hugging Face ids on Azure only", () => {
+  const gpu = ['nvidia.com/gpu:Exists::NoSchedule', 'sku:Equal:gpu:NoSchedule'];
+  const spot = 'kubernetes.azure.com/scalesetpriority:Equal:spot:NoSchedule';
+  const cases: [string, Workspace, ClusterFacts['cloudProvider'], string[]][] = [
+    ['catalog id, azure', presetWorkspace('microsoft/Phi-4-mini-instruct'), 'azure', [...gpu, spot]],
+    ['catalog id, aws', presetWorkspace('microsoft/Phi-4-mini-instruct', 'g6.xlarge'), 'aws', gpu],
+    ['catalog id, arc (KAITO checks CLOUD_PROVIDER=azure only)', byoWorkspace('microsoft/Phi-4-mini-instruct'), 'arc', gpu],
+    ['legacy name, azure (KAITO v0.8.0)', presetWorkspace('phi-4-mini-instruct'), 'azure', gpu],
+  ];
+  for (const [name, ws, cloud, want] of cases) {
+    const byo = !ws.resource.instanceType;
+    const f = byo ? byoFacts({ cloudProvider: cloud, nodes: [gpuNode('n1', A10_NODE_LABELS)] }) : facts({ cloudProvider: cloud });
+    const pod = ok(buildWorkspace(ws, f)).objects.statefulSet.spec?.template.spec;
+    assert.deepEqual(
+      pod?.tolerations?.map((t) => `${t.key}:${t.operator}:${t.value ?? ''}:${t.effect}`),
+      want,
+      name,
+    );
+  }
+});
+
+test("pinning to the provisioner's nodes: every workspace in Karpenter mode, catalog and Hugging Face ids only with gpu-provisioner", () => {
+  const own = [{ key: 'kaito.sh/workspace', operator: 'In', values: ['ws1'] }];
+  const karpenter: NodePinning = { own, unclaimedWithout: ['karpenter.sh/nodepool'] };
+  const claims: NodePinning = { ...karpenter, v012Only: true };
+  const template: Workspace = { ...presetWorkspace('x'), inference: { template: { spec: { containers: [{ name: 'c', image: 'nginx' }] } } } };
+  const cases: [string, Workspace, NodePinning, number][] = [
+    ['catalog id, gpu-provisioner', presetWorkspace('microsoft/Phi-4-mini-instruct'), claims, 2],
+    ['legacy name, gpu-provisioner (KAITO v0.8.0)', presetWorkspace('phi-4-mini-instruct'), claims, 1],
+    ['template, gpu-provisioner (KAITO v0.8.0)', template, claims, 1],
+    ['legacy name, Karpenter', presetWorkspace('phi-4-mini-instruct'), karpenter, 2],
+    ['template, Karpenter', template, karpenter, 2],
+  ];
+  for (const [name, ws, pin, terms] of cases) {
+    const pod = ok(buildWorkspace(ws, facts({ podNodePinning: pin }))).objects.statefulSet.spec?.template.spec;
+    const got = pod?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+    assert.equal(got?.length, terms, name);
+    assert.equal(
+      got?.[0]?.matchExpressions?.some((e) => e.key === 'kaito.sh/workspace'),
+      terms === 2,
+      name,
+    );
   }
 });
 

@@ -470,6 +470,122 @@ rows.push(
   },
 );
 
+// KAITO v0.12's kv-events Service port: catalog ids get it on a new Service or with a change made
+// anyway; it never by itself rewrites a live Service, and legacy names never get it.
+const catalogByo = byoWorkspace('microsoft/Phi-4-mini-instruct');
+const mainServiceApply = (p: Plan) => {
+  const a = p.actions.find((x) => x.kind === 'apply' && x.type.kind === 'Service' && x.object.metadata?.name === 'ws1');
+  return a?.kind === 'apply' ? (a.object as { spec?: { type?: string; ports?: { name?: string }[] } }) : undefined;
+};
+const servicePortNames = (p: Plan) => mainServiceApply(p)?.spec?.ports?.map((x) => x.name);
+/** The converged objects with the main Service as a kaito-ts release before the port wrote it (and with `spec` changes). */
+const serviceWithoutKvEvents = (objects: KubernetesObject[], spec: Record<string, unknown> = {}) =>
+  objects.map((o) => {
+    if (o.kind !== 'Service' || o.metadata?.name !== 'ws1') return o;
+    const svc = o as KubernetesObject & { spec: { ports: { name: string }[] } };
+    return { ...svc, spec: { ...svc.spec, ports: svc.spec.ports.filter((x) => x.name !== 'kv-events'), ...spec } };
+  });
+rows.push(
+  {
+    name: 'a catalog id, new: the main Service publishes kv-events 5557 (KAITO v0.12, ClusterIP)',
+    snap: () => snapshot(catalogByo, [a10()]),
+    check: (p) => {
+      assert.deepEqual(servicePortNames(p), ['http', 'ray', 'dashboard', 'kv-events']);
+      const port = mainServiceApply(p)?.spec?.ports?.[3];
+      assert.deepEqual(port, { name: 'kv-events', protocol: 'TCP', port: 5557, targetPort: 5557 });
+    },
+  },
+  {
+    name: 'a catalog id behind a LoadBalancer: no kv-events port (the stream is unauthenticated)',
+    snap: () => snapshot({ ...catalogByo, metadata: { ...catalogByo.metadata, annotations: { 'kaito.sh/enablelb': 'True' } } }, [a10()]),
+    check: (p) => assert.deepEqual(servicePortNames(p), ['http', 'ray', 'dashboard']),
+  },
+  {
+    name: 'a converged catalog id whose Service has no kv-events port (made before): the Service is not written',
+    snap: () => {
+      const ws = afterFirstPass(catalogByo);
+      const objects = serviceWithoutKvEvents(readySts(converged(catalogByo)));
+      const first = planWorkspace(snapshot(ws, objects));
+      return snapshot({ ...ws, status: statusOf(first) }, objects);
+    },
+    steps: [],
+  },
+  {
+    name: 'a catalog id whose Service without kv-events changes anyway (LoadBalancer → ClusterIP): the port rides along',
+    snap: () => snapshot(afterFirstPass(catalogByo), serviceWithoutKvEvents(readySts(converged(catalogByo)), { type: 'LoadBalancer' })),
+    check: (p) => {
+      assert.equal(mainServiceApply(p)?.spec?.type, 'ClusterIP');
+      assert.deepEqual(servicePortNames(p), ['http', 'ray', 'dashboard', 'kv-events']);
+    },
+  },
+  {
+    name: 'a legacy name: the Service has no kv-events port, and a live one that has it (KAITO v0.12 made it) is not rewritten',
+    snap: () => {
+      const ws = afterFirstPass(byo);
+      const objects = readySts(converged(byo)).map((o) => {
+        if (o.kind !== 'Service' || o.metadata?.name !== 'ws1') return o;
+        const svc = o as KubernetesObject & { spec: { ports: object[] } };
+        return { ...svc, spec: { ...svc.spec, ports: [...svc.spec.ports, { name: 'kv-events', protocol: 'TCP', port: 5557, targetPort: 5557 }] } };
+      });
+      const first = planWorkspace(snapshot(ws, objects));
+      assert.deepEqual(servicePortNames(planWorkspace(snapshot(byo, [a10()]))), ['http', 'ray', 'dashboard']);
+      return snapshot({ ...ws, status: statusOf(first) }, objects);
+    },
+    steps: [],
+  },
+);
+
+// Node auto-provisioning with gpu-provisioner NodeClaims: KAITO v0.12 pins a workspace's pods to the
+// nodes made for it (#2161); kaito-ts does so for catalog and Hugging Face ids, not for legacy names.
+const A100_TYPE = 'Standard_NC24ads_A100_v4';
+const claimLabels = { 'karpenter.sh/nodepool': 'kaito', 'kaito.sh/workspace': 'ws1', 'kaito.sh/workspacenamespace': 'ns1' };
+const claimNodeObjects = (): KubernetesObject[] => [
+  nvmeClass,
+  {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    metadata: { name: 'wsabc', uid: 'c1', labels: claimLabels },
+    spec: {},
+    status: { nodeName: 'claimed', conditions: [{ type: 'Ready', status: 'True' }] },
+  } as KubernetesObject,
+  {
+    kind: 'Node',
+    metadata: {
+      name: 'claimed',
+      labels: { apps: 'test', pool: 'gpu', 'node.kubernetes.io/instance-type': A100_TYPE, accelerator: 'nvidia', ...claimLabels },
+    },
+    status: { conditions: [{ type: 'Ready', status: 'True' }], capacity: { 'nvidia.com/gpu': '1' } },
+  } as KubernetesObject,
+];
+const termsOf = (p: Plan) => {
+  const a = p.actions.find((x) => x.kind === 'apply' && x.type.kind === 'StatefulSet');
+  const sts = a?.kind === 'apply' ? (a.object as V1StatefulSet) : undefined;
+  return sts?.spec?.template.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms?.map((t) =>
+    t.matchExpressions?.map((e) => `${e.key} ${e.operator} ${e.values?.join() ?? ''}`.trim()),
+  );
+};
+rows.push(
+  {
+    name: 'auto-provisioning, a catalog id: its pods pinned to its own gpu-provisioner nodes, or to nodes no provisioner made (KAITO v0.12, #2161)',
+    snap: () => snapshot(presetWorkspace('microsoft/Phi-4-mini-instruct', A100_TYPE), claimNodeObjects(), { byo: false }),
+    check: (p) =>
+      assert.deepEqual(termsOf(p), [
+        ['apps In test', 'pool In gpu', 'kaito.sh/workspace In ws1', 'kaito.sh/workspacenamespace In ns1'],
+        ['apps In test', 'pool In gpu', 'karpenter.sh/nodepool DoesNotExist'],
+      ]),
+  },
+  {
+    name: 'auto-provisioning, a legacy name: the label selector only, as KAITO v0.8.0',
+    snap: () => snapshot(presetWorkspace('phi-4-mini-instruct', A100_TYPE), claimNodeObjects(), { byo: false }),
+    check: (p) => assert.deepEqual(termsOf(p), [['apps In test', 'pool In gpu']]),
+  },
+  {
+    name: 'bring-your-own nodes, a catalog id: the label selector only (no provisioner labels to pin to)',
+    snap: () => snapshot(catalogByo, [a10()]),
+    check: (p) => assert.deepEqual(termsOf(p), [['apps In test', 'pool In gpu']]),
+  },
+);
+
 for (const r of rows) {
   test(`planWorkspace: ${r.name}`, () => {
     const plan = planWorkspace(r.snap());
