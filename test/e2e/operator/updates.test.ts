@@ -129,7 +129,9 @@ describe('zero-downtime updates (private cluster with model loads)', () => {
     assert.ok(announced.at < gap.fromMs, 'announced before the gap began');
     const message = history.map((e) => conditionOf(e.obj, CONDITION_UPDATING)).find((c) => c?.reason === UpdateReason.PullingImages)?.message ?? '';
     assert.match(message, /inference stops for/, 'the condition states the expected gap');
-    t.diagnostic(`one gap of ${(gap.ms / 1000).toFixed(1)}s (warm ${WARM_MS / 1000}s), announced ${((gap.fromMs - announced.at) / 1000).toFixed(1)}s before it began`);
+    t.diagnostic(
+      `one gap of ${(gap.ms / 1000).toFixed(1)}s (warm ${WARM_MS / 1000}s), announced ${((gap.fromMs - announced.at) / 1000).toFixed(1)}s before it began`,
+    );
     await waitFor('the pre-pull Job is gone', async () => (await getAll(w.ns, 'job')).length === 0, { timeoutMs: 30_000 });
     assert.deepEqual(await surgeSets(w.ns), []);
   });
