@@ -52,8 +52,12 @@ export interface BenchOptions {
 
 export const BENCH_MODES = ['byo', 'nap', 'karpenter'] as const satisfies readonly NodeMode[];
 export type BenchMode = NodeMode;
-/** The controllers of a run without --controllers: KAITO v0.12.0 is the only KAITO with a Karpenter mode. */
-export function defaultControllers(mode: BenchMode): ControllerId[] {
+/**
+ * The controllers of a run without --controllers: KAITO v0.12.0 is the only KAITO with a Karpenter mode; the
+ * update scenario compares both KAITO releases (each updates its StatefulSet in place).
+ */
+export function defaultControllers(mode: BenchMode, scenario: BenchScenario = 'create'): ControllerId[] {
+  if (scenario === 'update') return ['kaito-ts', 'kaito-v0.8.0', 'kaito-v0.12.0'];
   return mode === 'karpenter' ? ['kaito-ts', 'kaito-v0.12.0'] : ['kaito-ts', 'kaito-v0.8.0'];
 }
 /** The simulated provisioner's own defaults, in seconds. */
@@ -77,7 +81,7 @@ export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
   --workspaces N          workspaces to create (required with --scenario create)
   --json FILE             write {"n": N, "results": [...]} to FILE
   --controllers LIST      comma list of ${CONTROLLER_IDS.join(', ')} (default: kaito-ts,kaito-v0.8.0;
-                          with --mode karpenter kaito-ts,kaito-v0.12.0)
+                          with --mode karpenter kaito-ts,kaito-v0.12.0; with --scenario update all three)
   --qps N, --burst N      client QPS / burst given to every controller (default 30 / 50)
   --idle-seconds S        idle window for the writes count (default 60)
   --timeout-seconds S     give up on all-ready after S (default 3600)
@@ -180,7 +184,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
     throw new BenchArgsError(`--update-strategy must be one of ${UPDATE_STRATEGIES.join(', ')}, got "${strategy}"`);
   const mode = values.mode ?? 'byo';
   if (!(BENCH_MODES as readonly string[]).includes(mode)) throw new BenchArgsError(`--mode must be one of ${BENCH_MODES.join(', ')}, got "${mode}"`);
-  const controllers = (values.controllers ?? defaultControllers(mode as BenchMode).join(','))
+  const controllers = (values.controllers ?? defaultControllers(mode as BenchMode, scenario as BenchScenario).join(','))
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');

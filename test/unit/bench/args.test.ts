@@ -120,7 +120,7 @@ describe('parseBenchArgs', () => {
     assert.equal(o.workspaces, 1);
     assert.equal(o.idleSeconds, 0);
     assert.equal(o.mode, 'byo');
-    assert.deepEqual(o.controllers, ['kaito-ts', 'kaito-v0.8.0']);
+    assert.deepEqual(o.controllers, ['kaito-ts', 'kaito-v0.8.0', 'kaito-v0.12.0']);
     assert.deepEqual(o.update, { coldLoadSeconds: 120, warmLoadSeconds: 20, spareNode: true, repeat: 1, kaitoRepeat: 1 });
   });
   it('--scenario update takes its own flags', () => {
