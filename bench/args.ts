@@ -1,9 +1,20 @@
-// `npm run bench -- --workspaces N [--json FILE] [--controllers a,b] ...`. Pure: argv in, options out.
+// `npm run bench -- --workspaces N [--json FILE] [--controllers a,b] ...` and `npm run bench -- --scenario
+// update [...]`. Pure: argv in, options out.
 import { parseArgs } from 'node:util';
+import { UPDATE_STRATEGIES, isUpdateStrategy } from '../src/api/update-strategy.js';
 import { DEFAULT_DELAYS } from '../src/simcluster/provisioner/provisioner-options.js';
 import { CONTROLLER_IDS, CONTROLLERS, type ControllerId, type NodeMode } from './controllers.js';
+import type { UpdateScenarioOptions } from './update.js';
+
+export const BENCH_SCENARIOS = ['create', 'update'] as const;
+/** create: N workspaces converge from nothing; update: one serving workspace per controller has its template changed. */
+export type BenchScenario = (typeof BENCH_SCENARIOS)[number];
 
 export interface BenchOptions {
+  scenario: BenchScenario;
+  /** --scenario update only. */
+  update?: UpdateScenarioOptions;
+  /** create: the N workspaces; update: 1. */
   workspaces: number;
   json?: string;
   controllers: ControllerId[];
@@ -41,22 +52,36 @@ export interface BenchOptions {
 
 export const BENCH_MODES = ['byo', 'nap', 'karpenter'] as const satisfies readonly NodeMode[];
 export type BenchMode = NodeMode;
-/** The controllers of a run without --controllers: KAITO v0.12.0 is the only KAITO with a Karpenter mode. */
-export function defaultControllers(mode: BenchMode): ControllerId[] {
+/**
+ * The controllers of a run without --controllers: KAITO v0.12.0 is the only KAITO with a Karpenter mode; the
+ * update scenario compares both KAITO releases (each updates its StatefulSet in place).
+ */
+export function defaultControllers(mode: BenchMode, scenario: BenchScenario = 'create'): ControllerId[] {
+  if (scenario === 'update') return ['kaito-ts', 'kaito-v0.8.0', 'kaito-v0.12.0'];
   return mode === 'karpenter' ? ['kaito-ts', 'kaito-v0.12.0'] : ['kaito-ts', 'kaito-v0.8.0'];
 }
 /** The simulated provisioner's own defaults, in seconds. */
 export const DEFAULT_PROVISION_DELAY_S = DEFAULT_DELAYS.launchDelayMs / 1000;
 export const DEFAULT_DEVICE_PLUGIN_DELAY_S = DEFAULT_DELAYS.devicePluginDelayMs / 1000;
 
+/** --scenario update: the model-load simulation's delays the issue's targets are stated for. */
+export const DEFAULT_COLD_LOAD_S = 120;
+export const DEFAULT_WARM_LOAD_S = 20;
+
 export class BenchArgsError extends Error {}
 
 export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
+       npm run bench -- --scenario update [--cold-load S] [--warm-load S] [--no-spare-node] [--repeat N] [flags]
 
-  --workspaces N          workspaces to create (required)
+  --scenario create|update
+                          create (default): N workspaces converge; update: per controller one serving
+                          preset workspace (phi-4-mini-instruct on an A100 node, bring-your-own) gets an adapter
+                          added (then removed, …) and the time without a serving endpoint is measured, with
+                          the simcluster's model-load simulation on
+  --workspaces N          workspaces to create (required with --scenario create)
   --json FILE             write {"n": N, "results": [...]} to FILE
   --controllers LIST      comma list of ${CONTROLLER_IDS.join(', ')} (default: kaito-ts,kaito-v0.8.0;
-                          with --mode karpenter kaito-ts,kaito-v0.12.0)
+                          with --mode karpenter kaito-ts,kaito-v0.12.0; with --scenario update all three)
   --qps N, --burst N      client QPS / burst given to every controller (default 30 / 50)
   --idle-seconds S        idle window for the writes count (default 60)
   --timeout-seconds S     give up on all-ready after S (default 3600)
@@ -77,7 +102,19 @@ export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
   --provision-delay S     nap: seconds from NodeClaim to node; karpenter: the KWOKNodeClass's
                           nodeRegistrationDelay (default ${DEFAULT_PROVISION_DELAY_S})
   --device-plugin-delay S nap, karpenter: seconds from node to nvidia.com/gpu capacity (default ${DEFAULT_DEVICE_PLUGIN_DELAY_S})
+
+--scenario update only:
+  --cold-load S           a pod without loaded weights on its claims turns Ready S seconds after binding (default ${DEFAULT_COLD_LOAD_S})
+  --warm-load S           one restarted on claims that held loaded weights (default ${DEFAULT_WARM_LOAD_S})
+  --no-spare-node         only the workspace's own node (default: a second matching node for the surge)
+  --repeat N              updates per controller, alternately adding and removing the adapter (default 1)
+  --repeat-kaito N        updates per KAITO controller, each a whole cold load (default: --repeat)
+  --update-strategy S     kaito-ts's kaito-ts.io/update-strategy on the workspace: ${UPDATE_STRATEGIES.join(', ')}
+                          (default: none, the operator's default SurgeIfCapacity)
+  --idle-seconds defaults to 0 here
 `;
+
+const UPDATE_FLAGS = ['cold-load', 'warm-load', 'no-spare-node', 'repeat', 'repeat-kaito', 'update-strategy'] as const;
 
 function integer(flag: string, value: string | undefined, fallback: number | undefined, min: number): number {
   if (value === undefined) {
@@ -115,15 +152,39 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
         mode: { type: 'string' },
         'provision-delay': { type: 'string' },
         'device-plugin-delay': { type: 'string' },
+        scenario: { type: 'string' },
+        'cold-load': { type: 'string' },
+        'warm-load': { type: 'string' },
+        'no-spare-node': { type: 'boolean' },
+        repeat: { type: 'string' },
+        'repeat-kaito': { type: 'string' },
+        'update-strategy': { type: 'string' },
       },
     }));
   } catch (err) {
     throw new BenchArgsError((err as Error).message);
   }
   if (values.help) return 'help';
+  const scenario = values.scenario ?? 'create';
+  if (!(BENCH_SCENARIOS as readonly string[]).includes(scenario))
+    throw new BenchArgsError(`--scenario must be one of ${BENCH_SCENARIOS.join(', ')}, got "${scenario}"`);
+  const updating = scenario === 'update';
+  if (updating) {
+    if (values.workspaces !== undefined) throw new BenchArgsError('--scenario update runs one workspace per controller: drop --workspaces');
+    if ((values.mode ?? 'byo') !== 'byo') throw new BenchArgsError('--scenario update runs with bring-your-own nodes only (--mode byo)');
+    if (values['shared-cluster'])
+      throw new BenchArgsError('--scenario update turns on the model-load simulation, so it needs the benchmark cluster (not --shared-cluster)');
+    if (values['pod-ready-delay'] !== undefined)
+      throw new BenchArgsError('--scenario update times pods with the model-load simulation: use --cold-load and --warm-load, not --pod-ready-delay');
+  } else {
+    for (const f of UPDATE_FLAGS) if (values[f] !== undefined) throw new BenchArgsError(`--${f} needs --scenario update`);
+  }
+  const strategy = values['update-strategy'];
+  if (strategy !== undefined && !isUpdateStrategy(strategy))
+    throw new BenchArgsError(`--update-strategy must be one of ${UPDATE_STRATEGIES.join(', ')}, got "${strategy}"`);
   const mode = values.mode ?? 'byo';
   if (!(BENCH_MODES as readonly string[]).includes(mode)) throw new BenchArgsError(`--mode must be one of ${BENCH_MODES.join(', ')}, got "${mode}"`);
-  const controllers = (values.controllers ?? defaultControllers(mode as BenchMode).join(','))
+  const controllers = (values.controllers ?? defaultControllers(mode as BenchMode, scenario as BenchScenario).join(','))
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
@@ -148,13 +209,26 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
     // runs Karpenter, whose NodeClaim CRD replaces the shared cluster's).
     throw new BenchArgsError(`--mode ${mode} needs the benchmark cluster (not --shared-cluster)`);
   }
+  const repeat = integer('repeat', values.repeat, 1, 1);
+  const update: UpdateScenarioOptions | undefined = updating
+    ? {
+        coldLoadSeconds: integer('cold-load', values['cold-load'], DEFAULT_COLD_LOAD_S, 1),
+        warmLoadSeconds: integer('warm-load', values['warm-load'], DEFAULT_WARM_LOAD_S, 1),
+        spareNode: !(values['no-spare-node'] ?? false),
+        repeat,
+        kaitoRepeat: integer('repeat-kaito', values['repeat-kaito'], repeat, 1),
+        ...(strategy !== undefined ? { strategy } : {}),
+      }
+    : undefined;
   return {
-    workspaces: integer('workspaces', values.workspaces, undefined, 1),
+    scenario: scenario as BenchScenario,
+    ...(update ? { update } : {}),
+    workspaces: updating ? 1 : integer('workspaces', values.workspaces, undefined, 1),
     ...(values.json !== undefined ? { json: values.json } : {}),
     controllers: controllers as ControllerId[],
     qps: integer('qps', values.qps, 30, 1),
     burst: integer('burst', values.burst, 50, 1),
-    idleSeconds: integer('idle-seconds', values['idle-seconds'], 60, 0),
+    idleSeconds: integer('idle-seconds', values['idle-seconds'], updating ? 0 : 60, 0),
     timeoutSeconds: integer('timeout-seconds', values['timeout-seconds'], 3600, 1),
     removeNodes: values['remove-nodes'] ?? false,
     sharedCluster: values['shared-cluster'] ?? false,

@@ -20,7 +20,7 @@ import {
 import { stringify } from 'yaml';
 import { GROUP, PLURAL, VERSION, type Workspace } from '../src/api/types.js';
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, INFERENCE_CONFIG_KEY } from '../src/api/labels.js';
-import { adminKubeConfig, up } from '../src/simcluster/cluster.js';
+import { adminKubeConfig, isRunning, up } from '../src/simcluster/cluster.js';
 import { components, everyComponent } from '../src/simcluster/components.js';
 import { probe } from '../src/simcluster/health.js';
 import { isOurProcess, readPid, startDetached, stopProcess } from '../src/simcluster/process.js';
@@ -29,6 +29,7 @@ import { isAlreadyExists, isNotFound } from '../src/runtime/errors.js';
 import { layoutFor, type Layout } from '../src/simcluster/layout.js';
 import { withLock } from '../src/simcluster/lock.js';
 import { POOL_LABEL, nodeNames, type NodePool } from '../src/simcluster/nodes.js';
+import type { ModelLoadDelays } from '../src/simcluster/model-load/model-load-options.js';
 import type { Delays } from '../src/simcluster/provisioner/provisioner-options.js';
 import { NVME_STORAGE_CLASS, PV_NODE_LABEL, recycleReleasedPvs } from '../src/simcluster/storage.js';
 import type { VolumeKind } from './controllers.js';
@@ -164,19 +165,25 @@ export function selectBenchCluster(env: NodeJS.ProcessEnv, shared: boolean, cach
 
 /**
  * Starts (or reuses) the cluster with exactly `pools` of benchmark nodes (extra nodes of those pools go)
- * and the provisioner's delays; `karpenter` also runs real Karpenter (a running one stays either way).
+ * and the provisioner's delays; `karpenter` also runs real Karpenter (a running one stays either way);
+ * `modelLoad` runs the model-load simulation with those delays (kwok then plays its Stages: when `up`
+ * restarts a running kwok for them, this waits until the new kwok holds every node Lease, as tuneKwok does).
  */
 export async function prepareCluster(
   pools: NodePool[],
   log: (line: string) => void,
   provisioner?: Partial<Delays>,
   karpenter = false,
+  modelLoad?: ModelLoadDelays,
 ): Promise<{ kc: KubeConfig; layout: Layout }> {
   const nodesFile = join(tmpdir(), `kaito-ts-bench-nodes-${process.pid}.yaml`);
   writeFileSync(nodesFile, stringify({ pools }));
-  await up({ nodesFile, log, ...(provisioner ? { provisioner } : {}), ...(karpenter ? { karpenter: true } : {}) });
+  const kwokPid = (): number | undefined => readPid(join(layoutFor().runDir, 'kwok.pid'));
+  const before = modelLoad && (await isRunning()) ? { pid: kwokPid(), holders: leaseHolders(await nodeLeases(adminKubeConfig())) } : undefined;
+  await up({ nodesFile, log, ...(provisioner ? { provisioner } : {}), ...(karpenter ? { karpenter: true } : {}), ...(modelLoad ? { modelLoad } : {}) });
   const layout = layoutFor();
   const kc = adminKubeConfig(layout);
+  if (before && kwokPid() !== before.pid) await waitForLeaseTakeover(kc, before.holders, log);
   const core = kc.makeApiClient(CoreV1Api);
   const wanted = new Set(pools.flatMap(nodeNames));
   const names = new Set(pools.map((p) => p.name));

@@ -145,7 +145,8 @@ export function kaitoCrdFiles(version: KaitoVersion, mode: NodeMode = 'byo'): st
  * KAITO's workspace controller (cmd/workspace) of one release, launched the same way for every release:
  * webhooks off (they need a Service and certificates; the bench validates nothing through them),
  * CLOUD_PROVIDER=azure (its SKU catalog), RELEASE_NAMESPACE (where the inference-params-template
- * ConfigMap is), PRESET_REGISTRY_NAME as its chart sets it, the run's client limits. v0.12.0 in karpenter mode adds `--node-provisioner=karpenter`
+ * ConfigMap is), PRESET_REGISTRY_NAME as its chart sets it, the run's client limits. v0.12.0 with bring-your-own nodes
+ * adds `--node-provisioner=byo`; in karpenter mode `--node-provisioner=karpenter`
  * and the NodeClass flags, which it reads exactly as kaito-ts does.
  */
 function kaitoController(id: ControllerId, version: KaitoVersion): ControllerSpec {
@@ -168,6 +169,9 @@ function kaitoController(id: ControllerId, version: KaitoVersion): ControllerSpe
         `--kube-client-burst=${o.burst}`,
         `--metrics-bind-address=${o.metricsAddress}`,
         `--health-probe-bind-address=${o.probeAddress}`,
+        // v0.12 picks its node mode with --node-provisioner (default azure-gpu-provisioner), which overrides the
+        // disableNodeAutoProvisioning gate (cmd/workspace/main.go): bring-your-own nodes need `byo`.
+        ...(version === 'v0.12.0' && !o.nap ? ['--node-provisioner=byo'] : []),
         ...(o.karpenter ? kwokNodeClassFlags(o.karpenter.nodeClassSpec) : []),
       ],
       // The inference ConfigMap template is read from RELEASE_NAMESPACE; the SKU catalog from CLOUD_PROVIDER;

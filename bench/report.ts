@@ -1,12 +1,13 @@
 // `node dist/bench/report.js FILE...`: reads --json files of several runs and prints the Markdown table
 // for docs/benchmarks.md; with --svg OUT also writes the time-to-all-ready chart, with --timeline-svg OUT
-// the per-workspace stage chart.
+// the per-workspace stage chart. Documents of --scenario update also get their update tables.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readyChartSvg } from './chart.js';
 import { markdownTable, karpenterStageTable, napStageTable, parseBenchDocument } from './results.js';
 import { timelineChartSvg } from './timeline-chart.js';
 import { timelineMarkdown } from './timeline-format.js';
+import { updateMarkdown } from './update.js';
 
 function main(argv: string[]): number {
   const { values, positionals } = parseArgs({
@@ -30,6 +31,8 @@ function main(argv: string[]): number {
   if (stages) process.stdout.write(`\nNode auto-provisioning stages, seconds p50 / p90 / max:\n\n${stages}`);
   const karpenterStages = karpenterStageTable(docs);
   if (karpenterStages) process.stdout.write(`\nKarpenter NodePool stages, seconds p50 / p90 / max:\n\n${karpenterStages}`);
+  const updates = updateMarkdown(docs);
+  if (updates) process.stdout.write(`\nUpdates of a serving workspace (unavailable: no serving endpoint; cut-over: surge pod Ready → serving):\n\n${updates}`);
   const timeline = timelineMarkdown(docs);
   if (timeline) process.stdout.write(`\nPer-workspace timeline, seconds p50 / p90 / p99 / max:\n\n${timeline}`);
   if (values['timeline-svg']) writeFileSync(values['timeline-svg'], timelineChartSvg(docs));

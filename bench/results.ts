@@ -5,6 +5,7 @@ import { KARPENTER_STAGES, karpenterStageSummary, karpenterSummary, type Karpent
 import { NAP_STAGES, type NapFigures } from './nap.js';
 import type { TimelineFigures } from './timeline.js';
 import { timelineText } from './timeline-format.js';
+import { updateRunLine, updateSettingsLine, updateSummaryLine, type UpdateFigures, type UpdateScenarioOptions } from './update.js';
 
 export interface ControllerResult {
   controller: ControllerId;
@@ -23,6 +24,8 @@ export interface ControllerResult {
   karpenter?: KarpenterFigures;
   /** When each workspace reached each stage on its way to InferenceReady. */
   timeline?: TimelineFigures;
+  /** --scenario update: every update of the serving workspace and their summary. */
+  update?: UpdateFigures;
   /** kaito-ts: the git commit of the code started (`-dirty` when tracked files differed). */
   codeCommit?: string;
 }
@@ -48,15 +51,25 @@ export interface BenchDocument {
   mode?: 'nap' | 'karpenter';
   nap?: NapSettings;
   karpenter?: KarpenterSettings;
+  /** Present for --scenario update runs (`n` is then 1: one workspace per controller). */
+  scenario?: 'update';
+  update?: UpdateScenarioOptions;
   results: ControllerResult[];
 }
 
 /** Exactly the documented --json shape (key order included), nothing else. */
-export function benchDocument(n: number, results: ControllerResult[], nap?: NapSettings, karpenter?: KarpenterSettings): BenchDocument {
+export function benchDocument(
+  n: number,
+  results: ControllerResult[],
+  nap?: NapSettings,
+  karpenter?: KarpenterSettings,
+  update?: UpdateScenarioOptions,
+): BenchDocument {
   return {
     n,
     ...(nap ? { mode: 'nap' as const, nap: { ...nap } } : {}),
     ...(karpenter ? { mode: 'karpenter' as const, karpenter: { ...karpenter } } : {}),
+    ...(update ? { scenario: 'update' as const, update: { ...update } } : {}),
     results: results.map((r) => ({
       controller: r.controller,
       allStatefulSetsSeconds: r.allStatefulSetsSeconds,
@@ -69,6 +82,8 @@ export function benchDocument(n: number, results: ControllerResult[], nap?: NapS
       ...(r.nap ? { nap: r.nap } : {}),
       ...(r.karpenter ? { karpenter: r.karpenter } : {}),
       ...(r.timeline ? { timeline: r.timeline } : {}),
+      ...(r.update ? { update: r.update } : {}),
+      ...(r.codeCommit ? { codeCommit: r.codeCommit } : {}),
     })),
   };
 }
@@ -155,10 +170,13 @@ export function formatTable(doc: BenchDocument): string {
     ? `N = ${doc.n}, node auto-provisioning (provision ${doc.nap.provisionDelaySeconds}s, device plugin ${doc.nap.devicePluginDelaySeconds}s, pod ready ${doc.nap.podReadyDelaySeconds}s)`
     : doc.karpenter
       ? `N = ${doc.n}, Karpenter NodePools (node registration ${doc.karpenter.registrationDelaySeconds}s, device plugin ${doc.karpenter.devicePluginDelaySeconds}s, pod ready ${doc.karpenter.podReadyDelaySeconds}s)`
-      : `N = ${doc.n}`;
+      : doc.update
+        ? `update scenario: ${updateSettingsLine(doc.update)} (all StatefulSets / all ready: the first create)`
+        : `N = ${doc.n}`;
   const napLines = doc.results.flatMap((r) => [
     ...(r.nap ? [`${r.controller}: ${napSummary(r.nap)}`, `  stages p50/p90/max s: ${stageSummary(r.nap)}`] : []),
     ...(r.karpenter ? [`${r.controller}: ${karpenterSummary(r.karpenter)}`, `  stages p50/p90/max s: ${karpenterStageSummary(r.karpenter)}`] : []),
+    ...(r.update ? [`${r.controller}: ${updateSummaryLine(r.update.summary)}`, ...r.update.runs.map((x) => `  ${updateRunLine(x)}`)] : []),
   ]);
   const timelines = doc.results.flatMap((r) => (r.timeline ? [timelineText(r.controller, r.timeline)] : []));
   return [title, line(head), ...rows.map(line), ...napLines].join('\n') + '\n' + timelines.join('');

@@ -1,5 +1,7 @@
 // `npm run bench -- --workspaces N [--json FILE] [--controllers kaito-ts,kaito-v0.8.0]`: runs each controller
 // in turn against the same cluster and the same N workspaces and prints (and optionally writes) the figures.
+// `--scenario update`: the same for one workspace per controller, which then has its template changed while
+// it serves (bench/update-cluster.ts).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { homedir, loadavg } from 'node:os';
@@ -10,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Workspace } from '../src/api/types.js';
 import { GROUP, PLURAL, VERSION } from '../src/api/types.js';
+import { ANNOTATION_UPDATE_STRATEGY } from '../src/api/labels.js';
 import { down, isRunning } from '../src/simcluster/cluster.js';
 import { adminKubeconfig } from '../src/simcluster/kubeconfig.js';
 import { layoutFor, type Layout } from '../src/simcluster/layout.js';
@@ -34,7 +37,7 @@ import {
   tuneKwok,
   volumeKinds,
 } from './cluster.js';
-import { CONTROLLERS, missingPrerequisite, nodeClassSpecFor, type ControllerId, type VolumeKind } from './controllers.js';
+import { CONTROLLERS, KAITO_VERSIONS, missingPrerequisite, nodeClassSpecFor, type ControllerId, type VolumeKind } from './controllers.js';
 import { NODEPOOLS_PATH, removeKarpenterObjects, removeNodeClass, waitForKarpenterCleanup } from './karpenter-cluster.js';
 import { KarpenterTracker, karpenterRunSelector, karpenterSummary, resourceRequests } from './karpenter.js';
 import { ConvergenceTracker } from './convergence.js';
@@ -44,6 +47,8 @@ import { napPools, planWorkspaces, poolsForPlan, workspaceManifest, type Workspa
 import { clockTicksPerSecond } from './proc.js';
 import { startCountingProxy, type CountingProxy } from './proxy.js';
 import { TimelineTracker } from './timeline.js';
+import { runUpdates } from './update-cluster.js';
+import { updatePlan, updatePools, updateSettingsLine, updateSummaryLine } from './update.js';
 import { benchDocument, checkVolumes, formatTable, napSummary, type ControllerResult, type KarpenterSettings, type NapSettings } from './results.js';
 import { countWrites, diffCounts } from './verbs.js';
 import { watchForever } from './watch.js';
@@ -237,6 +242,10 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
   const throttleBefore = await controllerManagerThrottleSeconds(layout);
   try {
     const manifests = plan.map((w) => workspaceManifest(w, ns, ctx.runId, opts.mode));
+    // The update scenario's strategy is kaito-ts's own annotation; KAITO has none.
+    const strategy = opts.update?.strategy;
+    if (strategy && id === 'kaito-ts')
+      for (const m of manifests) m.metadata.annotations = { ...m.metadata.annotations, [ANNOTATION_UPDATE_STRATEGY]: strategy };
     const cpuBefore = await controlPlaneCpuTicks(layout);
     const selfBefore = process.cpuUsage();
     t0 = performance.now();
@@ -265,6 +274,23 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     if (ctl.exited()) tag(`the controller exited during the run; see ${logFile}`);
     else if (readyAt === undefined) tag(`not all ready after ${opts.timeoutSeconds}s`);
     else tag(`all ${plan.length} ready after ${readyAt.toFixed(1)}s (all StatefulSets after ${stsAt?.toFixed(1)}s); idle window ${opts.idleSeconds}s`);
+
+    // --scenario update: the serving workspace's template changes, `repeat` times.
+    const update =
+      opts.update && readyAt !== undefined && !ctl.exited()
+        ? await runUpdates({
+            kc,
+            namespace: ns,
+            workspace: plan[0]?.name ?? '',
+            surges: id === 'kaito-ts',
+            repeat: KAITO_VERSIONS[id] ? opts.update.kaitoRepeat : opts.update.repeat,
+            coldLoadSeconds: opts.update.coldLoadSeconds,
+            warmLoadSeconds: opts.update.warmLoadSeconds,
+            alive: () => !ctl.exited(),
+            log: tag,
+          })
+        : undefined;
+    if (update) tag(updateSummaryLine(update.summary));
 
     // The idle window starts once the controller has been quiet for a moment (the last status writes of
     // convergence are not idleness), and at the latest SETTLE_MAX_MS after all-ready.
@@ -299,11 +325,16 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
       cpuSeconds: sample ? Math.round((sample.cpuTicks / clockTicksPerSecond()) * 100) / 100 : 0,
       requestsByVerb,
       writesPerIdleMinute: opts.idleSeconds > 0 ? Math.round((countWrites(idle) * 60) / opts.idleSeconds) : 0,
-      correct: check.ok && readyAt !== undefined && !ctl.exited(),
+      correct:
+        check.ok &&
+        readyAt !== undefined &&
+        !ctl.exited() &&
+        (!opts.update || (update !== undefined && update.summary.completed === (KAITO_VERSIONS[id] ? opts.update.kaitoRepeat : opts.update.repeat))),
       timeline: timeline.figures(
         (w) => tracker.statefulSetAt(w),
         (w) => tracker.readyAt(w),
       ),
+      ...(update ? { update } : {}),
       ...(codeCommit ? { codeCommit } : {}),
     };
     if (nap) {
@@ -422,11 +453,13 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   const base = loadNodePools(layoutFor().defaultNodesFile);
-  const plan = planWorkspaces(opts.workspaces, base);
+  const update = opts.update;
+  const plan = update ? [updatePlan(base)] : planWorkspaces(opts.workspaces, base);
   const nap = opts.mode === 'nap';
   const karpenter = opts.mode === 'karpenter';
-  // nap: no nodes up front, the simulated gpu-provisioner makes one per NodeClaim; karpenter: Karpenter one per NodePool replica.
-  const pools = opts.mode !== 'byo' ? napPools(base) : poolsForPlan(base, plan);
+  // nap: no nodes up front, the simulated gpu-provisioner makes one per NodeClaim; karpenter: Karpenter one per NodePool replica;
+  // update: the workspace's node and a spare one (or none).
+  const pools = update ? updatePools(base, update.spareNode) : opts.mode !== 'byo' ? napPools(base) : poolsForPlan(base, plan);
   const napSettings: NapSettings | undefined = nap
     ? {
         provisionDelaySeconds: opts.provisionDelaySeconds,
@@ -441,6 +474,7 @@ async function main(argv: string[]): Promise<number> {
         podReadyDelaySeconds: opts.podReadyDelaySeconds,
       }
     : undefined;
+  if (update) log(`update scenario: ${updateSettingsLine(update)}`);
   log(
     karpenter
       ? `N = ${opts.workspaces}; Karpenter NodePools: ${planMix(plan)}; node registration delay ${opts.provisionDelaySeconds}s (KWOKNodeClass nodeRegistrationDelay), device-plugin delay ${opts.devicePluginDelaySeconds}s`
@@ -462,10 +496,12 @@ async function main(argv: string[]): Promise<number> {
       await down(log);
     });
   }
-  const { kc, layout } = await prepareCluster(pools, log, delays, karpenter);
+  const modelLoad = update ? { coldMs: update.coldLoadSeconds * 1000, warmMs: update.warmLoadSeconds * 1000 } : undefined;
+  const { kc, layout } = await prepareCluster(pools, log, delays, karpenter, modelLoad);
   if (!opts.sharedCluster) {
     await tuneControllerManager(layout, controllerManagerArgs(opts.kcmQps), log);
-    await tuneKwok(layout, opts.podReadyDelaySeconds * 1000, log);
+    // With the model-load simulation kwok keeps the Stages `up` gave it (a stock restart would drop them).
+    if (!modelLoad) await tuneKwok(layout, opts.podReadyDelaySeconds * 1000, log);
   }
   log(`cluster: ${layout.kubeconfigPath}`);
   await removeStaleRunNamespaces(kc, log);
@@ -474,13 +510,13 @@ async function main(argv: string[]): Promise<number> {
   const storageClass = await storageClassExists(kc);
   await ensureReleaseNamespace(kc, RELEASE_NAMESPACE);
   const runId = Date.now().toString(36);
-  const logDir = join(PROJECT_ROOT, 'bench', 'results', `run-${runId}-n${opts.workspaces}`);
+  const logDir = join(PROJECT_ROOT, 'bench', 'results', update ? `run-${runId}-update` : `run-${runId}-n${opts.workspaces}`);
   mkdirSync(logDir, { recursive: true });
 
   const results: ControllerResult[] = [];
   for (const id of opts.controllers) results.push(await runController(id, { opts, kc, layout, plan, storageClass, runId, logDir }));
 
-  const doc = benchDocument(opts.workspaces, results, napSettings, karpenterSettings);
+  const doc = benchDocument(opts.workspaces, results, napSettings, karpenterSettings, update);
   process.stdout.write(formatTable(doc));
   process.stdout.write(
     `client limits for every controller: --kube-client-qps=${opts.qps} --kube-client-burst=${opts.burst}; own defaults: ` +

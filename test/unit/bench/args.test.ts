@@ -5,6 +5,7 @@ import { BenchArgsError, parseBenchArgs } from '../../../bench/args.js';
 describe('parseBenchArgs', () => {
   it('has the documented defaults', () => {
     assert.deepEqual(parseBenchArgs(['--workspaces', '50']), {
+      scenario: 'create',
       workspaces: 50,
       controllers: ['kaito-ts', 'kaito-v0.8.0'],
       qps: 30,
@@ -47,6 +48,7 @@ describe('parseBenchArgs', () => {
       '0',
     ]);
     assert.deepEqual(o, {
+      scenario: 'create',
       workspaces: 200,
       json: 'out.json',
       controllers: ['kaito-v0.8.0', 'kaito-ts'],
@@ -110,6 +112,47 @@ describe('parseBenchArgs', () => {
   });
   it('answers help', () => assert.equal(parseBenchArgs(['--help']), 'help'));
 
+  it('--scenario update: one workspace, the model-load defaults, a spare node, one update, no idle window', () => {
+    const o = parseBenchArgs(['--scenario', 'update']);
+    assert.notEqual(o, 'help');
+    if (o === 'help') return;
+    assert.equal(o.scenario, 'update');
+    assert.equal(o.workspaces, 1);
+    assert.equal(o.idleSeconds, 0);
+    assert.equal(o.mode, 'byo');
+    assert.deepEqual(o.controllers, ['kaito-ts', 'kaito-v0.8.0', 'kaito-v0.12.0']);
+    assert.deepEqual(o.update, { coldLoadSeconds: 120, warmLoadSeconds: 20, spareNode: true, repeat: 1, kaitoRepeat: 1 });
+  });
+  it('--scenario update takes its own flags', () => {
+    const o = parseBenchArgs([
+      '--scenario=update',
+      '--cold-load',
+      '60',
+      '--warm-load=10',
+      '--no-spare-node',
+      '--repeat',
+      '5',
+      '--update-strategy',
+      'Surge',
+      '--idle-seconds',
+      '30',
+      '--controllers',
+      'kaito-ts',
+    ]);
+    assert.notEqual(o, 'help');
+    if (o === 'help') return;
+    assert.deepEqual(o.update, { coldLoadSeconds: 60, warmLoadSeconds: 10, spareNode: false, repeat: 5, kaitoRepeat: 5, strategy: 'Surge' });
+    assert.equal(o.idleSeconds, 30);
+    assert.deepEqual(o.controllers, ['kaito-ts']);
+  });
+  it('--repeat-kaito gives KAITO fewer updates than kaito-ts', () => {
+    const o = parseBenchArgs(['--scenario', 'update', '--repeat', '5', '--repeat-kaito', '2']);
+    assert.deepEqual(o === 'help' ? undefined : [o.update?.repeat, o.update?.kaitoRepeat], [5, 2]);
+  });
+  it('--scenario create is the default and the same as no --scenario', () => {
+    assert.deepEqual(parseBenchArgs(['--scenario', 'create', '--workspaces', '5']), parseBenchArgs(['--workspaces', '5']));
+  });
+
   const bad: Array<[string[], RegExp]> = [
     [[], /--workspaces is required/],
     [['--workspaces', '0'], /--workspaces must be an integer >= 1, got "0"/],
@@ -132,6 +175,17 @@ describe('parseBenchArgs', () => {
     [['--workspaces', '5', '--mode', 'karpenter', '--controllers', 'kaito-ts,kaito-v0.8.0'], /kaito-v0.8.0 has no karpenter mode/],
     [['--workspaces', '5', '--mode', 'nap', '--provision-delay', '1.5'], /--provision-delay must be an integer >= 0/],
     [['--workspaces', '5', '--mode', 'nap', '--device-plugin-delay=-1'], /--device-plugin-delay must be an integer >= 0/],
+    [['--scenario', 'rollout'], /--scenario must be one of create, update, got "rollout"/],
+    [['--workspaces', '5', '--repeat', '3'], /--repeat needs --scenario update/],
+    [['--workspaces', '5', '--no-spare-node'], /--no-spare-node needs --scenario update/],
+    [['--workspaces', '5', '--cold-load', '60'], /--cold-load needs --scenario update/],
+    [['--scenario', 'update', '--workspaces', '5'], /one workspace per controller/],
+    [['--scenario', 'update', '--mode', 'nap'], /bring-your-own nodes only/],
+    [['--scenario', 'update', '--shared-cluster'], /needs the benchmark cluster/],
+    [['--scenario', 'update', '--pod-ready-delay', '30'], /--cold-load and --warm-load/],
+    [['--scenario', 'update', '--cold-load', '0'], /--cold-load must be an integer >= 1/],
+    [['--scenario', 'update', '--repeat', '0'], /--repeat must be an integer >= 1/],
+    [['--scenario', 'update', '--update-strategy', 'RollingUpdate'], /--update-strategy must be one of Surge, SurgeIfCapacity, Recreate/],
   ];
   for (const [argv, message] of bad) {
     it(`refuses ${JSON.stringify(argv)}`, () => {

@@ -112,6 +112,13 @@ describe('Karpenter mode helpers', () => {
     assert.deepEqual(kaito.env, { CLOUD_PROVIDER: 'azure', RELEASE_NAMESPACE: 'r', PRESET_REGISTRY_NAME: 'mcr.microsoft.com/aks/kaito' });
     assert.deepEqual(CONTROLLERS['kaito-v0.8.0'].modes, ['byo', 'nap']);
   });
+  it('starts KAITO v0.12.0 with --node-provisioner=byo for bring-your-own nodes (its flag overrides the gate); v0.8.0 has no such flag', () => {
+    const o = { kubeconfig: 'k', qps: 30, burst: 50, metricsAddress: 'm', probeAddress: 'p', releaseNamespace: 'r', projectRoot: '/x', nap: false };
+    const provisioner = (id: 'kaito-v0.8.0' | 'kaito-v0.12.0') => CONTROLLERS[id].launch(o).args.filter((a) => a.startsWith('--node-provisioner'));
+    assert.deepEqual(provisioner('kaito-v0.12.0'), ['--node-provisioner=byo']);
+    assert.deepEqual(provisioner('kaito-v0.8.0'), []);
+    assert.ok(CONTROLLERS['kaito-v0.12.0'].launch(o).args.includes('--feature-gates=vLLM=true,disableNodeAutoProvisioning=true'));
+  });
   it("installs KAITO v0.12's InferenceSet CRD, and Karpenter's NodeClaim CRD only where Karpenter does not run", () => {
     assert.deepEqual(kaitoCrdFiles('v0.12.0', 'karpenter'), ['kaito.sh_workspaces.yaml', 'kaito.sh_inferencesets.yaml']);
     assert.deepEqual(kaitoCrdFiles('v0.12.0', 'nap'), ['kaito.sh_workspaces.yaml', 'kaito.sh_inferencesets.yaml', 'karpenter.sh_nodeclaims.yaml']);

@@ -1,8 +1,9 @@
-// The e2e availability oracle's pure parts: which pods an EndpointSlice set serves, and the gaps.
+// The availability oracle's pure parts (src/simcluster/availability.ts): which pods an EndpointSlice set
+// serves, and the gaps.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Endpoint, V1EndpointSlice } from '@kubernetes/client-node';
-import { gapsOf, readyPodsOf, type Gap, type ReadySample } from '../e2e/support/availability.js';
+import { gapsOf, gapsWithin, readyPodsOf, type Gap, type ReadySample } from '../../../src/simcluster/availability.js';
 
 const ep = (pod: string, ready?: boolean, ip = '10.244.0.1'): V1Endpoint => ({
   addresses: [ip],
@@ -50,4 +51,26 @@ describe('gapsOf', () => {
     ['repeated empty samples do not split a gap', [s(0, 'a'), s(10), s(11), s(15, 'a')], [{ fromMs: 10, toMs: 15, ms: 5 }]],
   ];
   for (const [name, timeline, want] of cases) it(name, () => assert.deepEqual(gapsOf(timeline, 100), want));
+});
+
+describe('gapsWithin', () => {
+  const s = (atMs: number, ...pods: string[]): ReadySample => ({ atMs, pods });
+  const cases: [string, ReadySample[], Gap[]][] = [
+    ['serving throughout', [s(0, 'a'), s(20, 'a', 'b'), s(30, 'b'), s(40, 'a', 'b'), s(45, 'a')], []],
+    ['a gap inside the window', [s(0, 'a'), s(20), s(28, 'a')], [{ fromMs: 20, toMs: 28, ms: 8 }]],
+    ['a gap before the window is not counted', [s(0, 'a'), s(2), s(5, 'a'), s(30), s(31, 'a')], [{ fromMs: 30, toMs: 31, ms: 1 }]],
+    ['an outage under way at the start counts from the start', [s(0, 'a'), s(5), s(15, 'a')], [{ fromMs: 10, toMs: 15, ms: 5 }]],
+    ['no sample before the window: nothing served then', [s(12, 'a')], [{ fromMs: 10, toMs: 12, ms: 2 }]],
+    ['a gap open at the end is cut there', [s(0, 'a'), s(90)], [{ fromMs: 90, ms: 10 }]],
+    ['samples after the window are ignored', [s(0, 'a'), s(150), s(160, 'a')], []],
+    [
+      'two gaps, repeated empty samples folded',
+      [s(0, 'a'), s(20), s(21), s(25, 'b'), s(50), s(70, 'a')],
+      [
+        { fromMs: 20, toMs: 25, ms: 5 },
+        { fromMs: 50, toMs: 70, ms: 20 },
+      ],
+    ],
+  ];
+  for (const [name, timeline, want] of cases) it(name, () => assert.deepEqual(gapsWithin(timeline, 10, 100), want));
 });
