@@ -38,6 +38,8 @@ export const POOL = 'kaito.sh/sim-pool';
 export const A100 = 'Standard_NC24ads_A100_v4';
 export const A10 = 'Standard_NV36ads_A10_v5';
 export const HF_SECRET = 'hf-token';
+/** The docker-registry Secret of the private adapter (bring-your-own mode). */
+export const ADAPTER_PULL_SECRET = 'adapter-pull';
 
 const nginx = (name: string) => ({
   metadata: { labels: { app: name } },
@@ -50,9 +52,16 @@ export function takeoverWorkspaces(mode: TakeoverMode): { metadata: { name: stri
     // Bring-your-own nodes: no instanceType with disableNodeAutoProvisioning=true.
     return [
       {
+        // With two LoRA adapters: KAITO's puller init containers (one with a pull secret) are taken over too.
         metadata: { name: 'preset-a10' },
         resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a10' } } },
-        inference: { preset: { name: 'phi-3-mini-4k-instruct' } },
+        inference: {
+          preset: { name: 'phi-3-mini-4k-instruct' },
+          adapters: [
+            { source: { name: 'public-lora', image: 'kaito/phi-3-lora:0.0.1' } },
+            { source: { name: 'private-lora', image: 'registry.example/adapters/phi-3-lora:0.0.1', imagePullSecrets: [ADAPTER_PULL_SECRET] } },
+          ],
+        },
       },
       {
         metadata: { name: 'preset-a100' },

@@ -25,6 +25,7 @@ import { LABEL_KARPENTER_WORKSPACE_NAMESPACE } from '../src/api/labels.js';
 import { kwokNodeClassFlags } from '../src/simcluster/karpenter/operator-flags.js';
 import { CONTROLLERS, missingPrerequisite, type ControllerId } from './controllers.js';
 import {
+  ADAPTER_PULL_SECRET,
   HF_SECRET,
   TAKEOVER_USAGE,
   compareKarpenter,
@@ -272,6 +273,18 @@ async function main(opts: TakeoverOptions): Promise<number> {
     await kubectl(['create', 'namespace', NS]).catch(() => '');
     // The multi-node preset is gated: its modelAccessSecret must hold HF_TOKEN.
     await kubectl(['create', 'secret', 'generic', HF_SECRET, '-n', NS, '--from-literal=HF_TOKEN=hf_takeover_not_a_real_token']).catch(() => '');
+    if (!karpenter)
+      await kubectl([
+        'create',
+        'secret',
+        'docker-registry',
+        ADAPTER_PULL_SECRET,
+        '-n',
+        NS,
+        '--docker-server=registry.example',
+        '--docker-username=takeover',
+        '--docker-password=not-a-real-password',
+      ]).catch(() => '');
     const api = kc.makeApiClient(CustomObjectsApi);
     for (const body of WORKSPACES)
       await api.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: NS, body }).catch(() => undefined);

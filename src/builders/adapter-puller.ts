@@ -1,86 +1,59 @@
-// The adapter puller's shell script, as KAITO v0.8.0 renders it (pkg/workspace/image/puller.sh, a
-// text/template: the image reference and the target directory filled in, the raw-string markers
-// rendered as `#`). Kept byte-identical so a StatefulSet with adapters written by KAITO is not
-// changed (and its pods not restarted) when kaito-ts takes over. The script is KAITO's (Apache-2.0,
-// header kept in it); it runs in the skopeo image: copy anonymously, then with each mounted docker
-// config, unpack the layers, move `/data` to the adapter directory.
+// The adapter puller's shell script (spec §5.8). It runs as `/bin/sh -c <script>` in the skopeo image
+// of an init container and fills one adapter directory from one OCI image, in three steps:
+//   1. copy the image with `skopeo copy --dest-decompress` into a `dir:` layout in a fresh temporary
+//      directory: first without credentials, then with each file under ~/.docker/config.d (symlinks
+//      followed: projected Secrets are symlinks) as `--authfile=`, until one copy succeeds;
+//   2. unpack the layers, in the manifest's order (`skopeo inspect` of the layout), into a root
+//      directory;
+//   3. move that root's `/data` to the adapter directory (`mv -f`).
+// Any failed step fails the container (exit status non-zero) before the adapter directory is touched:
+// no copy succeeded, the layers cannot be listed or one does not unpack, the image has no `/data`.
+//
+// KAITO's pullers run a script of KAITO's for the same steps. A StatefulSet KAITO wrote is taken over
+// at its revision without a write, script included; its pods get this script with the workspace's
+// next revision (docs/builders.md "The adapter puller").
 
-const BEFORE_IMAGE = [
-  '#!/bin/sh',
-  'set -ex',
-  '',
-  '# Copyright (c) KAITO authors.',
-  '# Licensed under the Apache License, Version 2.0 (the "License");',
-  '# you may not use this file except in compliance with the License.',
-  '# You may obtain a copy of the License at',
-  '#',
-  '#     http://www.apache.org/licenses/LICENSE-2.0',
-  '#',
-  '# Unless required by applicable law or agreed to in writing, software',
-  '# distributed under the License is distributed on an "AS IS" BASIS,',
-  '# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.',
-  '# See the License for the specific language governing permissions and',
-  '# limitations under the License.',
-  '',
-  'TMPDIR="$(mktemp -d)"',
-  '',
-  'IMG_REF="${1}"',
-  '[ ! -z "${IMG_REF}" ] || ',
-].join('\n');
-
-const BEFORE_DIR = ['', '', 'VOL_DIR="${2}"', '[ ! -z "${VOL_DIR}" ] || '].join('\n');
-
-const REST = [
-  '',
-  '',
-  '#',
-  '',
-  'pull() {',
-  '    LAYOUT_DIR="${TMPDIR}/layout"',
-  '',
-  '    local DOCKER_CONFIG_D="${HOME}/.docker/config.d"',
-  '    [ ! -e "${DOCKER_CONFIG_D}" ] || local REGISTRY_AUTH_FILES="$(find -L "${DOCKER_CONFIG_D}" -type \'f\' -printf \'%p \')"',
-  '',
-  "    for REGISTRY_AUTH_FILE in '' ${REGISTRY_AUTH_FILES}",
-  '    do',
-  "        local SKOPEO_ARGS='--dest-decompress'",
-  '        [ -z "${REGISTRY_AUTH_FILE}" ] || SKOPEO_ARGS="${SKOPEO_ARGS} --authfile=${REGISTRY_AUTH_FILE}"',
-  '',
-  '        skopeo copy ${SKOPEO_ARGS} "docker://${IMG_REF}" "dir:${LAYOUT_DIR}" || continue',
-  '',
-  "        local OK='1'",
-  '        break',
-  '    done',
-  '',
-  '    [ "${OK}" = \'1\' ]',
-  '}',
-  '',
-  'expand() {',
-  '    ROOTFS_DIR="${TMPDIR}/rootfs"',
-  '    mkdir -p "${ROOTFS_DIR}"',
-  '',
-  '    local LAYER_DIFFS="$(skopeo inspect --format \'{{ range .Layers }}{{ slice . 7 }} {{ end }}\' "dir:${LAYOUT_DIR}")"',
-  '    for LAYER_DIFF in ${LAYER_DIFFS}',
-  '    do',
-  '        local LAYER_PATH="${LAYOUT_DIR}/${LAYER_DIFF}"',
-  '        tar x -f "${LAYER_PATH}" -C "${ROOTFS_DIR}"',
-  '    done',
-  '}',
-  '',
-  'relocate() {',
-  '    local DATA_PATH="${ROOTFS_DIR}/data"',
-  '    mv -f "${DATA_PATH}" "${VOL_DIR}"',
-  '}',
-  '',
-  '#',
-  '',
-  'pull',
-  'expand',
-  'relocate',
-  '',
-].join('\n');
+/** A shell word that is exactly `s` (single-quoted; a `'` inside is closed, escaped and reopened). */
+function shellWord(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
 
 /** The script for `imageRef` (already normalised, see normalizeImageRef) into `adapterDir`. */
 export function pullerScript(imageRef: string, adapterDir: string): string {
-  return `${BEFORE_IMAGE}IMG_REF='${imageRef}'${BEFORE_DIR}VOL_DIR='${adapterDir}'${REST}`;
+  return `set -eu
+image=${shellWord(imageRef)}
+target=${shellWord(adapterDir)}
+configs="\${HOME:-}/.docker/config.d"
+work=$(mktemp -d)
+say() { printf 'adapter puller: %s\\n' "$*" >&2; }
+
+fetch() { skopeo copy --dest-decompress "$@" "docker://$image" "dir:$work/layout"; }
+say "copying $image"
+if fetch; then
+  fetched=yes
+else
+  fetched=no
+  if [ -e "$configs" ]; then
+    find -L "$configs" -type f >"$work/authfiles" || true
+    while IFS= read -r authfile; do
+      say "copying $image with $authfile"
+      if fetch --authfile="$authfile"; then
+        fetched=yes
+        break
+      fi
+    done <"$work/authfiles"
+  fi
+fi
+[ "$fetched" = yes ] || { say "no copy of $image succeeded"; exit 1; }
+
+mkdir -p "$work/rootfs"
+digests=$(skopeo inspect --format '{{range .Layers}}{{println .}}{{end}}' "dir:$work/layout") || { say "cannot list the layers of $image"; exit 1; }
+for digest in $digests; do
+  tar -x -f "$work/layout/\${digest#*:}" -C "$work/rootfs"
+done
+
+[ -e "$work/rootfs/data" ] || { say "$image has no /data"; exit 1; }
+mv -f "$work/rootfs/data" "$target"
+say "$image: /data is now $target"
+`;
 }

@@ -1,5 +1,5 @@
 // LoRA adapters (spec §5.8): one skopeo init container per adapter copies the `/data` directory of the
-// adapter image into the shared `adapter-volume` (KAITO's script, adapter-puller.ts); pull secrets are
+// adapter image into the shared `adapter-volume` (the script: adapter-puller.ts); pull secrets are
 // projected as docker config files.
 import type { V1Container, V1EnvVar, V1LocalObjectReference, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { AdapterSpec, DataSource } from '../api/types.js';

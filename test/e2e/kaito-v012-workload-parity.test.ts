@@ -525,6 +525,13 @@ const RULES: Rule[] = [
     class: 'adoption',
     reason: `the copy of inference-params-template into the workspace namespace v0.8.0 made (v0.11+ makes none, #2162); ${LEGACY}`,
   },
+  ...['private-lora', 'public-lora'].map((adapter) => ({
+    path: `${POD}.initContainers[puller-${adapter}].args`,
+    only: 'adapters' as const,
+    class: 'adoption' as const,
+    reason:
+      'the puller script is kaito-ts\'s own (the same steps: skopeo copy anonymously then with each mounted docker config, the layers unpacked, /data moved to the adapter directory); a StatefulSet KAITO made keeps KAITO\'s script at its revision and gets ours with the next one (docs/builders.md "The adapter puller")',
+  })),
   {
     path: `${POD}.initContainers`,
     only: 'legacy',

@@ -41,7 +41,7 @@ import { podCreationFailure } from './pod-creation.js';
 import { ANNOUNCED_REASONS, statefulSetReadiness, withDroppedFields, withReadinessTimeout, withWarning, type Readiness } from './readiness.js';
 import { Reason } from './reasons.js';
 import { planRevision } from './revisions.js';
-import { adoptableAsIs, selectiveUpdate } from './selective-update.js';
+import { adoptableAsIs, atRevisionUpdate, selectiveUpdate } from './selective-update.js';
 import type { WorkspaceSnapshot } from './snapshot.js';
 import { strandedClaims } from './stranded-claims.js';
 
@@ -240,7 +240,9 @@ function planStatefulSet(
   const liveKind = live && volumeKindOf(live);
   const freshKind = built.freshWeightsVolume;
   const reshape = !!live && !sameRevision && !!freshKind && freshKind !== liveKind;
-  const selective = live && !reshape ? selectiveUpdate(desired, live) : desired;
+  // At its revision the live pod template stays as it is (a replica change writes nothing a pod runs);
+  // a new revision takes ours: the four updatable parts whole, the rest as live.
+  const selective = !live || reshape ? desired : sameRevision ? atRevisionUpdate(desired, live) : selectiveUpdate(desired, live);
   const next: V1StatefulSet = { ...selective, spec: { ...selective.spec!, replicas } };
   const update = live || b.snap.surgeSets.length ? updateStep(b, built, resolved, live, next, !unchanged) : undefined;
   if (!live) {

@@ -3,7 +3,8 @@
 // case the user customised it". kaito-ts keeps that rule, expressed for server-side apply: the
 // object we apply is the desired one, with every other field we own taken back from the live
 // object, so applying it changes exactly the four updatable parts. Fields other managers own (a
-// user's label, annotation or sidecar) are not in what we apply, so SSA leaves them alone.
+// user's label, annotation or sidecar) are not in what we apply, so SSA leaves them alone. At the
+// revision the live object already has, its pod template is kept as it is (atRevisionUpdate).
 import type { V1Container, V1PodSpec, V1StatefulSet } from '@kubernetes/client-node';
 import { ANNOTATION_REVISION } from '../../api/labels.js';
 import type { Workspace } from '../../api/types.js';
@@ -47,6 +48,42 @@ export function selectiveUpdate(desired: V1StatefulSet, cached: DeepReadonly<V1S
       template: {
         ...dSpec.template,
         spec: { ...keepLive(dPod, lPod, UPDATABLE_POD_FIELDS), containers },
+      },
+    },
+  };
+}
+
+/** The keys of `desired` that `live` has, with live's values: applied, it changes nothing and removes nothing. */
+function asLive<T extends object>(desired: T, live: T): T {
+  const out: Partial<T> = {};
+  for (const key of Object.keys(desired) as (keyof T)[]) if (live[key] !== undefined) out[key] = live[key];
+  return out as T;
+}
+
+/**
+ * The apply of a StatefulSet that is at the workspace's revision when only its replicas change (BYO
+ * nodes appeared): the selective update with the pod template as the live object has it. At its
+ * revision the live template is adopted whoever generated it (KAITO's init containers and their
+ * scripts, an earlier kaito-ts): the keys of ours it has carry its values, the ones it lacks are left
+ * out, so no pod is replaced for a replica change. The template becomes ours with the next revision.
+ */
+export function atRevisionUpdate(desired: V1StatefulSet, cached: DeepReadonly<V1StatefulSet>): V1StatefulSet {
+  const update = selectiveUpdate(desired, cached);
+  const live = mutableCopy<V1StatefulSet>(cached).spec?.template;
+  const dTemplate = desired.spec!.template;
+  if (!live?.spec) return update;
+  const liveContainer = (name: string) => live.spec?.containers.find((c) => c.name === name);
+  const containers = dTemplate.spec!.containers.flatMap((c) => {
+    const l = liveContainer(c.name);
+    return l ? [asLive(c, l)] : [];
+  });
+  return {
+    ...update,
+    spec: {
+      ...update.spec!,
+      template: {
+        ...(dTemplate.metadata ? { metadata: asLive(dTemplate.metadata, live.metadata ?? {}) } : {}),
+        spec: { ...asLive(dTemplate.spec!, live.spec), containers },
       },
     },
   };

@@ -43,8 +43,18 @@ describe('takeoverWorkspaces', () => {
     }
     assert.deepEqual((ws[1]?.inference as { preset: unknown }).preset, { name: 'llama-3.3-70b-instruct', presetOptions: { modelAccessSecret: 'hf-token' } });
   });
-  it('bring-your-own mode: no instanceType', () => {
-    for (const w of takeoverWorkspaces('byo')) assert.equal((w.resource as { instanceType?: string }).instanceType, undefined);
+  it('bring-your-own mode: no instanceType; the A10 preset with two adapters, one behind a pull secret', () => {
+    const ws = takeoverWorkspaces('byo');
+    for (const w of ws) assert.equal((w.resource as { instanceType?: string }).instanceType, undefined);
+    const adapters = (ws.find((w) => w.metadata.name === 'preset-a10')?.inference as { adapters?: { source: { name: string; imagePullSecrets?: string[] } }[] })
+      .adapters;
+    assert.deepEqual(
+      adapters?.map((a) => [a.source.name, a.source.imagePullSecrets ?? []]),
+      [
+        ['public-lora', []],
+        ['private-lora', ['adapter-pull']],
+      ],
+    );
   });
 });
 

@@ -265,13 +265,13 @@ test('adapters: pullers, volumes, pull secrets, strength env, --enable-lora (§5
   const pullerA = pod?.initContainers?.[1];
   assert.equal(pullerA?.image, 'mcr.microsoft.com/aks/skopeo:1.14.4-6');
   assert.deepEqual(pullerA?.command, ['/bin/sh', '-c']);
-  assert.match(pullerA?.args?.[0] ?? '', /IMG_REF='fake\.kaito\.com\/kaito-image:0\.0\.1'/);
-  assert.match(pullerA?.args?.[0] ?? '', /VOL_DIR='\/mnt\/adapter\/adapterA'/);
+  assert.match(pullerA?.args?.[0] ?? '', /^image='fake\.kaito\.com\/kaito-image:0\.0\.1'$/m);
+  assert.match(pullerA?.args?.[0] ?? '', /^target='\/mnt\/adapter\/adapterA'$/m);
   assert.deepEqual(pullerA?.volumeMounts, [
     { name: 'adapter-volume', mountPath: '/mnt/adapter' },
     { name: 'docker-config-adapterA-inference-adapter', mountPath: '/root/.docker/config.d/adapterA-inference-adapter' },
   ]);
-  assert.match(pod?.initContainers?.[2]?.args?.[0] ?? '', /IMG_REF='docker\.io\/library\/alpine:latest'/);
+  assert.match(pod?.initContainers?.[2]?.args?.[0] ?? '', /^image='docker\.io\/library\/alpine:latest'$/m);
   assert.deepEqual(pod?.imagePullSecrets, [{ name: 'fake-secret' }, { name: 'other' }]);
   assert.deepEqual(
     pod?.volumes?.map((v) => v.name),

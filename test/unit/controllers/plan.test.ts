@@ -249,6 +249,35 @@ const rows: Row[] = [
     },
   },
   {
+    name: 'BYO replica scale-up at the same revision of a pod template another generator wrote: only the replicas change',
+    snap: () =>
+      snapshot(
+        afterFirstPass(byo),
+        readySts(converged(byo)).map((o) => {
+          if (o.kind !== 'StatefulSet') return o;
+          const sts = structuredClone(o) as V1StatefulSet;
+          const pod = sts.spec!.template.spec!;
+          pod.initContainers = pod.initContainers?.map((c) => ({ ...c, args: ['their script'] }));
+          pod.volumes = [...(pod.volumes ?? []), { name: 'theirs', emptyDir: {} }];
+          pod.containers[0]!.volumeMounts = [...(pod.containers[0]!.volumeMounts ?? []), { name: 'theirs', mountPath: '/theirs' }];
+          delete pod.containers[0]!.startupProbe;
+          return { ...sts, spec: { ...sts.spec!, replicas: 0 } };
+        }),
+      ),
+    check: (p) => {
+      const sts = p.actions.find((a) => a.kind === 'apply' && a.type.kind === 'StatefulSet');
+      const object = sts?.kind === 'apply' ? (sts.object as V1StatefulSet) : undefined;
+      assert.equal(object?.spec?.replicas, 1);
+      const pod = object?.spec?.template.spec;
+      assert.ok(pod?.initContainers?.length && pod.initContainers.every((c) => c.args?.[0] === 'their script'), 'the live init containers');
+      assert.ok(
+        pod.volumes?.some((v) => v.name === 'theirs') && pod.containers[0]?.volumeMounts?.some((m) => m.name === 'theirs'),
+        'the live volumes and mounts',
+      );
+      assert.equal(pod.containers[0]?.startupProbe, undefined, 'no field of ours the live template lacks');
+    },
+  },
+  {
     name: 'a new revision whose weights volume changes (NVMe class gone): the StatefulSet deleted to recreate, announced',
     snap: () => {
       const ws = presetWorkspace('phi-3-mini-4k-instruct', 'Standard_NC24ads_A100_v4');

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { V1StatefulSet } from '@kubernetes/client-node';
-import { adoptableAsIs, selectiveUpdate } from '../../../src/controllers/workspace/selective-update.js';
+import type { V1Container, V1StatefulSet } from '@kubernetes/client-node';
+import { ANNOTATION_REVISION } from '../../../src/api/labels.js';
+import { adoptableAsIs, atRevisionUpdate, selectiveUpdate } from '../../../src/controllers/workspace/selective-update.js';
 
 function sts(p: { image: string; env: string; command: string; replicas: number; initImage: string; volume: string; tolerations?: string }): V1StatefulSet {
   return {
@@ -79,4 +80,35 @@ test('adoptableAsIs: a KAITO template StatefulSet without the revision annotatio
     ['template, image differs (KAITO keeps the live image): adopted', template, sts({ ...base, image: 'other' }), kaitoMade(), 1, true],
   ];
   for (const [name, ws, desired, live, replicas, want] of rows) assert.equal(adoptableAsIs(ws, desired, live, replicas), want, name);
+});
+
+test("atRevisionUpdate: the live template's values for the keys of ours it has, none of the keys it lacks", () => {
+  const container = (c: Partial<V1Container>): V1Container => ({ name: 'ws', image: 'img', ...c });
+  const sts = (pod: { init: V1Container[]; main: V1Container; sidecar?: boolean }, replicas: number): V1StatefulSet => ({
+    metadata: { name: 'ws', annotations: { [ANNOTATION_REVISION]: '1' } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { a: 'b' } },
+      serviceName: 'ws-headless',
+      template: {
+        metadata: { labels: { a: 'b' } },
+        spec: { initContainers: pod.init, containers: [pod.main, ...(pod.sidecar ? [{ name: 'sidecar', image: 'user/sidecar' }] : [])] },
+      },
+    },
+  });
+  const live = sts({ init: [container({ name: 'puller-a', args: ['theirs'] })], main: container({ env: [{ name: 'E', value: 'live' }] }), sidecar: true }, 1);
+  const desired = sts(
+    {
+      init: [container({ name: 'puller-a', args: ['ours'] })],
+      main: container({ env: [{ name: 'E', value: 'ours' }], startupProbe: { exec: { command: ['true'] } } }),
+    },
+    2,
+  );
+  const out = atRevisionUpdate(desired, live);
+  const pod = out.spec!.template.spec!;
+  assert.equal(out.spec?.replicas, 1, 'replicas are set by the plan, as live here');
+  assert.deepEqual(pod.initContainers, [container({ name: 'puller-a', args: ['theirs'] })]);
+  assert.deepEqual(pod.containers, [container({ env: [{ name: 'E', value: 'live' }] })], 'no startupProbe added, the sidecar not claimed');
+  // A new revision: the selective update takes ours for the init containers, whole.
+  assert.deepEqual(selectiveUpdate(desired, live).spec!.template.spec!.initContainers, [container({ name: 'puller-a', args: ['ours'] })]);
 });

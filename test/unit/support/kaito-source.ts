@@ -1,0 +1,34 @@
+// Test data only: files of KAITO's own source tree (github.com/kaito-project/kaito, Apache-2.0), read
+// when a test runs, so that tests can hold what a KAITO-made object looks like without KAITO's text
+// living in this repository. The tree is $KAITO_SRC or ../shared/kaito-src (as simcluster/build-kaito.sh):
+// an archive kaito-<version>.tar.gz or a directory kaito-<version>/. Absent: undefined, and the
+// test that needs it is skipped.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
+const SOURCE = process.env.KAITO_SRC ?? join(ROOT, '..', 'shared', 'kaito-src');
+
+/** The text of `path` in KAITO's tree at `version`, or undefined when the tree is not on this machine. */
+export function kaitoFile(version: string, path: string): string | undefined {
+  const dir = join(SOURCE, `kaito-${version}`);
+  if (existsSync(join(dir, path))) return readFileSync(join(dir, path), 'utf8');
+  const archive = join(SOURCE, `kaito-${version}.tar.gz`);
+  if (!existsSync(archive)) return undefined;
+  try {
+    return execFileSync('tar', ['-xzOf', archive, `kaito-${version}/${path}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The init container script KAITO v0.8.0 writes for an adapter: pkg/workspace/image/puller.sh as its
+ * text/template renders it (the two values filled in, the raw-string action around the script body
+ * reduced to its text). `imageRef` is the already normalised reference.
+ */
+export function kaitoPullerScript(imageRef: string, volDir: string): string | undefined {
+  const template = kaitoFile('v0.8.0', 'pkg/workspace/image/puller.sh');
+  return template?.replace('{{ .imgRef }}', imageRef).replace('{{ .volDir }}', volDir).replace('{{`', '').replace('`}}', '');
+}
