@@ -152,7 +152,7 @@ export function kaitoCrdFiles(version: KaitoVersion, mode: NodeMode = 'byo'): st
  * webhooks off (they need a Service and certificates; the bench validates nothing through them),
  * CLOUD_PROVIDER=azure (its SKU catalog), RELEASE_NAMESPACE (where the inference-params-template
  * ConfigMap is), PRESET_REGISTRY_NAME as its chart sets it, the run's client limits. v0.12.0 in karpenter mode adds `--node-provisioner=karpenter`
- * and the NodeClass flags, which it reads exactly as kaito-ts does.
+ * and the NodeClass flags, which it reads exactly as kaito-ts does; with bring-your-own nodes `--node-provisioner=byo`.
  */
 function kaitoController(id: ControllerId, version: KaitoVersion): ControllerSpec {
   return {
@@ -175,6 +175,9 @@ function kaitoController(id: ControllerId, version: KaitoVersion): ControllerSpe
         `--kube-client-burst=${o.burst}`,
         `--metrics-bind-address=${o.metricsAddress}`,
         `--health-probe-bind-address=${o.probeAddress}`,
+        // v0.12 derives the gate from --node-provisioner (default azure-gpu-provisioner, which sets
+        // disableNodeAutoProvisioning=false whatever --feature-gates says): bring-your-own is `byo`.
+        ...(version !== 'v0.8.0' && !o.nap ? ['--node-provisioner=byo'] : []),
         ...(o.karpenter ? kwokNodeClassFlags(o.karpenter.nodeClassSpec) : []),
       ],
       // The inference ConfigMap template is read from RELEASE_NAMESPACE; the SKU catalog from CLOUD_PROVIDER;

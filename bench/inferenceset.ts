@@ -86,7 +86,7 @@ export interface InferenceSetWrites {
 
 export interface InferenceSetFigures {
   replicas: number;
-  /** Scale write → the first child seen; null: none. */
+  /** Scale write → the first child seen (to 10 ms); null: none. */
   firstChildSeconds: number | null;
   /** Distinct children seen after the scale write (more than `replicas`: duplicates). */
   childrenCreated: number;
@@ -189,7 +189,7 @@ export class InferenceSetTracker {
     const created = [...this.created.values()];
     return {
       replicas: this.replicas,
-      firstChildSeconds: created.length > 0 ? round1(Math.min(...created)) : null,
+      firstChildSeconds: created.length > 0 ? Math.round(Math.min(...created) * 100) / 100 : null,
       childrenCreated: created.length,
       childCreated: spread(created),
       childInferenceReady: spread([...this.ready.values()]),

@@ -280,6 +280,12 @@ describe('--scenario inferenceset', () => {
       assert.equal(CONTROLLERS[id].inferenceSets, true);
     }
     assert.equal(CONTROLLERS['kaito-v0.8.0'].inferenceSets, false);
+    // KAITO v0.12 takes bring-your-own from --node-provisioner (its default overrides the gate); v0.8.0 has no such flag.
+    const provisioner = (id: 'kaito-v0.8.0' | 'kaito-v0.12.0', nap: boolean) =>
+      CONTROLLERS[id].launch({ ...o, nap }).args.filter((a) => a.startsWith('--node-provisioner'));
+    assert.deepEqual(provisioner('kaito-v0.12.0', false), ['--node-provisioner=byo']);
+    assert.deepEqual(provisioner('kaito-v0.12.0', true), []);
+    assert.deepEqual(provisioner('kaito-v0.8.0', false), []);
     const names = CONTROLLERS['kaito-ts'].crds('byo', true).map((c) => (c as { metadata: { name: string } }).metadata.name);
     assert.deepEqual(names, ['workspaces.kaito.sh', 'inferencesets.kaito.sh']);
   });
