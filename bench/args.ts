@@ -4,17 +4,23 @@ import { parseArgs } from 'node:util';
 import { UPDATE_STRATEGIES, isUpdateStrategy } from '../src/api/update-strategy.js';
 import { DEFAULT_DELAYS } from '../src/simcluster/provisioner/provisioner-options.js';
 import { CONTROLLER_IDS, CONTROLLERS, type ControllerId, type NodeMode } from './controllers.js';
+import { DEFAULT_INFERENCESET_LOAD_S, DEFAULT_INFERENCESET_REPLICAS, type InferenceSetScenarioOptions } from './inferenceset.js';
 import type { UpdateScenarioOptions } from './update.js';
 
-export const BENCH_SCENARIOS = ['create', 'update'] as const;
-/** create: N workspaces converge from nothing; update: one serving workspace per controller has its template changed. */
+export const BENCH_SCENARIOS = ['create', 'update', 'inferenceset'] as const;
+/**
+ * create: N workspaces converge from nothing; update: one serving workspace per controller has its template
+ * changed; inferenceset: an InferenceSet per controller is scaled from 0 to N.
+ */
 export type BenchScenario = (typeof BENCH_SCENARIOS)[number];
 
 export interface BenchOptions {
   scenario: BenchScenario;
   /** --scenario update only. */
   update?: UpdateScenarioOptions;
-  /** create: the N workspaces; update: 1. */
+  /** --scenario inferenceset only. */
+  inferenceSet?: InferenceSetScenarioOptions;
+  /** create: the N workspaces; update: 1; inferenceset: the replicas scaled to. */
   workspaces: number;
   json?: string;
   controllers: ControllerId[];
@@ -58,7 +64,7 @@ export type BenchMode = NodeMode;
  */
 export function defaultControllers(mode: BenchMode, scenario: BenchScenario = 'create'): ControllerId[] {
   if (scenario === 'update') return ['kaito-ts', 'kaito-v0.8.0', 'kaito-v0.12.0'];
-  return mode === 'karpenter' ? ['kaito-ts', 'kaito-v0.12.0'] : ['kaito-ts', 'kaito-v0.8.0'];
+  return mode === 'karpenter' || scenario === 'inferenceset' ? ['kaito-ts', 'kaito-v0.12.0'] : ['kaito-ts', 'kaito-v0.8.0'];
 }
 /** The simulated provisioner's own defaults, in seconds. */
 export const DEFAULT_PROVISION_DELAY_S = DEFAULT_DELAYS.launchDelayMs / 1000;
@@ -72,16 +78,19 @@ export class BenchArgsError extends Error {}
 
 export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
        npm run bench -- --scenario update [--cold-load S] [--warm-load S] [--no-spare-node] [--repeat N] [flags]
+       npm run bench -- --scenario inferenceset [--replicas N] [--pod-ready-delay S] [flags]
 
-  --scenario create|update
+  --scenario create|update|inferenceset
                           create (default): N workspaces converge; update: per controller one serving
                           preset workspace (phi-4-mini-instruct on an A100 node, bring-your-own) gets an adapter
                           added (then removed, …) and the time without a serving endpoint is measured, with
-                          the simcluster's model-load simulation on
+                          the simcluster's model-load simulation on; inferenceset: per controller an
+                          InferenceSet (phi-4-mini-instruct, N bring-your-own A100 nodes) made with replicas 0
+                          is scaled to N by one write of its scale subresource
   --workspaces N          workspaces to create (required with --scenario create)
   --json FILE             write {"n": N, "results": [...]} to FILE
   --controllers LIST      comma list of ${CONTROLLER_IDS.join(', ')} (default: kaito-ts,kaito-v0.8.0;
-                          with --mode karpenter kaito-ts,kaito-v0.12.0; with --scenario update all three)
+                          with --mode karpenter or --scenario inferenceset kaito-ts,kaito-v0.12.0; with --scenario update all three)
   --qps N, --burst N      client QPS / burst given to every controller (default 30 / 50)
   --idle-seconds S        idle window for the writes count (default 60)
   --timeout-seconds S     give up on all-ready after S (default 3600)
@@ -112,6 +121,10 @@ export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
   --update-strategy S     kaito-ts's kaito-ts.io/update-strategy on the workspace: ${UPDATE_STRATEGIES.join(', ')}
                           (default: none, the operator's default SurgeIfCapacity)
   --idle-seconds defaults to 0 here
+
+--scenario inferenceset only:
+  --replicas N            the scale write's replicas, and the GPU nodes (default ${DEFAULT_INFERENCESET_REPLICAS})
+  --pod-ready-delay S     defaults to ${DEFAULT_INFERENCESET_LOAD_S} here (the model load of every child)
 `;
 
 const UPDATE_FLAGS = ['cold-load', 'warm-load', 'no-spare-node', 'repeat', 'repeat-kaito', 'update-strategy'] as const;
@@ -159,6 +172,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
         repeat: { type: 'string' },
         'repeat-kaito': { type: 'string' },
         'update-strategy': { type: 'string' },
+        replicas: { type: 'string' },
       },
     }));
   } catch (err) {
@@ -169,6 +183,14 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
   if (!(BENCH_SCENARIOS as readonly string[]).includes(scenario))
     throw new BenchArgsError(`--scenario must be one of ${BENCH_SCENARIOS.join(', ')}, got "${scenario}"`);
   const updating = scenario === 'update';
+  const scaling = scenario === 'inferenceset';
+  if (scaling) {
+    if (values.workspaces !== undefined)
+      throw new BenchArgsError('--scenario inferenceset scales one InferenceSet per controller: use --replicas, not --workspaces');
+    if ((values.mode ?? 'byo') !== 'byo') throw new BenchArgsError('--scenario inferenceset runs with bring-your-own nodes only (--mode byo)');
+  } else if (values.replicas !== undefined) {
+    throw new BenchArgsError('--replicas needs --scenario inferenceset');
+  }
   if (updating) {
     if (values.workspaces !== undefined) throw new BenchArgsError('--scenario update runs one workspace per controller: drop --workspaces');
     if ((values.mode ?? 'byo') !== 'byo') throw new BenchArgsError('--scenario update runs with bring-your-own nodes only (--mode byo)');
@@ -196,8 +218,12 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
     if (!CONTROLLERS[c as ControllerId].modes.includes(mode as BenchMode)) throw new BenchArgsError(`${c} has no ${mode} mode`);
   }
   if (new Set(controllers).size !== controllers.length) throw new BenchArgsError('--controllers names a controller twice');
+  if (scaling)
+    for (const c of controllers)
+      if (!CONTROLLERS[c as ControllerId].inferenceSets) throw new BenchArgsError(`${c} has no InferenceSet controller (KAITO has one from v0.11)`);
+  const podReadyDelay = integer('pod-ready-delay', values['pod-ready-delay'], scaling ? DEFAULT_INFERENCESET_LOAD_S : 0, 0);
   if (values.json === '') throw new BenchArgsError('--json needs a file name');
-  if (values['shared-cluster'] && (values['pod-ready-delay'] ?? '0') !== '0') {
+  if (values['shared-cluster'] && podReadyDelay !== 0) {
     throw new BenchArgsError('--pod-ready-delay changes kwok, so it needs the benchmark cluster (not --shared-cluster)');
   }
   if (mode === 'byo') {
@@ -220,13 +246,18 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
         ...(strategy !== undefined ? { strategy } : {}),
       }
     : undefined;
+  const qps = integer('qps', values.qps, 30, 1);
+  const inferenceSet: InferenceSetScenarioOptions | undefined = scaling
+    ? { replicas: integer('replicas', values.replicas, DEFAULT_INFERENCESET_REPLICAS, 1), podReadyDelaySeconds: podReadyDelay, qps }
+    : undefined;
   return {
     scenario: scenario as BenchScenario,
     ...(update ? { update } : {}),
-    workspaces: updating ? 1 : integer('workspaces', values.workspaces, undefined, 1),
+    ...(inferenceSet ? { inferenceSet } : {}),
+    workspaces: updating ? 1 : inferenceSet ? inferenceSet.replicas : integer('workspaces', values.workspaces, undefined, 1),
     ...(values.json !== undefined ? { json: values.json } : {}),
     controllers: controllers as ControllerId[],
-    qps: integer('qps', values.qps, 30, 1),
+    qps,
     burst: integer('burst', values.burst, 50, 1),
     idleSeconds: integer('idle-seconds', values['idle-seconds'], updating ? 0 : 60, 0),
     timeoutSeconds: integer('timeout-seconds', values['timeout-seconds'], 3600, 1),
@@ -236,7 +267,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
     ...(values['node-options'] !== undefined ? { nodeOptions: values['node-options'] } : {}),
     ...(values['kaito-ts-flags'] !== undefined ? { kaitoTsFlags: values['kaito-ts-flags'] } : {}),
     kcmQps: integer('kcm-qps', values['kcm-qps'], 300, 0),
-    podReadyDelaySeconds: integer('pod-ready-delay', values['pod-ready-delay'], 0, 0),
+    podReadyDelaySeconds: podReadyDelay,
     mode: mode as BenchMode,
     provisionDelaySeconds: integer('provision-delay', values['provision-delay'], DEFAULT_PROVISION_DELAY_S, 0),
     devicePluginDelaySeconds: integer('device-plugin-delay', values['device-plugin-delay'], DEFAULT_DEVICE_PLUGIN_DELAY_S, 0),

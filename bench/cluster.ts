@@ -18,6 +18,7 @@ import {
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
+import { INFERENCESET_PLURAL } from '../src/api/inferenceset-types.js';
 import { GROUP, PLURAL, VERSION, type Workspace } from '../src/api/types.js';
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, INFERENCE_CONFIG_KEY } from '../src/api/labels.js';
 import { adminKubeConfig, isRunning, up } from '../src/simcluster/cluster.js';
@@ -325,9 +326,9 @@ export async function volumeKinds(kc: KubeConfig, namespace: string): Promise<Ma
   return new Map(list.items.map((s) => [s.metadata?.name ?? '', volumeKindOf(s)]));
 }
 
-async function listWorkspaces(kc: KubeConfig, namespace: string): Promise<Workspace[]> {
-  const list = (await kc.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL })) as {
-    items: Workspace[];
+async function listObjects(kc: KubeConfig, namespace: string, plural: string): Promise<{ metadata: { name?: string; finalizers?: string[] } }[]> {
+  const list = (await kc.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural })) as {
+    items: { metadata: { name?: string; finalizers?: string[] } }[];
   };
   return list.items;
 }
@@ -338,7 +339,7 @@ export async function deleteWorkspaces(kc: KubeConfig, namespace: string, timeou
   await api.deleteCollectionNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural: PLURAL });
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const left = (await listWorkspaces(kc, namespace)).length;
+    const left = (await listObjects(kc, namespace, PLURAL)).length;
     if (left === 0 || Date.now() > deadline) return left;
     await sleep(1000);
   }
@@ -352,14 +353,21 @@ export async function removeRunNamespace(kc: KubeConfig, namespace: string, time
   const api = kc.makeApiClient(CustomObjectsApi);
   const core = kc.makeApiClient(CoreV1Api);
   const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-  for (const ws of await listWorkspaces(kc, namespace)) {
-    if ((ws.metadata.finalizers ?? []).length === 0) continue;
-    await ignoreNotFound(() =>
-      api.patchNamespacedCustomObject(
-        { group: GROUP, version: VERSION, namespace, plural: PLURAL, name: ws.metadata.name ?? '', body: { metadata: { finalizers: null } } },
-        merge,
-      ),
-    );
+  // InferenceSets too (--scenario inferenceset); on a cluster without their CRD the list is a 404.
+  for (const plural of [INFERENCESET_PLURAL, PLURAL]) {
+    const items = await listObjects(kc, namespace, plural).catch((err: unknown) => {
+      if (isNotFound(err)) return [];
+      throw err;
+    });
+    for (const o of items) {
+      if ((o.metadata.finalizers ?? []).length === 0) continue;
+      await ignoreNotFound(() =>
+        api.patchNamespacedCustomObject(
+          { group: GROUP, version: VERSION, namespace, plural, name: o.metadata.name ?? '', body: { metadata: { finalizers: null } } },
+          merge,
+        ),
+      );
+    }
   }
   await ignoreNotFound(() => core.deleteNamespace({ name: namespace, propagationPolicy: 'Background' }));
   const deadline = Date.now() + timeoutMs;

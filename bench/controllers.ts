@@ -30,6 +30,8 @@ export interface LaunchOptions {
   nap: boolean;
   /** Karpenter NodePool mode (--node-provisioner=karpenter) with this KWOKNodeClass spec. */
   karpenter?: { nodeClassSpec: Record<string, unknown> };
+  /** The InferenceSet controller on, explicitly (its gate enableInferenceSetController; on by default in both). */
+  inferenceSets?: boolean;
 }
 
 export interface Launch {
@@ -42,10 +44,12 @@ export interface ControllerSpec {
   id: ControllerId;
   /** The controller's own --kube-client-qps / --kube-client-burst defaults, reported beside the run's values. */
   defaults: { qps: number; burst: number };
-  /** CRDs to install before the run (the Workspace CRD first). */
-  crds(mode?: NodeMode): object[];
+  /** CRDs to install before the run (the Workspace CRD first); `inferenceSets`: the InferenceSet CRD too. */
+  crds(mode?: NodeMode, inferenceSets?: boolean): object[];
   /** The node modes this controller has (KAITO v0.8.0 has no Karpenter mode). */
   modes: readonly NodeMode[];
+  /** It has an InferenceSet controller (kaito-ts, KAITO v0.11+). */
+  inferenceSets: boolean;
   launch(o: LaunchOptions): Launch;
   /**
    * The model-weights volume this controller's own rules give the workspace: kaito-ts puts weights on a
@@ -82,7 +86,8 @@ function readYamlObjects(path: string): object[] {
     .filter((o): o is object => o !== null);
 }
 
-const featureGates = (nap: boolean): string => `vLLM=true,disableNodeAutoProvisioning=${!nap}`;
+const featureGates = (nap: boolean, inferenceSets = false): string =>
+  `vLLM=true,disableNodeAutoProvisioning=${!nap}${inferenceSets ? ',enableInferenceSetController=true' : ''}`;
 const nvmeIfTheSkuHasIt = (w: WorkspacePlan, storageClassExists: boolean): VolumeKind => (w.nvme && storageClassExists ? 'nvme' : 'emptyDir');
 
 /**
@@ -101,6 +106,7 @@ export function shippedNodeOptions(projectRoot: string): string[] {
 const kaitoTs: ControllerSpec = {
   id: 'kaito-ts',
   modes: ['byo', 'nap', 'karpenter'],
+  inferenceSets: true,
   defaults: (() => {
     const o = parseManagerOptions([], {});
     if (o === 'help') throw new Error('unreachable');
@@ -108,7 +114,7 @@ const kaitoTs: ControllerSpec = {
   })(),
   // Karpenter mode runs both controllers with every default gate, enableInferenceSetController included,
   // so both get their InferenceSet CRD (kaito-ts runs without it, KAITO v0.12 does not start).
-  crds: (mode) => (mode === 'karpenter' ? [workspaceCrd(), inferenceSetCrd()] : [workspaceCrd()]),
+  crds: (mode, inferenceSets) => (mode === 'karpenter' || inferenceSets ? [workspaceCrd(), inferenceSetCrd()] : [workspaceCrd()]),
   launch: (o) => ({
     command: process.execPath,
     args: [
@@ -116,7 +122,7 @@ const kaitoTs: ControllerSpec = {
       join(o.projectRoot, 'bin', 'kaito-ts.js'),
       'run',
       `--kubeconfig=${o.kubeconfig}`,
-      `--feature-gates=${featureGates(o.nap)}`,
+      `--feature-gates=${featureGates(o.nap, o.inferenceSets)}`,
       `--kube-client-qps=${o.qps}`,
       `--kube-client-burst=${o.burst}`,
       `--metrics-bind-address=${o.metricsAddress}`,
@@ -145,14 +151,14 @@ export function kaitoCrdFiles(version: KaitoVersion, mode: NodeMode = 'byo'): st
  * KAITO's workspace controller (cmd/workspace) of one release, launched the same way for every release:
  * webhooks off (they need a Service and certificates; the bench validates nothing through them),
  * CLOUD_PROVIDER=azure (its SKU catalog), RELEASE_NAMESPACE (where the inference-params-template
- * ConfigMap is), PRESET_REGISTRY_NAME as its chart sets it, the run's client limits. v0.12.0 with bring-your-own nodes
- * adds `--node-provisioner=byo`; in karpenter mode `--node-provisioner=karpenter`
- * and the NodeClass flags, which it reads exactly as kaito-ts does.
+ * ConfigMap is), PRESET_REGISTRY_NAME as its chart sets it, the run's client limits. v0.12.0 in karpenter mode adds `--node-provisioner=karpenter`
+ * and the NodeClass flags, which it reads exactly as kaito-ts does; with bring-your-own nodes `--node-provisioner=byo`.
  */
 function kaitoController(id: ControllerId, version: KaitoVersion): ControllerSpec {
   return {
     id,
     modes: version === 'v0.8.0' ? ['byo', 'nap'] : ['byo', 'nap', 'karpenter'],
+    inferenceSets: version !== 'v0.8.0',
     // cmd/workspace/main.go at both tags: kubeClientQPS = 30, kubeClientBurst = 50 (and 5 workers).
     defaults: { qps: 30, burst: 50 },
     crds: (mode) => {
@@ -164,14 +170,14 @@ function kaitoController(id: ControllerId, version: KaitoVersion): ControllerSpe
       args: [
         `--kubeconfig=${o.kubeconfig}`,
         '--webhook=false',
-        `--feature-gates=${featureGates(o.nap)}`,
+        `--feature-gates=${featureGates(o.nap, o.inferenceSets)}`,
         `--kube-client-qps=${o.qps}`,
         `--kube-client-burst=${o.burst}`,
         `--metrics-bind-address=${o.metricsAddress}`,
         `--health-probe-bind-address=${o.probeAddress}`,
-        // v0.12 picks its node mode with --node-provisioner (default azure-gpu-provisioner), which overrides the
-        // disableNodeAutoProvisioning gate (cmd/workspace/main.go): bring-your-own nodes need `byo`.
-        ...(version === 'v0.12.0' && !o.nap ? ['--node-provisioner=byo'] : []),
+        // v0.12 derives the gate from --node-provisioner (default azure-gpu-provisioner, which sets
+        // disableNodeAutoProvisioning=false whatever --feature-gates says): bring-your-own is `byo`.
+        ...(version !== 'v0.8.0' && !o.nap ? ['--node-provisioner=byo'] : []),
         ...(o.karpenter ? kwokNodeClassFlags(o.karpenter.nodeClassSpec) : []),
       ],
       // The inference ConfigMap template is read from RELEASE_NAMESPACE; the SKU catalog from CLOUD_PROVIDER;

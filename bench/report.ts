@@ -1,9 +1,11 @@
 // `node dist/bench/report.js FILE...`: reads --json files of several runs and prints the Markdown table
 // for docs/benchmarks.md; with --svg OUT also writes the time-to-all-ready chart, with --timeline-svg OUT
-// the per-workspace stage chart. Documents of --scenario update also get their update tables.
+// the per-workspace stage chart. Documents of --scenario update also get their update tables, those of
+// --scenario inferenceset their scale tables.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readyChartSvg } from './chart.js';
+import { inferenceSetMarkdown } from './inferenceset.js';
 import { markdownTable, karpenterStageTable, napStageTable, parseBenchDocument } from './results.js';
 import { timelineChartSvg } from './timeline-chart.js';
 import { timelineMarkdown } from './timeline-format.js';
@@ -33,6 +35,8 @@ function main(argv: string[]): number {
   if (karpenterStages) process.stdout.write(`\nKarpenter NodePool stages, seconds p50 / p90 / max:\n\n${karpenterStages}`);
   const updates = updateMarkdown(docs);
   if (updates) process.stdout.write(`\nUpdates of a serving workspace (unavailable: no serving endpoint; cut-over: surge pod Ready → serving):\n\n${updates}`);
+  const scales = inferenceSetMarkdown(docs);
+  if (scales) process.stdout.write(`\nInferenceSet scale 0 → N (seconds since the scale write; floor: load + own writes / QPS):\n\n${scales}`);
   const timeline = timelineMarkdown(docs);
   if (timeline) process.stdout.write(`\nPer-workspace timeline, seconds p50 / p90 / p99 / max:\n\n${timeline}`);
   if (values['timeline-svg']) writeFileSync(values['timeline-svg'], timelineChartSvg(docs));

@@ -1,6 +1,14 @@
 // The result of one controller's run, the --json document, the printed table, and the volume check. Pure.
 import type { V1StatefulSet } from '@kubernetes/client-node';
 import type { ControllerId, VolumeKind } from './controllers.js';
+import {
+  compareInferenceSet,
+  inferenceSetSettingsLine,
+  inferenceSetSummaryLine,
+  writesLine,
+  type InferenceSetFigures,
+  type InferenceSetScenarioOptions,
+} from './inferenceset.js';
 import { KARPENTER_STAGES, karpenterStageSummary, karpenterSummary, type KarpenterFigures } from './karpenter.js';
 import { NAP_STAGES, type NapFigures } from './nap.js';
 import type { TimelineFigures } from './timeline.js';
@@ -26,6 +34,8 @@ export interface ControllerResult {
   timeline?: TimelineFigures;
   /** --scenario update: every update of the serving workspace and their summary. */
   update?: UpdateFigures;
+  /** --scenario inferenceset: the scale from 0 to N (all StatefulSets / all ready are then seconds since the scale write). */
+  inferenceSet?: InferenceSetFigures;
   /** kaito-ts: the git commit of the code started (`-dirty` when tracked files differed). */
   codeCommit?: string;
 }
@@ -51,9 +61,10 @@ export interface BenchDocument {
   mode?: 'nap' | 'karpenter';
   nap?: NapSettings;
   karpenter?: KarpenterSettings;
-  /** Present for --scenario update runs (`n` is then 1: one workspace per controller). */
-  scenario?: 'update';
+  /** Present for --scenario update runs (`n` is then 1: one workspace per controller) and inferenceset runs (`n`: the replicas). */
+  scenario?: 'update' | 'inferenceset';
   update?: UpdateScenarioOptions;
+  inferenceSet?: InferenceSetScenarioOptions;
   results: ControllerResult[];
 }
 
@@ -64,12 +75,14 @@ export function benchDocument(
   nap?: NapSettings,
   karpenter?: KarpenterSettings,
   update?: UpdateScenarioOptions,
+  inferenceSet?: InferenceSetScenarioOptions,
 ): BenchDocument {
   return {
     n,
     ...(nap ? { mode: 'nap' as const, nap: { ...nap } } : {}),
     ...(karpenter ? { mode: 'karpenter' as const, karpenter: { ...karpenter } } : {}),
     ...(update ? { scenario: 'update' as const, update: { ...update } } : {}),
+    ...(inferenceSet ? { scenario: 'inferenceset' as const, inferenceSet: { ...inferenceSet } } : {}),
     results: results.map((r) => ({
       controller: r.controller,
       allStatefulSetsSeconds: r.allStatefulSetsSeconds,
@@ -83,6 +96,7 @@ export function benchDocument(
       ...(r.karpenter ? { karpenter: r.karpenter } : {}),
       ...(r.timeline ? { timeline: r.timeline } : {}),
       ...(r.update ? { update: r.update } : {}),
+      ...(r.inferenceSet ? { inferenceSet: r.inferenceSet } : {}),
       ...(r.codeCommit ? { codeCommit: r.codeCommit } : {}),
     })),
   };
@@ -172,12 +186,28 @@ export function formatTable(doc: BenchDocument): string {
       ? `N = ${doc.n}, Karpenter NodePools (node registration ${doc.karpenter.registrationDelaySeconds}s, device plugin ${doc.karpenter.devicePluginDelaySeconds}s, pod ready ${doc.karpenter.podReadyDelaySeconds}s)`
       : doc.update
         ? `update scenario: ${updateSettingsLine(doc.update)} (all StatefulSets / all ready: the first create)`
-        : `N = ${doc.n}`;
+        : doc.inferenceSet
+          ? `inferenceset scenario: ${inferenceSetSettingsLine(doc.inferenceSet)} (all StatefulSets / all ready: seconds since the scale write)`
+          : `N = ${doc.n}`;
   const napLines = doc.results.flatMap((r) => [
     ...(r.nap ? [`${r.controller}: ${napSummary(r.nap)}`, `  stages p50/p90/max s: ${stageSummary(r.nap)}`] : []),
     ...(r.karpenter ? [`${r.controller}: ${karpenterSummary(r.karpenter)}`, `  stages p50/p90/max s: ${karpenterStageSummary(r.karpenter)}`] : []),
     ...(r.update ? [`${r.controller}: ${updateSummaryLine(r.update.summary)}`, ...r.update.runs.map((x) => `  ${updateRunLine(x)}`)] : []),
+    ...(r.inferenceSet
+      ? [
+          `${r.controller}: ${inferenceSetSummaryLine(r.inferenceSet)}`,
+          ...(r.inferenceSet.writes ? [`  writes scale → Ready: ${writesLine(r.inferenceSet.writes.toReadyByResource)}`] : []),
+        ]
+      : []),
   ]);
+  if (doc.inferenceSet) {
+    const cmp = compareInferenceSet(doc);
+    for (const v of cmp.verdicts)
+      napLines.push(
+        `${v.controller}: all Ready ${v.allReadySeconds ?? '-'}s, floor ${v.floorSeconds ?? '-'}s (load + own writes / QPS), ${v.overFloor ?? '-'}× the floor`,
+      );
+    if (cmp.ratioKaitoToKaitoTs !== null) napLines.push(`KAITO v0.12.0 / kaito-ts, all Ready: ${cmp.ratioKaitoToKaitoTs}×`);
+  }
   const timelines = doc.results.flatMap((r) => (r.timeline ? [timelineText(r.controller, r.timeline)] : []));
   return [title, line(head), ...rows.map(line), ...napLines].join('\n') + '\n' + timelines.join('');
 }

@@ -1,7 +1,8 @@
 // `npm run bench -- --workspaces N [--json FILE] [--controllers kaito-ts,kaito-v0.8.0]`: runs each controller
 // in turn against the same cluster and the same N workspaces and prints (and optionally writes) the figures.
 // `--scenario update`: the same for one workspace per controller, which then has its template changed while
-// it serves (bench/update-cluster.ts).
+// it serves (bench/update-cluster.ts). `--scenario inferenceset`: per controller an InferenceSet made at
+// replicas 0 and scaled to N by one write of its scale subresource (bench/inferenceset.ts).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { homedir, loadavg } from 'node:os';
@@ -12,11 +13,12 @@ import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Workspace } from '../src/api/types.js';
 import { GROUP, PLURAL, VERSION } from '../src/api/types.js';
+import { INFERENCESET_PLURAL, type InferenceSet } from '../src/api/inferenceset-types.js';
 import { ANNOTATION_UPDATE_STRATEGY } from '../src/api/labels.js';
 import { down, isRunning } from '../src/simcluster/cluster.js';
 import { adminKubeconfig } from '../src/simcluster/kubeconfig.js';
 import { layoutFor, type Layout } from '../src/simcluster/layout.js';
-import { loadNodePools, removeNodes } from '../src/simcluster/nodes.js';
+import { loadNodePools, removeNodes, type NodePool } from '../src/simcluster/nodes.js';
 import { BENCH_USAGE, BenchArgsError, parseBenchArgs, type BenchOptions } from './args.js';
 import { freePort, startController, type RunningController } from './child.js';
 import {
@@ -41,6 +43,20 @@ import { CONTROLLERS, KAITO_VERSIONS, missingPrerequisite, nodeClassSpecFor, typ
 import { NODEPOOLS_PATH, removeKarpenterObjects, removeNodeClass, waitForKarpenterCleanup } from './karpenter-cluster.js';
 import { KarpenterTracker, karpenterRunSelector, karpenterSummary, resourceRequests } from './karpenter.js';
 import { ConvergenceTracker } from './convergence.js';
+import { createInferenceSet, deleteInferenceSet, scaleInferenceSet } from './inferenceset-cluster.js';
+import {
+  INFERENCESET_NAME,
+  INFERENCESET_POOL,
+  InferenceSetTracker,
+  childPlan,
+  inferenceSetManifest,
+  inferenceSetPools,
+  inferenceSetSettingsLine,
+  inferenceSetSummaryLine,
+  parentOf,
+  windowWrites,
+  type InferenceSetWrites,
+} from './inferenceset.js';
 import { NODECLAIMS_PATH, NODES_PATH, removeNodeClaims, runSelector, waitForCleanup } from './nap-cluster.js';
 import { NapTracker, nodeClaimCreates } from './nap.js';
 import { napPools, planWorkspaces, poolsForPlan, workspaceManifest, type WorkspacePlan } from './plan.js';
@@ -83,6 +99,8 @@ interface RunContext {
   storageClass: boolean;
   runId: string;
   logDir: string;
+  /** --scenario inferenceset: the pool of the set's nodes. */
+  inferenceSetPool?: NodePool;
 }
 
 const RUN_NAMESPACE_PREFIX = 'bench-';
@@ -111,7 +129,8 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
   );
   const nap = opts.mode === 'nap';
   const karpenter = opts.mode === 'karpenter';
-  await installCrds(kc, spec.crds(opts.mode));
+  const scaling = opts.inferenceSet;
+  await installCrds(kc, spec.crds(opts.mode, !!scaling));
   // Each controller creates the NodeClass from its own flags (both leave an existing one as it is).
   if (karpenter) await removeNodeClass(kc);
   await createRunNamespace(kc, ns);
@@ -136,6 +155,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     projectRoot: PROJECT_ROOT,
     nap: opts.mode !== 'byo',
     ...(karpenter ? { karpenter: { nodeClassSpec: nodeClassSpecFor(opts.provisionDelaySeconds) } } : {}),
+    ...(scaling ? { inferenceSets: true } : {}),
     metricsAddress: `127.0.0.1:${metricsPort}`,
     probeAddress: `127.0.0.1:${probePort}`,
   });
@@ -157,8 +177,11 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
   };
   cleanups.add(stopAll);
 
-  const tracker = new ConvergenceTracker(new Set(plan.map((w) => w.name)));
-  const timeline = new TimelineTracker(new Set(plan.map((w) => w.name)));
+  // The workspaces of the run: the plan's, or (inferenceset) the set's children, added as they appear.
+  const names = new Set(plan.map((w) => w.name));
+  const tracker = new ConvergenceTracker(names);
+  const timeline = new TimelineTracker(names);
+  const isTracker = scaling ? new InferenceSetTracker(INFERENCESET_NAME, scaling.replicas) : undefined;
   let t0 = performance.now();
   const now = (): number => (performance.now() - t0) / 1000;
   const live = (type: string): boolean => type !== 'DELETED' && type !== 'BOOKMARK';
@@ -170,8 +193,13 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     }),
     watchForever(kc, `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${PLURAL}`, (type, obj) => {
       if (!live(type)) return;
-      tracker.onWorkspace(obj as Workspace, now());
-      timeline.onWorkspace(obj as Workspace, now());
+      const ws = obj as Workspace;
+      if (isTracker && parentOf(ws) === INFERENCESET_NAME && ws.metadata.name) {
+        names.add(ws.metadata.name);
+        isTracker.onChild(ws, now());
+      }
+      tracker.onWorkspace(ws, now());
+      timeline.onWorkspace(ws, now());
     }),
     watchForever(kc, `/api/v1/namespaces/${ns}/pods`, (type, obj) => {
       if (live(type)) timeline.onPod(obj as never, now());
@@ -180,6 +208,12 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
       if (live(type)) timeline.onClaim(obj as never, now());
     }),
   ];
+  if (isTracker)
+    watches.push(
+      watchForever(kc, `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${INFERENCESET_PLURAL}`, (type, obj) => {
+        if (live(type)) isTracker.onInferenceSet(obj as InferenceSet, now());
+      }),
+    );
   const napTracker = new NapTracker(new Set(plan.map((w) => w.name)));
   if (nap) {
     // Creates are counted by distinct claim name: a watch that restarts replays every claim as ADDED.
@@ -233,7 +267,12 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
   }
   const progress = setInterval(() => {
     const p = tracker.progress();
-    tag(`${now().toFixed(0)}s: ${p.statefulSets}/${p.total} StatefulSets, ${p.ready}/${p.total} ready`);
+    const s = isTracker?.progress();
+    tag(
+      s
+        ? `${now().toFixed(0)}s: ${s.children} children, ${p.statefulSets} StatefulSets, ${s.ready} InferenceReady, readyReplicas ${s.readyReplicas ? 'reached' : 'not yet'} ${scaling?.replicas}`
+        : `${now().toFixed(0)}s: ${p.statefulSets}/${p.total} StatefulSets, ${p.ready}/${p.total} ready`,
+    );
   }, 15_000);
 
   let result: ControllerResult | undefined;
@@ -246,17 +285,40 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     const strategy = opts.update?.strategy;
     if (strategy && id === 'kaito-ts')
       for (const m of manifests) m.metadata.annotations = { ...m.metadata.annotations, [ANNOTATION_UPDATE_STRATEGY]: strategy };
+    // --scenario inferenceset: the set at 0, taken in by the controller (status written, quiet for a moment).
+    let atScale: { writes: number; detail: Record<string, number> } | undefined;
+    if (scaling && isTracker) {
+      await createInferenceSet(kc, inferenceSetManifest(ns, ctx.runId));
+      tag(`created InferenceSet ${INFERENCESET_NAME} with replicas 0; waiting for its status and a quiet controller`);
+      for (const start = Date.now(); !isTracker.hasAccepted() && !ctl.exited();) {
+        if (Date.now() - start > 120_000) throw new Error(`${id} wrote no status of InferenceSet ${INFERENCESET_NAME} within 120s; see ${logFile}`);
+        await sleep(100);
+      }
+      const quiet = await settle(proxy, ctl);
+      atScale = { writes: countWrites(proxy.byVerb()), detail: proxy.byVerbAndResource() };
+      tag(`taken in at 0 with ${atScale.writes} writes (quiet after ${quiet.toFixed(1)}s more); scale write 0 → ${scaling.replicas}`);
+    }
     const cpuBefore = await controlPlaneCpuTicks(layout);
     const selfBefore = process.cpuUsage();
-    t0 = performance.now();
-    await createWorkspaces(kc, manifests);
-    tag(`created ${manifests.length} workspaces in ${now().toFixed(1)}s; waiting for all InferenceReady=True`);
+    if (scaling && isTracker) {
+      isTracker.begin();
+      t0 = performance.now();
+      await scaleInferenceSet(kc, ns, INFERENCESET_NAME, scaling.replicas);
+      tag(`scaled through the scale subresource in ${now().toFixed(2)}s; waiting for readyReplicas = ${scaling.replicas} and every child InferenceReady=True`);
+    } else {
+      t0 = performance.now();
+      await createWorkspaces(kc, manifests);
+      tag(`created ${manifests.length} workspaces in ${now().toFixed(1)}s; waiting for all InferenceReady=True`);
+    }
     const exited = (async () => {
       while (!ctl.exited()) await sleep(500);
     })();
-    await Promise.race([tracker.whenAllReady(), sleep(opts.timeoutSeconds * 1000), exited]);
+    await Promise.race([isTracker ? isTracker.whenDone() : tracker.whenAllReady(), sleep(opts.timeoutSeconds * 1000), exited]);
+    const isWrites: InferenceSetWrites | undefined = atScale
+      ? { beforeScale: atScale.writes, ...windowWrites(atScale.detail, proxy.byVerbAndResource()) }
+      : undefined;
     const stsAt = tracker.allStatefulSetsAt();
-    const readyAt = tracker.allReadyAt();
+    const readyAt = isTracker ? isTracker.doneAt() : tracker.allReadyAt();
     // Who used the 2 cores while the workspaces converged: the control plane, the controller, the benchmark.
     const window = now();
     const cpuAfter = await controlPlaneCpuTicks(layout);
@@ -273,7 +335,12 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     );
     if (ctl.exited()) tag(`the controller exited during the run; see ${logFile}`);
     else if (readyAt === undefined) tag(`not all ready after ${opts.timeoutSeconds}s`);
-    else tag(`all ${plan.length} ready after ${readyAt.toFixed(1)}s (all StatefulSets after ${stsAt?.toFixed(1)}s); idle window ${opts.idleSeconds}s`);
+    else
+      tag(
+        `all ${isTracker ? scaling?.replicas : plan.length} ready after ${readyAt.toFixed(1)}s (all StatefulSets after ${stsAt?.toFixed(1)}s); idle window ${opts.idleSeconds}s`,
+      );
+    const isFigures = isTracker?.figures(isWrites);
+    if (isFigures) tag(inferenceSetSummaryLine(isFigures));
 
     // --scenario update: the serving workspace's template changes, `repeat` times.
     const update =
@@ -314,7 +381,9 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     const requestsByVerb = proxy.byVerb();
     writeFileSync(join(ctx.logDir, `${id}-requests.json`), JSON.stringify({ total: proxy.byVerbAndResource(), settling: firstMinute, idle }, null, 2));
 
-    const expected = new Map<string, VolumeKind>(plan.map((w) => [w.name, spec.expectedVolume(w, ctx.storageClass, opts.mode !== 'byo')]));
+    const pool = ctx.inferenceSetPool;
+    const workspaces = isTracker && pool ? isTracker.children().map((c) => childPlan(c, pool)) : plan;
+    const expected = new Map<string, VolumeKind>(workspaces.map((w) => [w.name, spec.expectedVolume(w, ctx.storageClass, opts.mode !== 'byo')]));
     const check = checkVolumes(expected, await volumeKinds(kc, ns));
     tag(`volumes: ${JSON.stringify(check.kinds)}${check.ok ? '' : `; ${check.problems.length} wrong, e.g. ${check.problems.slice(0, 3).join('; ')}`}`);
     result = {
@@ -329,12 +398,14 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
         check.ok &&
         readyAt !== undefined &&
         !ctl.exited() &&
+        (!isFigures || isFigures.childrenCreated === isFigures.replicas) &&
         (!opts.update || (update !== undefined && update.summary.completed === (KAITO_VERSIONS[id] ? opts.update.kaitoRepeat : opts.update.repeat))),
       timeline: timeline.figures(
         (w) => tracker.statefulSetAt(w),
         (w) => tracker.readyAt(w),
       ),
       ...(update ? { update } : {}),
+      ...(isFigures ? { inferenceSet: isFigures } : {}),
       ...(codeCommit ? { codeCommit } : {}),
     };
     if (nap) {
@@ -362,7 +433,16 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
   } finally {
     clearInterval(progress);
     for (const w of watches) w.stop();
-    if (!ctl.exited()) {
+    if (!ctl.exited() && scaling) {
+      tag(`deleting InferenceSet ${INFERENCESET_NAME} while the controller runs`);
+      const since = performance.now();
+      const left = await deleteInferenceSet(kc, ns, INFERENCESET_NAME, 300_000).catch(() => undefined);
+      tag(
+        left && left.sets === 0 && left.workspaces === 0
+          ? `the set and every child gone after ${((performance.now() - since) / 1000).toFixed(1)}s`
+          : `${left ? `${left.sets} set(s) and ${left.workspaces} workspace(s)` : 'objects'} not gone after 300s; removing their finalizers`,
+      );
+    } else if (!ctl.exited()) {
       tag('deleting the workspaces while the controller runs');
       const since = performance.now();
       const took = (): string => `${((performance.now() - since) / 1000).toFixed(1)}s`;
@@ -454,12 +534,20 @@ async function main(argv: string[]): Promise<number> {
   }
   const base = loadNodePools(layoutFor().defaultNodesFile);
   const update = opts.update;
-  const plan = update ? [updatePlan(base)] : planWorkspaces(opts.workspaces, base);
+  const scaling = opts.inferenceSet;
+  // inferenceset: the benchmark creates no workspace, the set's controller does.
+  const plan = update ? [updatePlan(base)] : scaling ? [] : planWorkspaces(opts.workspaces, base);
   const nap = opts.mode === 'nap';
   const karpenter = opts.mode === 'karpenter';
   // nap: no nodes up front, the simulated gpu-provisioner makes one per NodeClaim; karpenter: Karpenter one per NodePool replica;
   // update: the workspace's node and a spare one (or none).
-  const pools = update ? updatePools(base, update.spareNode) : opts.mode !== 'byo' ? napPools(base) : poolsForPlan(base, plan);
+  const pools = update
+    ? updatePools(base, update.spareNode)
+    : scaling
+      ? inferenceSetPools(base, scaling.replicas)
+      : opts.mode !== 'byo'
+        ? napPools(base)
+        : poolsForPlan(base, plan);
   const napSettings: NapSettings | undefined = nap
     ? {
         provisionDelaySeconds: opts.provisionDelaySeconds,
@@ -475,6 +563,7 @@ async function main(argv: string[]): Promise<number> {
       }
     : undefined;
   if (update) log(`update scenario: ${updateSettingsLine(update)}`);
+  if (scaling) log(`inferenceset scenario: ${inferenceSetSettingsLine(scaling)}`);
   log(
     karpenter
       ? `N = ${opts.workspaces}; Karpenter NodePools: ${planMix(plan)}; node registration delay ${opts.provisionDelaySeconds}s (KWOKNodeClass nodeRegistrationDelay), device-plugin delay ${opts.devicePluginDelaySeconds}s`
@@ -510,13 +599,22 @@ async function main(argv: string[]): Promise<number> {
   const storageClass = await storageClassExists(kc);
   await ensureReleaseNamespace(kc, RELEASE_NAMESPACE);
   const runId = Date.now().toString(36);
-  const logDir = join(PROJECT_ROOT, 'bench', 'results', update ? `run-${runId}-update` : `run-${runId}-n${opts.workspaces}`);
+  const logDir = join(
+    PROJECT_ROOT,
+    'bench',
+    'results',
+    update ? `run-${runId}-update` : scaling ? `run-${runId}-inferenceset-${scaling.replicas}` : `run-${runId}-n${opts.workspaces}`,
+  );
   mkdirSync(logDir, { recursive: true });
 
   const results: ControllerResult[] = [];
-  for (const id of opts.controllers) results.push(await runController(id, { opts, kc, layout, plan, storageClass, runId, logDir }));
+  const inferenceSetPool = pools.find((p) => p.name === INFERENCESET_POOL);
+  for (const id of opts.controllers)
+    results.push(
+      await runController(id, { opts, kc, layout, plan, storageClass, runId, logDir, ...(scaling && inferenceSetPool ? { inferenceSetPool } : {}) }),
+    );
 
-  const doc = benchDocument(opts.workspaces, results, napSettings, karpenterSettings, update);
+  const doc = benchDocument(opts.workspaces, results, napSettings, karpenterSettings, update, scaling);
   process.stdout.write(formatTable(doc));
   process.stdout.write(
     `client limits for every controller: --kube-client-qps=${opts.qps} --kube-client-burst=${opts.burst}; own defaults: ` +

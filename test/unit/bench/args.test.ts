@@ -175,7 +175,7 @@ describe('parseBenchArgs', () => {
     [['--workspaces', '5', '--mode', 'karpenter', '--controllers', 'kaito-ts,kaito-v0.8.0'], /kaito-v0.8.0 has no karpenter mode/],
     [['--workspaces', '5', '--mode', 'nap', '--provision-delay', '1.5'], /--provision-delay must be an integer >= 0/],
     [['--workspaces', '5', '--mode', 'nap', '--device-plugin-delay=-1'], /--device-plugin-delay must be an integer >= 0/],
-    [['--scenario', 'rollout'], /--scenario must be one of create, update, got "rollout"/],
+    [['--scenario', 'rollout'], /--scenario must be one of create, update, inferenceset, got "rollout"/],
     [['--workspaces', '5', '--repeat', '3'], /--repeat needs --scenario update/],
     [['--workspaces', '5', '--no-spare-node'], /--no-spare-node needs --scenario update/],
     [['--workspaces', '5', '--cold-load', '60'], /--cold-load needs --scenario update/],
