@@ -32,3 +32,9 @@ export function kaitoPullerScript(imageRef: string, volDir: string): string | un
   const template = kaitoFile('v0.8.0', 'pkg/workspace/image/puller.sh');
   return template?.replace('{{ .imgRef }}', imageRef).replace('{{ .volDir }}', volDir).replace('{{`', '').replace('`}}', '');
 }
+
+/** Without KAITO's tree a test is skipped on a developer's machine, and fails in CI (which always has it). */
+export function skipOutsideCi(t: { skip(message: string): void }): void {
+  if (process.env.CI) throw new Error(`KAITO's source tree is needed in CI: not found at ${SOURCE} (set KAITO_SRC)`);
+  t.skip(`KAITO's source tree is not on this machine (${SOURCE}; set KAITO_SRC)`);
+}
