@@ -326,9 +326,13 @@ function tuningConfigName(ws: DeepReadonly<WorkspaceObject>): string | undefined
   return ws.tuning?.config || (method ? defaultTuningTemplate(method) : undefined);
 }
 
-/** A slice's serving pods moved (its resourceVersion alone changes on every write by the endpoints controller). */
+/**
+ * A slice's serving pods moved: a new or deleted slice only when it lists one (a Service's first, empty
+ * slice wakes nobody), an update only when the list changed (the endpoints controller rewrites slices often).
+ */
 export function servingChanged(e: ObjectEvent<V1EndpointSlice>): boolean {
-  return e.type !== 'update' || servingPodsOf([e.old]).join() !== servingPodsOf([e.obj]).join();
+  if (e.type !== 'update') return servingPodsOf([e.obj]).length > 0;
+  return servingPodsOf([e.old]).join() !== servingPodsOf([e.obj]).join();
 }
 
 /** A slice of the main Service of a workspace (the Service is named like the workspace): that workspace. */

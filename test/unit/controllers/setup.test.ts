@@ -15,6 +15,7 @@ import {
   nodeChangeMatters,
   sameNameWorkspace,
   secretToWorkspaces,
+  servingChanged,
   volumeGoing,
   workspacesDecidingVolume,
   workspacesSelectingNode,
@@ -435,4 +436,17 @@ describe('setupWorkspaceController wiring (fake API server)', { timeout: 15_000 
     assert.equal(w.reflectors.length, 15);
     assert.equal(w.required.length, 15);
   });
+});
+
+it('an EndpointSlice event matters only when its serving pods move (a new, empty slice wakes nobody)', () => {
+  const slice = (...pods: string[]) => ({
+    metadata: { name: 's', namespace: 'ns' },
+    addressType: 'IPv4',
+    endpoints: pods.map((name) => ({ addresses: [], targetRef: { kind: 'Pod', name }, conditions: { serving: true } })),
+  });
+  assert.equal(servingChanged({ type: 'add', obj: slice() }), false);
+  assert.equal(servingChanged({ type: 'add', obj: slice('ws-0') }), true);
+  assert.equal(servingChanged({ type: 'delete', obj: slice('ws-0') }), true);
+  assert.equal(servingChanged({ type: 'update', old: slice('ws-0'), obj: slice('ws-0') }), false);
+  assert.equal(servingChanged({ type: 'update', old: slice('ws-0'), obj: slice('ws-s1a2b3-0') }), true);
 });
