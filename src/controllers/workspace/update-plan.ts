@@ -105,17 +105,8 @@ export function planUpdate(i: UpdateInput): UpdateDecision {
     if (!before || before.status !== u.status || before.reason !== u.reason || before.message !== u.message) out.updating = u;
   };
   const cleanup = (why: string, keep?: DeepReadonly<V1StatefulSet>) => {
-    for (const s of snap.surgeSets.filter((x) => x !== keep && !x.metadata?.deletionTimestamp))
-      out.actions.push({
-        kind: 'delete',
-        type: Resources.statefulSets,
-        ref: { namespace: s.metadata?.namespace, name: s.metadata?.name ?? '' },
-        uid: s.metadata?.uid ?? '',
-        why,
-      });
     const keepHash = keep?.metadata?.labels?.[LABEL_SURGE];
-    for (const c of snap.claims.filter((x) => x.metadata.labels?.[LABEL_SURGE] && x.metadata.labels[LABEL_SURGE] !== keepHash && !x.metadata.deletionTimestamp))
-      out.actions.push({ kind: 'delete', type: Resources.nodeClaims, ref: { name: c.metadata.name }, uid: c.metadata.uid ?? '', why });
+    out.actions.push(...deleteSurges(snap, (hash) => hash !== keepHash, why));
   };
   const dropPrepull = () => {
     for (const j of snap.prepullJobs.filter((x) => !x.metadata?.deletionTimestamp))
@@ -317,19 +308,26 @@ function surge(i: UpdateInput, out: UpdateDecision, say: Say): UpdateDecision {
   return { ...out, recheckAfterMs: Math.max(1_000, i.loadTimeoutMs - loading) };
 }
 
+/** Deletes of the surge StatefulSets, and their NodeClaims, whose surge hash `which` selects (those not already going). */
+function deleteSurges(snap: WorkspaceSnapshot, which: (hash: string) => boolean, why: string): Action[] {
+  const sets = snap.surgeSets.filter((x) => which(x.metadata?.labels?.[LABEL_SURGE] ?? '') && !x.metadata?.deletionTimestamp);
+  const claims = snap.claims.filter((x) => !!x.metadata.labels?.[LABEL_SURGE] && which(x.metadata.labels[LABEL_SURGE]) && !x.metadata.deletionTimestamp);
+  return [
+    ...sets.map((x): Action => ({
+      kind: 'delete',
+      type: Resources.statefulSets,
+      ref: { namespace: x.metadata?.namespace, name: x.metadata?.name ?? '' },
+      uid: x.metadata?.uid ?? '',
+      why,
+    })),
+    ...claims.map((c): Action => ({ kind: 'delete', type: Resources.nodeClaims, ref: { name: c.metadata.name }, uid: c.metadata.uid ?? '', why })),
+  ];
+}
+
 /** Deletes the surge and remembers why: a failure holds the primary; no capacity restarts it in place. */
 function giveUp(i: UpdateInput, out: UpdateDecision, say: Say, cause: 'Failed' | 'NoCapacity', why: string): UpdateDecision {
   const { snap, hash } = i;
-  for (const s of snap.surgeSets.filter((x) => x.metadata?.labels?.[LABEL_SURGE] === hash && !x.metadata?.deletionTimestamp))
-    out.actions.push({
-      kind: 'delete',
-      type: Resources.statefulSets,
-      ref: { namespace: s.metadata?.namespace, name: s.metadata?.name ?? '' },
-      uid: s.metadata?.uid ?? '',
-      why,
-    });
-  for (const c of snap.claims.filter((x) => x.metadata.labels?.[LABEL_SURGE] === hash && !x.metadata.deletionTimestamp))
-    out.actions.push({ kind: 'delete', type: Resources.nodeClaims, ref: { name: c.metadata.name }, uid: c.metadata.uid ?? '', why });
+  out.actions.push(...deleteSurges(snap, (h) => h === hash, why));
   out.annotations = { [ANNOTATION_SURGE_FAILED]: `${hash}:${cause}` };
   const primaryName = `${snap.ws.metadata.name}-0`;
   if (cause === 'Failed') {
