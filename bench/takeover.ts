@@ -356,6 +356,8 @@ async function main(opts: TakeoverOptions): Promise<number> {
       `workspaces: ${WORKSPACES.map((w) => w.metadata.name).join(', ')}; pods ${before.pods.size}; children ${before.children.size}`,
       ...(karpenterBefore && karpenterAfter ? [`before: ${describeKarpenter(karpenterBefore)}`, `after:  ${describeKarpenter(karpenterAfter)}`] : []),
       `kaito-ts diff after ${from} stopped: exit ${diff.code}; with --rebuild: exit ${rebuilt.code}`,
+      // What the operator would write on its first pass: nothing but status, so the diff must be empty.
+      ...(diff.code !== 0 ? [`FAIL: kaito-ts diff exited ${diff.code} before kaito-ts started: it would change a child`] : []),
       `kaito-ts API writes after takeover: ${writes} (counting proxy: ${countWrites(proxy.byVerb())} writes: ${writesByResource.join(', ') || 'none'})`,
       ...sideNotes(sideBefore, sideAfter).map((n) => `written (expected: kaito-ts owns status and its ConfigMap copy): ${n}`),
       ...(k
@@ -379,7 +381,7 @@ async function main(opts: TakeoverOptions): Promise<number> {
         .map((l) => l.trimEnd()),
     ];
     process.stdout.write(`${out.join('\n')}\n`);
-    return problems.length || k?.problems.length ? 1 : 0;
+    return problems.length || k?.problems.length || diff.code !== 0 ? 1 : 0;
   } finally {
     log('stopping the private cluster');
     await sh(process.execPath, [CLI, 'simcluster', 'down'], CLUSTER_ENV);

@@ -20,7 +20,7 @@ import type { KubeClient } from '../../runtime/client.js';
 import { TerminalError, type Controller, type Result } from '../../runtime/controller.js';
 import { isRefused } from '../../runtime/errors.js';
 import type { EventRecorder } from '../../runtime/events.js';
-import type { Logger } from '../../runtime/log.js';
+import { watchFailureLog, type Logger } from '../../runtime/log.js';
 import { enqueueLabelled, type Mapper } from '../../runtime/mappers.js';
 import type { Reflector } from '../../runtime/reflector.js';
 import { objectKey, Resources } from '../../runtime/resources.js';
@@ -57,10 +57,11 @@ export interface InferenceSetController {
 export function setupInferenceSetController(o: InferenceSetControllerOptions): InferenceSetController {
   const now = o.now ?? (() => new Date());
   const expectations = new Expectations(() => now().getTime());
+  const watchFailure = watchFailureLog(o.log);
   const built = new ControllerBuilder({
     client: o.client,
     namespace: o.namespace,
-    onWatchError: (type, err) => o.log.error({ resource: type.plural, error: err.message }, 'watch failed; retrying'),
+    onWatchError: (type, err) => watchFailure(type.plural, err.message),
   })
     // Optional: on a cluster without the InferenceSet CRD (a Helm upgrade does not add CRDs, a takeover
     // from KAITO v0.8) the operator runs its Workspaces and this controller waits for the CRD.

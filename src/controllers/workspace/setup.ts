@@ -38,7 +38,7 @@ import { ControllerBuilder, resource } from '../../runtime/builder.js';
 import type { Controller } from '../../runtime/controller.js';
 import { isNotFound } from '../../runtime/errors.js';
 import type { EventRecorder } from '../../runtime/events.js';
-import type { Logger } from '../../runtime/log.js';
+import { watchFailureLog, type Logger } from '../../runtime/log.js';
 import { enqueueLabelled, enqueueOwner, generationOrLabelsChanged, type Mapper } from '../../runtime/mappers.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import type { Reflector } from '../../runtime/reflector.js';
@@ -78,11 +78,12 @@ export interface WorkspaceController {
 
 export function setupWorkspaceController(o: WorkspaceControllerOptions): WorkspaceController {
   const karpenter = provisionerOf(o.config) === 'karpenter';
+  const watchFailure = watchFailureLog(o.log);
   const built = new ControllerBuilder({
     client: o.client,
     namespace: o.namespace,
     transform: leanObject,
-    onWatchError: (type, err) => o.log.error({ resource: type.plural, error: err.message }, 'watch failed; retrying'),
+    onWatchError: (type, err) => watchFailure(type.plural, err.message),
   })
     .for('workspaces', resource<WorkspaceObject>(Resources.workspaces), { transform: leanWorkspace })
     .owns('statefulSets', resource<V1StatefulSet>(Resources.statefulSets), { lane: 'fast' })
