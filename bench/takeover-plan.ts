@@ -46,11 +46,29 @@ const nginx = (name: string) => ({
   spec: { containers: [{ name: 'server', image: 'nginx:1.27', ports: [{ containerPort: 80 }], resources: { limits: { 'nvidia.com/gpu': 1 } } }] },
 });
 
-/** Workspace bodies (KAITO's YAML: no `spec` wrapper) without apiVersion, kind or namespace. */
-export function takeoverWorkspaces(mode: TakeoverMode): { metadata: { name: string }; resource: object; inference: object }[] {
+/**
+ * Workspace bodies (KAITO's YAML: no `spec` wrapper) without apiVersion, kind or namespace. From KAITO
+ * v0.12.0 a model named by its Hugging Face id from the catalog joins the bring-your-own set (v0.8.0 knows
+ * no such name).
+ */
+export function takeoverWorkspaces(
+  mode: TakeoverMode,
+  from: TakeoverOptions['from'] = 'kaito-v0.8.0',
+): { metadata: { name: string }; resource: object; inference: object }[] {
   if (mode === 'byo') {
+    const catalog =
+      from === 'kaito-v0.12.0'
+        ? [
+            {
+              metadata: { name: 'catalog-phi-4-mini' },
+              resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a10' } } },
+              inference: { preset: { name: 'microsoft/Phi-4-mini-instruct' } },
+            },
+          ]
+        : [];
     // Bring-your-own nodes: no instanceType with disableNodeAutoProvisioning=true.
     return [
+      ...catalog,
       {
         // With two LoRA adapters: KAITO's puller init containers (one with a pull secret) are taken over too.
         metadata: { name: 'preset-a10' },

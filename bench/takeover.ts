@@ -47,7 +47,7 @@ const NS = 'takeover';
 /** Bring-your-own GPU nodes; in Karpenter mode none (Karpenter makes them), the pools still define the NVMe volumes. */
 const NODES = {
   pools: [
-    { name: 'a10', count: 2, instanceType: 'Standard_NV36ads_A10_v5', gpu: { product: 'NVIDIA-A10', count: 1, memoryMiB: 24576 }, cpu: '36', memory: '440Gi' },
+    { name: 'a10', count: 3, instanceType: 'Standard_NV36ads_A10_v5', gpu: { product: 'NVIDIA-A10', count: 1, memoryMiB: 24576 }, cpu: '36', memory: '440Gi' },
     {
       name: 'a100',
       count: 1,
@@ -60,8 +60,8 @@ const NODES = {
   ],
 };
 
-const workspacesOf = (mode: TakeoverMode) =>
-  takeoverWorkspaces(mode).map((w) => ({ apiVersion: `${GROUP}/${VERSION}`, kind: 'Workspace', ...w, metadata: { ...w.metadata, namespace: NS } }));
+const workspacesOf = (mode: TakeoverMode, from: TakeoverOptions['from']) =>
+  takeoverWorkspaces(mode, from).map((w) => ({ apiVersion: `${GROUP}/${VERSION}`, kind: 'Workspace', ...w, metadata: { ...w.metadata, namespace: NS } }));
 
 function sh(cmd: string, args: string[], env = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -250,7 +250,7 @@ function describeKarpenter(s: KarpenterSnapshot): string {
 async function main(opts: TakeoverOptions): Promise<number> {
   const { from, mode } = opts;
   const karpenter = mode === 'karpenter';
-  const WORKSPACES = workspacesOf(mode);
+  const WORKSPACES = workspacesOf(mode, from);
   for (const id of [from, 'kaito-ts'] as const) {
     const missing = missingPrerequisite(id, ROOT, mode);
     if (missing) throw new Error(missing);

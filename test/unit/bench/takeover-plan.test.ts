@@ -43,6 +43,12 @@ describe('takeoverWorkspaces', () => {
     }
     assert.deepEqual((ws[1]?.inference as { preset: unknown }).preset, { name: 'llama-3.3-70b-instruct', presetOptions: { modelAccessSecret: 'hf-token' } });
   });
+  it('bring-your-own mode from KAITO v0.12.0 adds a catalog model named by its Hugging Face id; v0.8.0 has none', () => {
+    const names = (from: 'kaito-v0.8.0' | 'kaito-v0.12.0') =>
+      takeoverWorkspaces('byo', from).map((w) => (w.inference as { preset?: { name: string } }).preset?.name);
+    assert.deepEqual(names('kaito-v0.8.0'), ['phi-3-mini-4k-instruct', 'phi-4-mini-instruct', undefined]);
+    assert.deepEqual(names('kaito-v0.12.0'), ['microsoft/Phi-4-mini-instruct', 'phi-3-mini-4k-instruct', 'phi-4-mini-instruct', undefined]);
+  });
   it('bring-your-own mode: no instanceType; the A10 preset with two adapters, one behind a pull secret', () => {
     const ws = takeoverWorkspaces('byo');
     for (const w of ws) assert.equal((w.resource as { instanceType?: string }).instanceType, undefined);
