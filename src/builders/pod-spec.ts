@@ -4,7 +4,8 @@ import type { V1Container, V1EnvVar, V1PodSpec, V1Volume } from '@kubernetes/cli
 import { HF_TOKEN_KEY, RESOURCE_NVIDIA_GPU } from '../api/labels.js';
 import type { Workspace } from '../api/types.js';
 import { baseImage, modelWeightsImage } from '../catalog/presets.js';
-import { needsDeepGemm } from '../catalog/model-generator.js';
+import { needsCudaToolkit, needsDeepGemm } from '../catalog/model-generator.js';
+import { cudaHomeEnv, cudaToolkitMount, cudaToolkitProvisioner, cudaToolkitVolume } from './cuda-toolkit.js';
 import type { CloudProvider, GpuConfig, Preset } from '../catalog/types.js';
 import {
   ADAPTER_MOUNT_PATH,
@@ -29,7 +30,16 @@ import type { WeightsVolumeKind } from './facts.js';
 import { leaderAddress, workspaceName } from './meta.js';
 import { livenessProbe, livenessProbeV012, readinessProbe, startupFailureThreshold, startupProbe } from './probes.js';
 import { gpuTolerations, requiredNodeAffinity } from './scheduling.js';
-import { baseVolumeMounts, CONFIG_VOLUME, configVolume, dshmVolume, MODEL_WEIGHTS_PATH, modelWeightsEmptyDir, modelWeightsMount } from './volumes.js';
+import {
+  baseVolumeMounts,
+  CONFIG_VOLUME,
+  configVolume,
+  DSHM_VOLUME,
+  dshmVolume,
+  MODEL_WEIGHTS_PATH,
+  modelWeightsEmptyDir,
+  modelWeightsMount,
+} from './volumes.js';
 
 export const ORAS_IMAGE = 'mcr.microsoft.com/oss/v2/oras-project/oras:v1.2.3';
 export const WEIGHTS_DOWNLOADER = 'model-weights-downloader';
@@ -78,6 +88,7 @@ function mainEnv(input: PresetPodInput): V1EnvVar[] {
   const generated = input.preset.generated;
   // KAITO v0.12: no FlashInfer sampler and no DeepGEMM (both JIT-compile with nvcc, absent from the image) unless the model needs DeepGEMM.
   if (generated) env.push({ name: 'VLLM_USE_FLASHINFER_SAMPLER', value: '0' }, { name: 'VLLM_USE_DEEP_GEMM', value: needsDeepGemm(generated) ? '1' : '0' });
+  if (generated && needsCudaToolkit(generated)) env.push(cudaHomeEnv());
   if (input.preset.downloadAtRuntime && secret) {
     // v0.12 marks the key optional: a public model starts without it.
     const optional = generated ? { optional: true } : {};
@@ -97,6 +108,10 @@ export function presetPodSpec(input: PresetPodInput): V1PodSpec {
   // KAITO v0.12 mounts a config only when the workspace names one.
   const volumeMounts = baseVolumeMounts().filter((m) => input.configMapName !== '' || m.name !== CONFIG_VOLUME);
   if (adapters.length > 0) volumeMounts.push({ name: ADAPTER_VOLUME, mountPath: ADAPTER_MOUNT_PATH });
+  const cudaToolkit = preset.generated !== undefined && needsCudaToolkit(preset.generated);
+  // KAITO's order: the toolkit's mount sits before the shared-memory one.
+  const dshmAt = volumeMounts.findIndex((m) => m.name === DSHM_VOLUME);
+  if (cudaToolkit) volumeMounts.splice(dshmAt < 0 ? volumeMounts.length : dshmAt, 0, cudaToolkitMount());
   const env = mainEnv(input);
 
   const container: V1Container = {
@@ -119,8 +134,17 @@ export function presetPodSpec(input: PresetPodInput): V1PodSpec {
     ...(env.length > 0 ? { env } : {}),
   };
 
-  const initContainers = [...(preset.downloadAtRuntime ? [] : [weightsDownloader(preset, input.registry)]), ...adapterPullerContainers(adapters)];
-  const volumes: V1Volume[] = [...(input.configMapName ? [configVolume(input.configMapName)] : []), dshmVolume(), ...adapterVolumes(adapters)];
+  const initContainers = [
+    ...(cudaToolkit ? [cudaToolkitProvisioner(container.image ?? '')] : []),
+    ...(preset.downloadAtRuntime ? [] : [weightsDownloader(preset, input.registry)]),
+    ...adapterPullerContainers(adapters),
+  ];
+  const volumes: V1Volume[] = [
+    ...(input.configMapName ? [configVolume(input.configMapName)] : []),
+    ...(cudaToolkit ? [cudaToolkitVolume()] : []),
+    dshmVolume(),
+    ...adapterVolumes(adapters),
+  ];
   if (input.weightsVolume === 'emptyDir') volumes.push(modelWeightsEmptyDir(preset.diskStorageRequirement));
   const affinity = requiredNodeAffinity(ws);
   const pullSecrets = adapterImagePullSecrets(adapters);

@@ -436,6 +436,14 @@ export function needsDeepGemm(model: Pick<GeneratedModel, 'architectures'>): boo
   return model.architectures.some((a) => NEEDS_DEEP_GEMM.has(a));
 }
 
+/** Models v0.12 names as compiling FlashInfer kernels with nvcc at run time (by model name, not architecture). */
+const NEEDS_FLASHINFER_JIT = new Set(['mistral-small-4-119b-2603']);
+
+/** DeepGEMM or FlashInfer JIT: the model needs a CUDA toolkit in the pod (src/builders/cuda-toolkit.ts). */
+export function needsCudaToolkit(model: Pick<GeneratedModel, 'architectures' | 'name'>): boolean {
+  return needsDeepGemm(model) || NEEDS_FLASHINFER_JIT.has(model.name);
+}
+
 const SAFETENSORS = /.*\.safetensors/;
 const BIN = /.*\.bin/;
 const MISTRAL = /consolidated.*\.safetensors/;

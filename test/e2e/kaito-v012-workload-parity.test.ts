@@ -593,12 +593,6 @@ const RULES: Rule[] = [
     reason:
       "kaito-ts refuses the transformers runtime for every Hugging Face id; v0.12 runs it for catalog entries in its transformers table (TransformerInferenceParameters: the former presets' names)",
   },
-  ...['initContainers', 'volumes[cuda-toolkit-hostpath]', 'containers[*].volumeMounts[cuda-toolkit-hostpath]', 'containers[*].env[CUDA_HOME]'].map((p) => ({
-    path: `${POD}.${p}`,
-    only: 'cudaToolkit' as const,
-    class: 'gap' as const,
-    reason: 'the cuda-toolkit-provisioner init container, hostPath and CUDA_HOME for models that need nvcc are not rendered yet (docs/api.md)',
-  })),
   ...[
     'statefulSet.spec.volumeClaimTemplates',
     `${MAIN}.command`,

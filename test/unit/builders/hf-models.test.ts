@@ -133,3 +133,42 @@ describe('presets named by Hugging Face id', () => {
     assert.equal(tf.ok ? '' : tf.problems[0]?.message, 'model phi-4-mini-instruct does not support inference with Huggingface Transformers runtime');
   });
 });
+
+describe('the CUDA toolkit for models that compile kernels with nvcc (KAITO v0.12)', () => {
+  const pod = (name: string) => {
+    const r = buildWorkspace(ws(name, 'Standard_ND96isr_H100_v5'), defaultFacts());
+    assert.ok(r.ok, r.ok ? '' : JSON.stringify(r.problems));
+    return r.objects.statefulSet.spec!.template.spec!;
+  };
+  it('Mistral-Small-4 (FlashInfer JIT by name): provisioner first, read-only hostPath before dshm, CUDA_HOME', () => {
+    const p = pod('mistralai/Mistral-Small-4-119B-2603');
+    assert.deepEqual(p.initContainers?.[0], {
+      name: 'cuda-toolkit-provisioner',
+      image: p.containers[0]!.image,
+      command: ['/bin/sh', '-c', 'flock "$1" /workspace/cuda-provision.sh "$1"', 'sh', '/opt/kaito/cuda/129'],
+      volumeMounts: [{ name: 'cuda-toolkit-hostpath', mountPath: '/opt/kaito/cuda/129' }],
+    });
+    assert.deepEqual(
+      p.volumes?.find((v) => v.name === 'cuda-toolkit-hostpath'),
+      { name: 'cuda-toolkit-hostpath', hostPath: { path: '/opt/kaito/cuda/129', type: 'DirectoryOrCreate' } },
+    );
+    const mounts = p.containers[0]!.volumeMounts!.map((m) => m.name);
+    assert.ok(mounts.indexOf('cuda-toolkit-hostpath') === mounts.indexOf('dshm') - 1, mounts.join(','));
+    assert.deepEqual(
+      p.containers[0]!.env?.find((e) => e.name === 'CUDA_HOME'),
+      { name: 'CUDA_HOME', value: '/opt/kaito/cuda/129' },
+    );
+  });
+  it('its NVFP4 variant and an ordinary catalog model get none of it', () => {
+    for (const name of ['mistralai/Mistral-Small-4-119B-2603-NVFP4', 'microsoft/Phi-4-mini-instruct']) {
+      const p = pod(name);
+      assert.equal(p.initContainers?.some((c) => c.name === 'cuda-toolkit-provisioner') ?? false, false, name);
+      assert.equal(
+        p.volumes?.some((v) => v.name === 'cuda-toolkit-hostpath'),
+        false,
+        name,
+      );
+      assert.equal(p.containers[0]!.env?.some((e) => e.name === 'CUDA_HOME') ?? false, false, name);
+    }
+  });
+});
