@@ -15,6 +15,7 @@ import { applyDefaults, checkSchema } from './schema-check.js';
 import { workspaceSchema } from './crd.js';
 import { ANNOTATION_BYPASS_RESOURCE_CHECKS, INFERENCE_CONFIG_KEY } from './labels.js';
 import { Msg } from './messages.js';
+import { ANNOTATION_USE_LOCAL_WEIGHTS, localWeightsAnnotationProblem } from './local-weights.js';
 import { checkTrainingConfig, TRAINING_CONFIG_KEY, tuningMethod } from './tuning-config.js';
 import { foundPreset, type PresetLookup, type ResolvedWorkspace } from './resolved-workspace.js';
 import { maxModelLenMissing, maxModelLenRequired, privateWithoutImage } from './v1alpha1-rules.js';
@@ -60,6 +61,8 @@ export function validateWorkspace(ws: Workspace, ctx: ValidationContext): Valida
   const shape = validateShape(ws);
   if (shape.length > 0) return shape;
   const issues = [...validateInstanceType(ws, ctx)];
+  const localWeights = localWeightsAnnotationProblem(ws);
+  if (localWeights) issues.push(error(`metadata.annotations[${ANNOTATION_USE_LOCAL_WEIGHTS}]`, localWeights));
   if (ctx.operation === 'update') return issues; // everything else that applies on update lives in the CRD
   if (ws.inference) issues.push(...validateInferenceCreate(ws, ws.inference, ctx, ctx.resolved.specVersion === ALPHA_VERSION));
   if (ws.tuning) issues.push(...validateTuningCreate(ws.tuning, ctx.resolved.tuningPreset, ctx.tuningConfig));

@@ -38,6 +38,8 @@ export interface CommandContext {
   gpu?: Pick<GpuConfig, 'gpuModel' | 'gpuMemGiB'>;
   configMounted?: boolean;
   performanceMode?: string;
+  /** `kaito.sh/use-local-weights`: the node directory vLLM loads instead of downloading. */
+  localWeightsPath?: string;
 }
 
 export const KAITO_CONFIG_FILE = `${CONFIG_MOUNT_PATH}/${INFERENCE_CONFIG_KEY}`;
@@ -88,7 +90,9 @@ function v012ServerFlags(ctx: CommandContext, preset: Preset): Flags {
     ['compilation-config.pass_config.fuse_allreduce_rms', 'False'],
   );
   if (ctx.adaptersEnabled) inserted.push(['enable-lora', '']);
-  inserted.push(['model', preset.hfRepo], ['download-dir', MODEL_WEIGHTS_PATH]);
+  // Node-image weights: vLLM reads the directory with the RunAI streamer (threaded reads) and downloads nothing.
+  if (ctx.localWeightsPath) inserted.push(['model', ctx.localWeightsPath], ['load-format', 'runai_streamer']);
+  else inserted.push(['model', preset.hfRepo], ['download-dir', MODEL_WEIGHTS_PATH]);
   if (ctx.configMounted) inserted.push(['kaito-config-file', KAITO_CONFIG_FILE]);
   if (ctx.performanceMode && ctx.performanceMode !== 'balanced') inserted.push(['performance-mode', ctx.performanceMode]);
   const weights = tryParseQuantity(preset.totalSafeTensorFileSize);
@@ -99,7 +103,11 @@ function v012ServerFlags(ctx: CommandContext, preset: Preset): Flags {
   if (dataParallel) inserted.push(['data-parallel-size', String(gpus)], ['tensor-parallel-size', '1']);
   else inserted.push(['tensor-parallel-size', String(gpus)]);
   if (ctx.distributed) inserted.push(['pipeline-parallel-size', String(ctx.numNodes)], ['distributed-executor-backend', 'ray']);
-  return merge(inserted, preset.vllm.modelRunParams);
+  // A preset's own load_format (Mistral's) would contradict --load-format.
+  const runParams = ctx.localWeightsPath
+    ? Object.fromEntries(Object.entries(preset.vllm.modelRunParams).filter(([k]) => k !== 'load_format'))
+    : preset.vllm.modelRunParams;
+  return merge(inserted, runParams);
 }
 
 export function transformersCommand(preset: Preset): string {

@@ -37,6 +37,7 @@ import {
   DSHM_VOLUME,
   dshmVolume,
   MODEL_WEIGHTS_PATH,
+  MODEL_WEIGHTS_VOLUME,
   modelWeightsEmptyDir,
   modelWeightsMount,
 } from './volumes.js';
@@ -52,11 +53,16 @@ export interface PresetPodInput {
   adapters: readonly UsableAdapter[];
   configMapName: string;
   weightsVolume: WeightsVolumeKind;
+  /** `kaito.sh/use-local-weights`: the node directory mounted read-only in place of the weights volume. */
+  localWeightsPath?: string;
   registry: string;
   cloud: CloudProvider;
 }
 
 /** Marker the downloader writes once the artifact is complete; it names the artifact it holds. */
+/** The hostPath volume of `kaito.sh/use-local-weights` (KAITO's name). */
+const LOCAL_WEIGHTS_VOLUME = 'model-weights-hostpath';
+
 export const WEIGHTS_MARKER = `${MODEL_WEIGHTS_PATH}/.kaito-ts-weights`;
 
 /**
@@ -89,6 +95,8 @@ function mainEnv(input: PresetPodInput): V1EnvVar[] {
   // KAITO v0.12: no FlashInfer sampler and no DeepGEMM (both JIT-compile with nvcc, absent from the image) unless the model needs DeepGEMM.
   if (generated) env.push({ name: 'VLLM_USE_FLASHINFER_SAMPLER', value: '0' }, { name: 'VLLM_USE_DEEP_GEMM', value: needsDeepGemm(generated) ? '1' : '0' });
   if (generated && needsCudaToolkit(generated)) env.push(cudaHomeEnv());
+  // v0.12 points its startup benchmark's tokenizer at the node's weights; kept for the same environment.
+  if (input.localWeightsPath) env.push({ name: 'KAITO_PROCESSOR', value: input.localWeightsPath });
   if (input.preset.downloadAtRuntime && secret) {
     // v0.12 marks the key optional: a public model starts without it.
     const optional = generated ? { optional: true } : {};
@@ -108,6 +116,14 @@ export function presetPodSpec(input: PresetPodInput): V1PodSpec {
   // KAITO v0.12 mounts a config only when the workspace names one.
   const volumeMounts = baseVolumeMounts().filter((m) => input.configMapName !== '' || m.name !== CONFIG_VOLUME);
   if (adapters.length > 0) volumeMounts.push({ name: ADAPTER_VOLUME, mountPath: ADAPTER_MOUNT_PATH });
+  const local = input.localWeightsPath;
+  // Node-image weights take the weights mount's place (KAITO's order), read-only at the node's own path.
+  if (local)
+    volumeMounts.splice(
+      volumeMounts.findIndex((m) => m.name === MODEL_WEIGHTS_VOLUME),
+      1,
+      { name: LOCAL_WEIGHTS_VOLUME, mountPath: local, readOnly: true },
+    );
   const cudaToolkit = preset.generated !== undefined && needsCudaToolkit(preset.generated);
   // KAITO's order: the toolkit's mount sits before the shared-memory one.
   const dshmAt = volumeMounts.findIndex((m) => m.name === DSHM_VOLUME);
@@ -141,11 +157,12 @@ export function presetPodSpec(input: PresetPodInput): V1PodSpec {
   ];
   const volumes: V1Volume[] = [
     ...(input.configMapName ? [configVolume(input.configMapName)] : []),
+    ...(local ? [{ name: LOCAL_WEIGHTS_VOLUME, hostPath: { path: local, type: 'Directory' } }] : []),
     ...(cudaToolkit ? [cudaToolkitVolume()] : []),
     dshmVolume(),
     ...adapterVolumes(adapters),
   ];
-  if (input.weightsVolume === 'emptyDir') volumes.push(modelWeightsEmptyDir(preset.diskStorageRequirement));
+  if (!local && input.weightsVolume === 'emptyDir') volumes.push(modelWeightsEmptyDir(preset.diskStorageRequirement));
   const affinity = requiredNodeAffinity(ws);
   const pullSecrets = adapterImagePullSecrets(adapters);
 

@@ -25,7 +25,8 @@ export interface WeightsVolumeChoice {
   decision: Decision;
 }
 
-export function chooseWeightsVolume(gpu: GpuConfig, diskSize: string, facts: ClusterFacts): WeightsVolumeChoice {
+/** `localWeights`: the node directory of `kaito.sh/use-local-weights`; the pod then needs no weights volume (no claim template). */
+export function chooseWeightsVolume(gpu: GpuConfig, diskSize: string, facts: ClusterFacts, localWeights?: string): WeightsVolumeChoice {
   const choose = (kind: WeightsVolumeKind, reason: string, fresh = kind): WeightsVolumeChoice => ({
     kind,
     fresh,
@@ -33,7 +34,7 @@ export function chooseWeightsVolume(gpu: GpuConfig, diskSize: string, facts: Clu
   });
   if (facts.volumeKindOverride) {
     // Say why the shape was chosen, and whether a fresh decision would still choose it.
-    const fresh = chooseWeightsVolume(gpu, diskSize, { ...facts, volumeKindOverride: undefined });
+    const fresh = chooseWeightsVolume(gpu, diskSize, { ...facts, volumeKindOverride: undefined }, localWeights);
     const kept = facts.volumeKindOverride;
     return choose(
       kept,
@@ -43,6 +44,7 @@ export function chooseWeightsVolume(gpu: GpuConfig, diskSize: string, facts: Clu
       fresh.kind,
     );
   }
+  if (localWeights) return choose('emptyDir', `weights read from the node at ${localWeights} (kaito.sh/use-local-weights): no weights volume, no claim`);
   const where = isBringYourOwnNodes(facts) ? `node instance type ${gpu.sku}` : `instance type ${gpu.sku}`;
   if (!gpu.nvmeDiskEnabled) {
     const why =

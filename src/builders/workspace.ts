@@ -34,6 +34,7 @@ import { pinningFor, pinToWorkspaceNodes } from './scheduling.js';
 import { presetStatefulSet } from './statefulset.js';
 import { droppedFieldsMessage, templateStatefulSet } from './template.js';
 import { chooseWeightsVolume, modelWeightsClaimTemplate } from './volumes.js';
+import { localWeightsPath } from '../api/local-weights.js';
 
 export interface WorkspaceObjects {
   statefulSet: V1StatefulSet;
@@ -249,7 +250,9 @@ function buildPreset(
     });
   else if (runtime === 'vllm') decisions.push({ topic: 'maxModelLen', choice: String(maxModelLen.value), reason: maxModelLen.reason });
 
-  const volume = chooseWeightsVolume(gpu.gpuConfig, preset.diskStorageRequirement, facts);
+  // v0.12 reads node-image weights for any preset; legacy names keep v0.8.0's shape, so only catalog and hub ids.
+  const localWeights = generated ? localWeightsPath(ws) : undefined;
+  const volume = chooseWeightsVolume(gpu.gpuConfig, preset.diskStorageRequirement, facts, localWeights);
   decisions.push(volume.decision, weightsSourceDecision(preset, facts.presetRegistry, secret, facts.secretNames), serviceTypeDecision(ws));
 
   const adapters = usableAdapters(ws.inference?.adapters);
@@ -263,7 +266,12 @@ function buildPreset(
     distributed,
     ...memberServedModelName(ws),
     ...(generated
-      ? { gpu: gpu.gpuConfig, configMounted: config.name !== '', performanceMode: ws.metadata.annotations?.[ANNOTATION_PERFORMANCE_MODE] ?? 'balanced' }
+      ? {
+          gpu: gpu.gpuConfig,
+          configMounted: config.name !== '',
+          performanceMode: ws.metadata.annotations?.[ANNOTATION_PERFORMANCE_MODE] ?? 'balanced',
+          ...(localWeights ? { localWeightsPath: localWeights } : {}),
+        }
       : {}),
   };
   const podSpec = presetPodSpec({
@@ -274,6 +282,7 @@ function buildPreset(
     adapters,
     configMapName: config.name,
     weightsVolume: volume.kind,
+    ...(localWeights ? { localWeightsPath: localWeights } : {}),
     registry: facts.presetRegistry,
     cloud: facts.cloudProvider,
   });

@@ -593,20 +593,6 @@ const RULES: Rule[] = [
     reason:
       "kaito-ts refuses the transformers runtime for every Hugging Face id; v0.12 runs it for catalog entries in its transformers table (TransformerInferenceParameters: the former presets' names)",
   },
-  ...[
-    'statefulSet.spec.volumeClaimTemplates',
-    `${MAIN}.command`,
-    `${MAIN}.volumeMounts[model-weights-volume]`,
-    `${MAIN}.volumeMounts[model-weights-hostpath]`,
-    `${MAIN}.env[KAITO_PROCESSOR]`,
-    `${POD}.volumes[model-weights-hostpath]`,
-  ].map((path) => ({
-    path,
-    only: 'localWeights' as const,
-    class: 'gap' as const,
-    reason:
-      'kaito.sh/use-local-weights (weights from a hostPath of the node image, --model=<path> --load-format=runai_streamer, no weights volume) is not rendered yet (docs/api.md)',
-  })),
 ];
 
 function segments(path: string): string[] {

@@ -108,6 +108,12 @@ const cm = (yaml: string | undefined, found = true): InferenceConfigLookup => ({
 const cases: [string, Workspace, Ctx, string[]][] = [
   ['valid NAP preset workspace', ws({}), ctx(), []],
   [
+    'kaito.sh/use-local-weights takes only "true" or "false"',
+    { ...ws({}), metadata: { name: 'w', namespace: 'ns', annotations: { 'kaito.sh/use-local-weights': 'yes' } } },
+    ctx(),
+    ['error metadata.annotations[kaito.sh/use-local-weights]: invalid value: "yes" must be "true" or "false"'],
+  ],
+  [
     'NAP requires instanceType',
     ws({ instanceType: null }),
     ctx(),

@@ -172,3 +172,44 @@ describe('the CUDA toolkit for models that compile kernels with nvcc (KAITO v0.1
     }
   });
 });
+
+describe('kaito.sh/use-local-weights (KAITO v0.12): weights from the node image', () => {
+  const build = (name: string, value: string) => buildWorkspace(ws(name, 'Standard_NC24ads_A100_v4', { 'kaito.sh/use-local-weights': value }), defaultFacts());
+  it('a catalog id reads /opt/kaito/models/<id as one segment> read-only: no download, no weights volume or claim', () => {
+    const r = build('mistralai/Ministral-3-8B-Instruct-2512', 'true');
+    assert.ok(r.ok, r.ok ? '' : JSON.stringify(r.problems));
+    const dir = '/opt/kaito/models/mistralai-ministral-3-8b-instruct-2512';
+    const cmd = command(r);
+    assert.match(cmd, new RegExp(` --model=${dir} --load-format=runai_streamer`));
+    assert.doesNotMatch(cmd, /--download-dir|--load_format/, 'no download, and no load_format=mistral against --load-format');
+    const pod = r.objects.statefulSet.spec!.template.spec!;
+    assert.deepEqual(
+      pod.volumes?.find((v) => v.name === 'model-weights-hostpath'),
+      { name: 'model-weights-hostpath', hostPath: { path: dir, type: 'Directory' } },
+    );
+    assert.equal(
+      pod.volumes?.some((v) => v.name === 'model-weights-volume'),
+      false,
+    );
+    assert.equal(r.objects.statefulSet.spec!.volumeClaimTemplates, undefined, 'no NVMe claim on an NVMe SKU');
+    const main = pod.containers[0]!;
+    assert.deepEqual(
+      main.volumeMounts?.map((m) => m.name),
+      ['model-weights-hostpath', 'dshm'],
+    );
+    assert.equal(main.volumeMounts?.[0]?.readOnly, true);
+    assert.deepEqual(
+      main.env?.find((e) => e.name === 'KAITO_PROCESSOR'),
+      { name: 'KAITO_PROCESSOR', value: dir },
+    );
+  });
+  it('"false" and legacy names keep the usual weights; any other value is refused with KAITO\'s words', () => {
+    assert.match(command(build('microsoft/Phi-4-mini-instruct', 'false')), /--download-dir=\/workspace\/weights/);
+    const legacy = build('phi-4-mini-instruct', 'true');
+    assert.ok(legacy.ok);
+    assert.equal(
+      legacy.objects.statefulSet.spec!.template.spec!.volumes?.some((v) => v.name === 'model-weights-hostpath'),
+      false,
+    );
+  });
+});
