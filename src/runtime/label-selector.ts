@@ -1,6 +1,7 @@
 // metav1.LabelSelector semantics (matchLabels AND matchExpressions), used by the cache and by
 // anything that selects nodes or pods without a server round trip.
-import type { V1LabelSelector } from '@kubernetes/client-node';
+import type { V1Affinity, V1LabelSelector, V1NodeSelectorRequirement } from '@kubernetes/client-node';
+import type { DeepReadonly } from './readonly.js';
 
 export type Labels = Readonly<Record<string, string>> | undefined;
 
@@ -31,4 +32,26 @@ export function matchesSelector(selector: V1LabelSelector | undefined, labels: L
     }
   }
   return true;
+}
+
+/** What a requirement of a node selector term needs of the labels (Gt and Lt compare integers, as the scheduler does). */
+function requirementMet(r: DeepReadonly<V1NodeSelectorRequirement>, labels: Readonly<Record<string, string>>): boolean {
+  if (r.operator !== 'Gt' && r.operator !== 'Lt')
+    return matchesSelector({ matchExpressions: [{ key: r.key, operator: r.operator, values: [...(r.values ?? [])] }] }, labels);
+  const value = Number.parseInt(labels[r.key] ?? '', 10);
+  const bound = Number.parseInt(r.values?.[0] ?? '', 10);
+  if (Number.isNaN(value) || Number.isNaN(bound)) return false;
+  return r.operator === 'Gt' ? value > bound : value < bound;
+}
+
+/**
+ * Whether a pod's required node affinity admits a node of these labels: any term whose expressions all
+ * hold (terms are ORed, expressions ANDed); no required affinity admits every node. Field terms are not
+ * evaluated (they name nodes, not labels) and count as met.
+ */
+export function nodeAffinityAdmits(affinity: DeepReadonly<V1Affinity> | undefined, labels: Labels): boolean {
+  const terms = affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
+  if (!terms || terms.length === 0) return true;
+  const l = labels ?? {};
+  return terms.some((t) => (t.matchExpressions ?? []).every((r) => requirementMet(r, l)));
 }

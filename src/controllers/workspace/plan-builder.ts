@@ -1,12 +1,14 @@
 // The pieces every workspace plan is made of (inference, tuning, deletion, failure): the metadata
 // patch, the status write and its events, node facts, node auto-provisioning. Pure: the builder
 // keeps its own copy of the workspace so later steps see what earlier ones would write.
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Affinity } from '@kubernetes/client-node';
 import { ACCELERATOR_NVIDIA, LABEL_ACCELERATOR, LABEL_SURGE, WORKSPACE_FINALIZER } from '../../api/labels.js';
 import type { ResolvedWorkspace } from '../../api/resolved-workspace.js';
 import { matchingNodes, readyMatchingNodes } from '../../builders/facts.js';
 import { buildNodeClaim, nodeClaimName } from '../../builders/nodeclaim.js';
 import { replicaShortfall } from '../../builders/replicas.js';
+import { nodeAffinityAdmits } from '../../runtime/label-selector.js';
+import type { DeepReadonly } from '../../runtime/readonly.js';
 import { Resources } from '../../runtime/resources.js';
 import type { Action, EventNote, Plan } from '../shared/actions.js';
 import { provisionerOf, type WorkspaceObject } from './context.js';
@@ -86,11 +88,18 @@ export class PlanBuilder {
     return this.add({ kind: 'status', status });
   }
 
-  /** NodesReady/NodeClaimsReady facts: the matching nodes (one filter per pass) and the provisioning plan. */
-  nodeFacts(target: number, plan?: ProvisioningPlan): NodeStatusFacts {
+  /**
+   * NodesReady/NodeClaimsReady facts: the matching nodes (one filter per pass) and the provisioning plan.
+   * `podAffinity`: the built pods' affinity; under gpu-provisioner only nodes it admits count, so a
+   * workspace pinned to its own claims' nodes never counts a sibling's (KAITO v0.12, #2201).
+   */
+  nodeFacts(target: number, plan?: ProvisioningPlan, podAffinity?: DeepReadonly<V1Affinity>): NodeStatusFacts {
     const { snap } = this;
+    const provisioner = provisionerOf(snap.config);
     // Karpenter mode: only this workspace's nodes, never a sibling's with the same selector (KAITO #2201).
-    const matching = matchingNodes(this.ws, provisionerOf(snap.config) === 'karpenter' ? poolNodes(this.ws, snap.nodes) : snap.nodes);
+    const selected = matchingNodes(this.ws, provisioner === 'karpenter' ? poolNodes(this.ws, snap.nodes) : snap.nodes);
+    const matching =
+      provisioner === 'azure-gpu-provisioner' && podAffinity ? selected.filter((n) => nodeAffinityAdmits(podAffinity, n.metadata?.labels)) : selected;
     const byo = snap.config.featureGates.disableNodeAutoProvisioning;
     const out: NodeStatusFacts = {
       nodes: {

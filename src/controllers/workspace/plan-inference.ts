@@ -113,7 +113,7 @@ export function planInference(snap: WorkspaceSnapshot): Plan {
     const waiting = provisioning.nodeIssue ?? provisioning.claims;
     services();
     b.status({
-      ...b.nodeFacts(built.targetNodeCount, provisioning),
+      ...b.nodeFacts(built.targetNodeCount, provisioning, built.objects.statefulSet.spec?.template.spec?.affinity),
       targetNodeCount: built.targetNodeCount,
       inference: { ready: false, reason: Reason.WaitingForNodes, message: `waiting for nodes: ${waiting.message}` },
       decisions: built.decisions,
@@ -138,7 +138,7 @@ export function planInference(snap: WorkspaceSnapshot): Plan {
   const inference = withWarning(withDroppedFields(readiness.readiness, built.droppedFields), secretProblem && servingWithSecretProblem(secretProblem));
   announce(b, [secretProblem, ANNOUNCED_REASONS.has(readiness.readiness.reason) ? readiness.readiness : undefined]);
   b.status({
-    ...b.nodeFacts(built.targetNodeCount, provisioning),
+    ...b.nodeFacts(built.targetNodeCount, provisioning, built.objects.statefulSet.spec?.template.spec?.affinity),
     targetNodeCount: built.targetNodeCount,
     inference,
     decisions: built.decisions,

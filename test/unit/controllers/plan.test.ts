@@ -604,6 +604,19 @@ rows.push(
       ]),
   },
   {
+    name: "auto-provisioning, a catalog id: NodesReady counts its own claim's node, never a sibling's with the same selector (KAITO v0.12, #2201)",
+    snap: () => {
+      const sibling = { ...claimLabels, 'kaito.sh/workspace': 'ws2' };
+      const siblingNode = {
+        kind: 'Node',
+        metadata: { name: 'sibling', labels: { apps: 'test', pool: 'gpu', 'node.kubernetes.io/instance-type': A100_TYPE, accelerator: 'nvidia', ...sibling } },
+        status: { conditions: [{ type: 'Ready', status: 'True' }], capacity: { 'nvidia.com/gpu': '1' } },
+      } as KubernetesObject;
+      return snapshot(presetWorkspace('microsoft/Phi-4-mini-instruct', A100_TYPE), [...claimNodeObjects(), siblingNode], { byo: false });
+    },
+    check: (p) => assert.match(findCondition(statusOf(p)?.conditions, ConditionType.NodesReady)?.message ?? '', /CurrentReadyNodes: 1, SelectedNodes: 1\)/),
+  },
+  {
     name: 'auto-provisioning, a legacy name: the label selector only, as KAITO v0.8.0',
     snap: () => snapshot(presetWorkspace('phi-4-mini-instruct', A100_TYPE), claimNodeObjects(), { byo: false }),
     check: (p) => assert.deepEqual(termsOf(p), [['apps In test', 'pool In gpu']]),
