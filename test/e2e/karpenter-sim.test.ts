@@ -84,7 +84,8 @@ describe('Karpenter in the simcluster (private cluster)', () => {
       { timeoutMs: 30_000 },
     );
     assert.deepEqual(claims.map((c) => c.status?.nodeName).sort(), nodes.map((n) => n.metadata?.name).sort());
-    for (const n of nodes) {
+    // Read the nodes again: Karpenter applies the pool's taints at registration, which a Ready claim implies.
+    for (const n of await nodesOf(ns, pool)) {
       assert.equal(n.metadata?.labels?.['node.kubernetes.io/instance-type'], NVME_SKU);
       assert.equal(n.metadata?.labels?.['karpenter.kaito.sh/workspace-name'], pool);
       assert.equal(n.status?.allocatable?.[GPU_RESOURCE], '1');
