@@ -59,10 +59,10 @@ export interface PresetPodInput {
   cloud: CloudProvider;
 }
 
-/** Marker the downloader writes once the artifact is complete; it names the artifact it holds. */
 /** The hostPath volume of `kaito.sh/use-local-weights` (KAITO's name). */
 const LOCAL_WEIGHTS_VOLUME = 'model-weights-hostpath';
 
+/** Marker the downloader writes once the artifact is complete; it names the artifact it holds. */
 export const WEIGHTS_MARKER = `${MODEL_WEIGHTS_PATH}/.kaito-ts-weights`;
 
 /**
