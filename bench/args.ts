@@ -54,6 +54,8 @@ export interface BenchOptions {
    */
   provisionDelaySeconds: number;
   devicePluginDelaySeconds: number;
+  /** create: the first N workspaces name a Hugging Face id outside the catalog, served by the fake hub. */
+  hfModels: number;
 }
 
 export const BENCH_MODES = ['byo', 'nap', 'karpenter'] as const satisfies readonly NodeMode[];
@@ -111,6 +113,8 @@ export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
   --provision-delay S     nap: seconds from NodeClaim to node; karpenter: the KWOKNodeClass's
                           nodeRegistrationDelay (default ${DEFAULT_PROVISION_DELAY_S})
   --device-plugin-delay S nap, karpenter: seconds from node to nvidia.com/gpu capacity (default ${DEFAULT_DEVICE_PLUGIN_DELAY_S})
+  --hf-models N           the first N workspaces name a Hugging Face id outside the catalog, one repo each,
+                          served by a local fake Hugging Face endpoint that counts its requests (kaito-ts only)
 
 --scenario update only:
   --cold-load S           a pod without loaded weights on its claims turns Ready S seconds after binding (default ${DEFAULT_COLD_LOAD_S})
@@ -173,6 +177,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
         'repeat-kaito': { type: 'string' },
         'update-strategy': { type: 'string' },
         replicas: { type: 'string' },
+        'hf-models': { type: 'string' },
       },
     }));
   } catch (err) {
@@ -250,11 +255,20 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
   const inferenceSet: InferenceSetScenarioOptions | undefined = scaling
     ? { replicas: integer('replicas', values.replicas, DEFAULT_INFERENCESET_REPLICAS, 1), podReadyDelaySeconds: podReadyDelay, qps }
     : undefined;
+  const workspaces = updating ? 1 : inferenceSet ? inferenceSet.replicas : integer('workspaces', values.workspaces, undefined, 1);
+  const hfModels = integer('hf-models', values['hf-models'], 0, 0);
+  if (hfModels > 0) {
+    if (updating || scaling) throw new BenchArgsError('--hf-models needs --scenario create');
+    if (hfModels > workspaces) throw new BenchArgsError(`--hf-models ${hfModels} is more than --workspaces ${workspaces}`);
+    const unknowing = controllers.filter((c) => c !== 'kaito-ts');
+    if (unknowing.length > 0)
+      throw new BenchArgsError(`--hf-models: ${unknowing.join(', ')} cannot read the local Hugging Face endpoint; use --controllers kaito-ts`);
+  }
   return {
     scenario: scenario as BenchScenario,
     ...(update ? { update } : {}),
     ...(inferenceSet ? { inferenceSet } : {}),
-    workspaces: updating ? 1 : inferenceSet ? inferenceSet.replicas : integer('workspaces', values.workspaces, undefined, 1),
+    workspaces,
     ...(values.json !== undefined ? { json: values.json } : {}),
     controllers: controllers as ControllerId[],
     qps,
@@ -271,5 +285,6 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
     mode: mode as BenchMode,
     provisionDelaySeconds: integer('provision-delay', values['provision-delay'], DEFAULT_PROVISION_DELAY_S, 0),
     devicePluginDelaySeconds: integer('device-plugin-delay', values['device-plugin-delay'], DEFAULT_DEVICE_PLUGIN_DELAY_S, 0),
+    hfModels,
   };
 }

@@ -32,6 +32,8 @@ export interface LaunchOptions {
   karpenter?: { nodeClassSpec: Record<string, unknown> };
   /** The InferenceSet controller on, explicitly (its gate enableInferenceSetController; on by default in both). */
   inferenceSets?: boolean;
+  /** The Hugging Face endpoint for ids outside the catalog (--hf-models: the fake hub). */
+  hubEndpoint?: string;
 }
 
 export interface Launch {
@@ -129,6 +131,7 @@ const kaitoTs: ControllerSpec = {
       `--health-probe-bind-address=${o.probeAddress}`,
       `--release-namespace=${o.releaseNamespace}`,
       ...(o.karpenter ? kwokNodeClassFlags(o.karpenter.nodeClassSpec) : []),
+      ...(o.hubEndpoint ? [`--hf-endpoint=${o.hubEndpoint}`] : []),
     ],
     env: { CLOUD_PROVIDER: 'azure' },
   }),

@@ -26,7 +26,13 @@ export function workspaceName(i: number): string {
   return `ws-${String(i).padStart(4, '0')}`;
 }
 
-export function planWorkspaces(n: number, pools: NodePool[]): WorkspacePlan[] {
+/** --hf-models: workspace i's Hugging Face id, a repo of its own (each is one lookup). */
+export function hubModelId(i: number): string {
+  return `kaito-ts-bench/qwen3-0.6b-${String(i).padStart(4, '0')}`;
+}
+
+/** The first `hfModels` workspaces name a Hugging Face id outside the catalog instead of a preset. */
+export function planWorkspaces(n: number, pools: NodePool[], hfModels = 0): WorkspacePlan[] {
   const byName = new Map(pools.map((p) => [p.name, p]));
   return Array.from({ length: n }, (_, i): WorkspacePlan => {
     const poolName = POOL_CYCLE[i % POOL_CYCLE.length] as string;
@@ -35,7 +41,7 @@ export function planWorkspaces(n: number, pools: NodePool[]): WorkspacePlan[] {
     return {
       name: workspaceName(i),
       pool: pool.name,
-      preset: PRESET_CYCLE[i % PRESET_CYCLE.length] as string,
+      preset: i < hfModels ? hubModelId(i) : (PRESET_CYCLE[i % PRESET_CYCLE.length] as string),
       instanceType: pool.instanceType,
       nvme: pool.nvme !== undefined,
     };

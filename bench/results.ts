@@ -38,6 +38,20 @@ export interface ControllerResult {
   inferenceSet?: InferenceSetFigures;
   /** kaito-ts: the git commit of the code started (`-dirty` when tracked files differed). */
   codeCommit?: string;
+  /** --hf-models: requests the fake Hugging Face endpoint answered for this controller. */
+  hub?: HubFigures;
+}
+
+export interface HubFigures {
+  /** Workspaces that named a Hugging Face id (one repo each). */
+  models: number;
+  /** From the first create until the idle window starts. */
+  requestsToIdle: number;
+  requestsPerIdleMinute: number;
+}
+
+export function hubSummary(h: HubFigures): string {
+  return `Hugging Face endpoint: ${h.models} models, ${h.requestsToIdle} requests until idle (${(h.requestsToIdle / Math.max(1, h.models)).toFixed(1)} per model), ${h.requestsPerIdleMinute} per idle minute`;
 }
 
 /** The delays of a node auto-provisioning run, in seconds. */
@@ -190,6 +204,7 @@ export function formatTable(doc: BenchDocument): string {
           ? `inferenceset scenario: ${inferenceSetSettingsLine(doc.inferenceSet)} (all StatefulSets / all ready: seconds since the scale write)`
           : `N = ${doc.n}`;
   const napLines = doc.results.flatMap((r) => [
+    ...(r.hub ? [`${r.controller}: ${hubSummary(r.hub)}`] : []),
     ...(r.nap ? [`${r.controller}: ${napSummary(r.nap)}`, `  stages p50/p90/max s: ${stageSummary(r.nap)}`] : []),
     ...(r.karpenter ? [`${r.controller}: ${karpenterSummary(r.karpenter)}`, `  stages p50/p90/max s: ${karpenterStageSummary(r.karpenter)}`] : []),
     ...(r.update ? [`${r.controller}: ${updateSummaryLine(r.update.summary)}`, ...r.update.runs.map((x) => `  ${updateRunLine(x)}`)] : []),

@@ -16,6 +16,7 @@ import { GROUP, PLURAL, VERSION } from '../src/api/types.js';
 import { INFERENCESET_PLURAL, type InferenceSet } from '../src/api/inferenceset-types.js';
 import { ANNOTATION_UPDATE_STRATEGY } from '../src/api/labels.js';
 import { down, isRunning } from '../src/simcluster/cluster.js';
+import { QWEN3_0_6B, startFakeHub, type FakeHub } from '../src/simcluster/fake-hub.js';
 import { adminKubeconfig } from '../src/simcluster/kubeconfig.js';
 import { layoutFor, type Layout } from '../src/simcluster/layout.js';
 import { loadNodePools, removeNodes, type NodePool } from '../src/simcluster/nodes.js';
@@ -65,7 +66,17 @@ import { startCountingProxy, type CountingProxy } from './proxy.js';
 import { TimelineTracker } from './timeline.js';
 import { runUpdates } from './update-cluster.js';
 import { updatePlan, updatePools, updateSettingsLine, updateSummaryLine } from './update.js';
-import { benchDocument, checkVolumes, formatTable, napSummary, type ControllerResult, type KarpenterSettings, type NapSettings } from './results.js';
+import {
+  benchDocument,
+  checkVolumes,
+  formatTable,
+  hubSummary,
+  napSummary,
+  type ControllerResult,
+  type HubFigures,
+  type KarpenterSettings,
+  type NapSettings,
+} from './results.js';
 import { countWrites, diffCounts } from './verbs.js';
 import { watchForever } from './watch.js';
 
@@ -101,6 +112,8 @@ interface RunContext {
   logDir: string;
   /** --scenario inferenceset: the pool of the set's nodes. */
   inferenceSetPool?: NodePool;
+  /** --hf-models: the fake Hugging Face endpoint serving the plan's ids. */
+  hub?: FakeHub;
 }
 
 const RUN_NAMESPACE_PREFIX = 'bench-';
@@ -156,6 +169,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     nap: opts.mode !== 'byo',
     ...(karpenter ? { karpenter: { nodeClassSpec: nodeClassSpecFor(opts.provisionDelaySeconds) } } : {}),
     ...(scaling ? { inferenceSets: true } : {}),
+    ...(ctx.hub ? { hubEndpoint: ctx.hub.url } : {}),
     metricsAddress: `127.0.0.1:${metricsPort}`,
     probeAddress: `127.0.0.1:${probePort}`,
   });
@@ -300,6 +314,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     }
     const cpuBefore = await controlPlaneCpuTicks(layout);
     const selfBefore = process.cpuUsage();
+    const hubBefore = ctx.hub?.requests.length ?? 0;
     if (scaling && isTracker) {
       isTracker.begin();
       t0 = performance.now();
@@ -365,8 +380,17 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     const settled = await settle(proxy, ctl);
     const firstMinute = diffCounts(atReady, proxy.byVerb());
     const atIdle = proxy.byVerb();
+    const hubAtIdle = ctx.hub?.requests.length ?? 0;
     if (!ctl.exited()) await sleep(opts.idleSeconds * 1000);
     const idle = diffCounts(atIdle, proxy.byVerb());
+    const hub: HubFigures | undefined = ctx.hub
+      ? {
+          models: opts.hfModels,
+          requestsToIdle: hubAtIdle - hubBefore,
+          requestsPerIdleMinute: opts.idleSeconds > 0 ? Math.round(((ctx.hub.requests.length - hubAtIdle) * 60) / opts.idleSeconds) : 0,
+        }
+      : undefined;
+    if (hub) tag(hubSummary(hub));
     const throttleAfter = await controllerManagerThrottleSeconds(layout);
     const throttle = throttleBefore !== undefined && throttleAfter !== undefined ? `${(throttleAfter - throttleBefore).toFixed(0)}s` : 'unknown';
     tag(
@@ -407,6 +431,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
       ...(update ? { update } : {}),
       ...(isFigures ? { inferenceSet: isFigures } : {}),
       ...(codeCommit ? { codeCommit } : {}),
+      ...(hub ? { hub } : {}),
     };
     if (nap) {
       result.nap = {
@@ -536,7 +561,7 @@ async function main(argv: string[]): Promise<number> {
   const update = opts.update;
   const scaling = opts.inferenceSet;
   // inferenceset: the benchmark creates no workspace, the set's controller does.
-  const plan = update ? [updatePlan(base)] : scaling ? [] : planWorkspaces(opts.workspaces, base);
+  const plan = update ? [updatePlan(base)] : scaling ? [] : planWorkspaces(opts.workspaces, base, opts.hfModels);
   const nap = opts.mode === 'nap';
   const karpenter = opts.mode === 'karpenter';
   // nap: no nodes up front, the simulated gpu-provisioner makes one per NodeClaim; karpenter: Karpenter one per NodePool replica;
@@ -607,11 +632,27 @@ async function main(argv: string[]): Promise<number> {
   );
   mkdirSync(logDir, { recursive: true });
 
+  // --hf-models: one fake endpoint for the run; each controller's requests are counted from its own start.
+  const hub = opts.hfModels > 0 ? await startFakeHub(Object.fromEntries(plan.slice(0, opts.hfModels).map((w) => [w.preset, QWEN3_0_6B]))) : undefined;
+  if (hub) {
+    cleanups.add(() => hub.close());
+    log(`fake Hugging Face endpoint ${hub.url} serving ${opts.hfModels} models (${plan[0]?.preset}, …)`);
+  }
   const results: ControllerResult[] = [];
   const inferenceSetPool = pools.find((p) => p.name === INFERENCESET_POOL);
   for (const id of opts.controllers)
     results.push(
-      await runController(id, { opts, kc, layout, plan, storageClass, runId, logDir, ...(scaling && inferenceSetPool ? { inferenceSetPool } : {}) }),
+      await runController(id, {
+        opts,
+        kc,
+        layout,
+        plan,
+        storageClass,
+        runId,
+        logDir,
+        ...(scaling && inferenceSetPool ? { inferenceSetPool } : {}),
+        ...(hub ? { hub } : {}),
+      }),
     );
 
   const doc = benchDocument(opts.workspaces, results, napSettings, karpenterSettings, update, scaling);

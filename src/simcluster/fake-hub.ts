@@ -48,6 +48,25 @@ export const QWEN3_8B: FakeModel = {
   config: QWEN3_8B_CONFIG,
 };
 
+/** A Qwen3-0.6B-shaped model (1.4 GiB of weights): fits one GPU of every simcluster SKU. */
+export const QWEN3_0_6B: FakeModel = {
+  files: [
+    { path: 'config.json', size: 726, type: 'file' },
+    { path: 'model.safetensors', size: 1_503_300_328, type: 'file' },
+    { path: 'tokenizer.json', size: 11_422_654, type: 'file' },
+  ],
+  config: JSON.stringify({
+    architectures: ['Qwen3ForCausalLM'],
+    hidden_size: 1024,
+    num_hidden_layers: 28,
+    num_attention_heads: 16,
+    num_key_value_heads: 8,
+    head_dim: 128,
+    max_position_embeddings: 40960,
+    rope_scaling: null,
+  }),
+};
+
 export async function startFakeHub(models: Record<string, FakeModel>): Promise<FakeHub> {
   const requests: string[] = [];
   const authorizations: (string | undefined)[] = [];

@@ -66,3 +66,15 @@ export async function ensurePki(dir: string): Promise<void> {
   await openssl(dir, 'genrsa', '-out', 'sa.key', '2048');
   await openssl(dir, 'rsa', '-in', 'sa.key', '-pubout', '-out', 'sa.pub');
 }
+
+/**
+ * A serving pair `<name>.crt`/`<name>.key` for these DNS names, signed by the cluster's CA (made once),
+ * for stand-ins of outside services that a program reaches by a hard-coded host name.
+ */
+export async function ensureServingPair(dir: string, name: string, dnsNames: string[]): Promise<{ certFile: string; keyFile: string }> {
+  const pair = { certFile: join(dir, `${name}.crt`), keyFile: join(dir, `${name}.key`) };
+  if (existsSync(pair.certFile)) return pair;
+  const ext = SERVER_EXT.replace(/^subjectAltName=.*$/m, `subjectAltName=${dnsNames.map((d) => `DNS:${d}`).join(',')}`);
+  await issue(dir, name, `/CN=${dnsNames[0] ?? name}`, ext);
+  return pair;
+}

@@ -20,6 +20,7 @@ describe('parseBenchArgs', () => {
       mode: 'byo',
       provisionDelaySeconds: 1,
       devicePluginDelaySeconds: 1,
+      hfModels: 0,
     });
   });
   it('takes every flag', () => {
@@ -66,6 +67,7 @@ describe('parseBenchArgs', () => {
       mode: 'byo',
       provisionDelaySeconds: 1,
       devicePluginDelaySeconds: 1,
+      hfModels: 0,
     });
   });
   const napCases: Array<[string[], { mode: string; provisionDelaySeconds: number; devicePluginDelaySeconds: number; podReadyDelaySeconds: number }]> = [
@@ -186,7 +188,15 @@ describe('parseBenchArgs', () => {
     [['--scenario', 'update', '--cold-load', '0'], /--cold-load must be an integer >= 1/],
     [['--scenario', 'update', '--repeat', '0'], /--repeat must be an integer >= 1/],
     [['--scenario', 'update', '--update-strategy', 'RollingUpdate'], /--update-strategy must be one of Surge, SurgeIfCapacity, Recreate/],
+    [['--workspaces', '5', '--hf-models', '6', '--controllers', 'kaito-ts'], /--hf-models 6 is more than --workspaces 5/],
+    [['--workspaces', '5', '--hf-models', '2'], /kaito-v0.8.0 cannot read the local Hugging Face endpoint/],
+    [['--scenario', 'inferenceset', '--hf-models', '2', '--controllers', 'kaito-ts'], /--hf-models needs --scenario create/],
   ];
+  it('--hf-models N: kaito-ts alone, N of the workspaces', () => {
+    const o = parseBenchArgs(['--workspaces', '20', '--hf-models', '10', '--controllers', 'kaito-ts']);
+    assert.ok(o !== 'help');
+    assert.equal(o.hfModels, 10);
+  });
   for (const [argv, message] of bad) {
     it(`refuses ${JSON.stringify(argv)}`, () => {
       assert.throws(

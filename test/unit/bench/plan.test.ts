@@ -27,6 +27,13 @@ describe('planWorkspaces', () => {
       ],
     );
   });
+  it('--hf-models: the first workspaces name a Hugging Face repo of their own, the rest keep the preset cycle', () => {
+    const plan = planWorkspaces(5, base, 2);
+    assert.deepEqual(
+      plan.map((w) => w.preset),
+      ['kaito-ts-bench/qwen3-0.6b-0000', 'kaito-ts-bench/qwen3-0.6b-0001', 'qwen2.5-coder-7b-instruct', 'phi-4-mini-instruct', 'mistral-7b-instruct'],
+    );
+  });
   it('gives unique names up to N = 1000', () => {
     const names = planWorkspaces(1000, base).map((w) => w.name);
     assert.equal(new Set(names).size, 1000);
