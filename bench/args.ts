@@ -114,7 +114,8 @@ export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
                           nodeRegistrationDelay (default ${DEFAULT_PROVISION_DELAY_S})
   --device-plugin-delay S nap, karpenter: seconds from node to nvidia.com/gpu capacity (default ${DEFAULT_DEVICE_PLUGIN_DELAY_S})
   --hf-models N           the first N workspaces name a Hugging Face id outside the catalog, one repo each,
-                          served by a local fake Hugging Face endpoint that counts its requests (kaito-ts only)
+                          served by a local fake Hugging Face endpoint that counts its requests (KAITO v0.12.0
+                          reads it as https://huggingface.co through a proxy; not KAITO v0.8.0)
 
 --scenario update only:
   --cold-load S           a pod without loaded weights on its claims turns Ready S seconds after binding (default ${DEFAULT_COLD_LOAD_S})
@@ -260,9 +261,9 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
   if (hfModels > 0) {
     if (updating || scaling) throw new BenchArgsError('--hf-models needs --scenario create');
     if (hfModels > workspaces) throw new BenchArgsError(`--hf-models ${hfModels} is more than --workspaces ${workspaces}`);
-    const unknowing = controllers.filter((c) => c !== 'kaito-ts');
+    const unknowing = controllers.filter((c) => c === 'kaito-v0.8.0');
     if (unknowing.length > 0)
-      throw new BenchArgsError(`--hf-models: ${unknowing.join(', ')} cannot read the local Hugging Face endpoint; use --controllers kaito-ts`);
+      throw new BenchArgsError(`--hf-models: ${unknowing.join(', ')} knows no Hugging Face ids; use --controllers kaito-ts,kaito-v0.12.0`);
   }
   return {
     scenario: scenario as BenchScenario,

@@ -32,8 +32,9 @@ export interface LaunchOptions {
   karpenter?: { nodeClassSpec: Record<string, unknown> };
   /** The InferenceSet controller on, explicitly (its gate enableInferenceSetController; on by default in both). */
   inferenceSets?: boolean;
-  /** The Hugging Face endpoint for ids outside the catalog (--hf-models: the fake hub). */
-  hubEndpoint?: string;
+  /** The Hugging Face stand-in: its endpoint (kaito-ts's --hf-endpoint) and, for KAITO v0.12, which reads
+   * https://huggingface.co by a fixed address, the CONNECT proxy (HTTPS_PROXY) and the CA that signed it. */
+  hub?: { endpoint: string; proxyUrl: string; caFile: string };
 }
 
 export interface Launch {
@@ -131,7 +132,7 @@ const kaitoTs: ControllerSpec = {
       `--health-probe-bind-address=${o.probeAddress}`,
       `--release-namespace=${o.releaseNamespace}`,
       ...(o.karpenter ? kwokNodeClassFlags(o.karpenter.nodeClassSpec) : []),
-      ...(o.hubEndpoint ? [`--hf-endpoint=${o.hubEndpoint}`] : []),
+      ...(o.hub ? [`--hf-endpoint=${o.hub.endpoint}`] : []),
     ],
     env: { CLOUD_PROVIDER: 'azure' },
   }),
@@ -186,7 +187,12 @@ function kaitoController(id: ControllerId, version: KaitoVersion): ControllerSpe
       // The inference ConfigMap template is read from RELEASE_NAMESPACE; the SKU catalog from CLOUD_PROVIDER;
       // the registry of the base image and weights from PRESET_REGISTRY_NAME, which KAITO's chart sets to
       // its presetRegistryName (without it the images are "/kaito-base:…"; kaito-ts defaults to the same registry).
-      env: { CLOUD_PROVIDER: 'azure', RELEASE_NAMESPACE: o.releaseNamespace, PRESET_REGISTRY_NAME: KAITO_CHART_REGISTRY },
+      env: {
+        CLOUD_PROVIDER: 'azure',
+        RELEASE_NAMESPACE: o.releaseNamespace,
+        PRESET_REGISTRY_NAME: KAITO_CHART_REGISTRY,
+        ...(o.hub && version !== 'v0.8.0' ? { HTTPS_PROXY: o.hub.proxyUrl, SSL_CERT_FILE: o.hub.caFile } : {}),
+      },
     }),
     // Bring-your-own: GPU facts from node labels, which never enable NVMe; otherwise the SKU's catalog entry.
     expectedVolume: (w, storageClassExists, nap) => (nap ? nvmeIfTheSkuHasIt(w, storageClassExists) : 'emptyDir'),

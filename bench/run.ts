@@ -16,7 +16,8 @@ import { GROUP, PLURAL, VERSION } from '../src/api/types.js';
 import { INFERENCESET_PLURAL, type InferenceSet } from '../src/api/inferenceset-types.js';
 import { ANNOTATION_UPDATE_STRATEGY } from '../src/api/labels.js';
 import { down, isRunning } from '../src/simcluster/cluster.js';
-import { QWEN3_0_6B, startFakeHub, type FakeHub } from '../src/simcluster/fake-hub.js';
+import { QWEN3_0_6B } from '../src/simcluster/fake-hub.js';
+import { startHubStandIn, type HubStandIn } from '../src/simcluster/hub-standin.js';
 import { adminKubeconfig } from '../src/simcluster/kubeconfig.js';
 import { layoutFor, type Layout } from '../src/simcluster/layout.js';
 import { loadNodePools, removeNodes, type NodePool } from '../src/simcluster/nodes.js';
@@ -112,8 +113,8 @@ interface RunContext {
   logDir: string;
   /** --scenario inferenceset: the pool of the set's nodes. */
   inferenceSetPool?: NodePool;
-  /** --hf-models: the fake Hugging Face endpoint serving the plan's ids. */
-  hub?: FakeHub;
+  /** --hf-models: the Hugging Face stand-in serving the plan's ids. */
+  hub?: HubStandIn;
 }
 
 const RUN_NAMESPACE_PREFIX = 'bench-';
@@ -169,7 +170,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     nap: opts.mode !== 'byo',
     ...(karpenter ? { karpenter: { nodeClassSpec: nodeClassSpecFor(opts.provisionDelaySeconds) } } : {}),
     ...(scaling ? { inferenceSets: true } : {}),
-    ...(ctx.hub ? { hubEndpoint: ctx.hub.url } : {}),
+    ...(ctx.hub ? { hub: { endpoint: ctx.hub.hub.url, proxyUrl: ctx.hub.proxy.url, caFile: ctx.hub.caFile } } : {}),
     metricsAddress: `127.0.0.1:${metricsPort}`,
     probeAddress: `127.0.0.1:${probePort}`,
   });
@@ -314,7 +315,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     }
     const cpuBefore = await controlPlaneCpuTicks(layout);
     const selfBefore = process.cpuUsage();
-    const hubBefore = ctx.hub?.requests.length ?? 0;
+    const hubBefore = ctx.hub?.hub.requests.length ?? 0;
     if (scaling && isTracker) {
       isTracker.begin();
       t0 = performance.now();
@@ -380,14 +381,14 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     const settled = await settle(proxy, ctl);
     const firstMinute = diffCounts(atReady, proxy.byVerb());
     const atIdle = proxy.byVerb();
-    const hubAtIdle = ctx.hub?.requests.length ?? 0;
+    const hubAtIdle = ctx.hub?.hub.requests.length ?? 0;
     if (!ctl.exited()) await sleep(opts.idleSeconds * 1000);
     const idle = diffCounts(atIdle, proxy.byVerb());
     const hub: HubFigures | undefined = ctx.hub
       ? {
           models: opts.hfModels,
           requestsToIdle: hubAtIdle - hubBefore,
-          requestsPerIdleMinute: opts.idleSeconds > 0 ? Math.round(((ctx.hub.requests.length - hubAtIdle) * 60) / opts.idleSeconds) : 0,
+          requestsPerIdleMinute: opts.idleSeconds > 0 ? Math.round(((ctx.hub.hub.requests.length - hubAtIdle) * 60) / opts.idleSeconds) : 0,
         }
       : undefined;
     if (hub) tag(hubSummary(hub));
@@ -633,10 +634,13 @@ async function main(argv: string[]): Promise<number> {
   mkdirSync(logDir, { recursive: true });
 
   // --hf-models: one fake endpoint for the run; each controller's requests are counted from its own start.
-  const hub = opts.hfModels > 0 ? await startFakeHub(Object.fromEntries(plan.slice(0, opts.hfModels).map((w) => [w.preset, QWEN3_0_6B]))) : undefined;
+  const hub =
+    opts.hfModels > 0 ? await startHubStandIn(layout.pkiDir, Object.fromEntries(plan.slice(0, opts.hfModels).map((w) => [w.preset, QWEN3_0_6B]))) : undefined;
   if (hub) {
     cleanups.add(() => hub.close());
-    log(`fake Hugging Face endpoint ${hub.url} serving ${opts.hfModels} models (${plan[0]?.preset}, …)`);
+    log(
+      `fake Hugging Face endpoint ${hub.hub.url} (as https://huggingface.co through ${hub.proxy.url}) serving ${opts.hfModels} models (${plan[0]?.preset}, …)`,
+    );
   }
   const results: ControllerResult[] = [];
   const inferenceSetPool = pools.find((p) => p.name === INFERENCESET_POOL);

@@ -38,6 +38,8 @@ export const POOL = 'kaito.sh/sim-pool';
 export const A100 = 'Standard_NC24ads_A100_v4';
 export const A10 = 'Standard_NV36ads_A10_v5';
 export const HF_SECRET = 'hf-token';
+/** From KAITO v0.12.0 (bring-your-own): a model outside the catalog, read from the fake hub. */
+export const GENERIC_HF_ID = 'Qwen/Qwen3-8B';
 /** The docker-registry Secret of the private adapter (bring-your-own mode). */
 export const ADAPTER_PULL_SECRET = 'adapter-pull';
 
@@ -54,9 +56,9 @@ const nginx = (name: string) => ({
 export function takeoverWorkspaces(
   mode: TakeoverMode,
   from: TakeoverOptions['from'] = 'kaito-v0.8.0',
-): { metadata: { name: string }; resource: object; inference: object }[] {
+): { metadata: { name: string }; resource: object; inference?: object; tuning?: object }[] {
   if (mode === 'byo') {
-    const catalog =
+    const v012 =
       from === 'kaito-v0.12.0'
         ? [
             {
@@ -64,11 +66,38 @@ export function takeoverWorkspaces(
               resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a10' } } },
               inference: { preset: { name: 'microsoft/Phi-4-mini-instruct' } },
             },
+            // Sized by both controllers from the fake hub's file list and config.json.
+            {
+              metadata: { name: 'generic-qwen3-8b' },
+              resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a100' } } },
+              inference: { preset: { name: GENERIC_HF_ID } },
+            },
+            // 140 GB of weights on 80 GB GPUs: a 3-node group on the user's nodes.
+            {
+              metadata: { name: 'llama-70b-group' },
+              resource: { count: 3, labelSelector: { matchLabels: { [POOL]: 'a100-group' } } },
+              inference: { preset: { name: 'llama-3.3-70b-instruct', presetOptions: { modelAccessSecret: HF_SECRET } } },
+            },
+          ]
+        : [];
+    const tuning =
+      from === 'kaito-v0.12.0'
+        ? [
+            {
+              metadata: { name: 'tuning-qlora' },
+              resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a100' } } },
+              tuning: {
+                preset: { name: 'phi-3-mini-128k-instruct' },
+                method: 'qlora',
+                input: { urls: ['https://example.com/data/train.parquet?download=true'] },
+                output: { image: 'registry.example/adapters/phi-3-tuned:0.0.1', imagePushSecret: ADAPTER_PULL_SECRET },
+              },
+            },
           ]
         : [];
     // Bring-your-own nodes: no instanceType with disableNodeAutoProvisioning=true.
     return [
-      ...catalog,
+      ...v012,
       {
         // With two LoRA adapters: KAITO's puller init containers (one with a pull secret) are taken over too.
         metadata: { name: 'preset-a10' },
@@ -91,6 +120,7 @@ export function takeoverWorkspaces(
         resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a10' } } },
         inference: { template: nginx('template-nginx') },
       },
+      ...tuning,
     ];
   }
   // Karpenter: each workspace names its SKU and a label of its own, which its NodePool's nodes get.

@@ -26,6 +26,7 @@ import { kwokNodeClassFlags } from '../src/simcluster/karpenter/operator-flags.j
 import { CONTROLLERS, missingPrerequisite, type ControllerId } from './controllers.js';
 import {
   ADAPTER_PULL_SECRET,
+  GENERIC_HF_ID,
   HF_SECRET,
   TAKEOVER_USAGE,
   compareKarpenter,
@@ -36,6 +37,8 @@ import {
   type TakeoverMode,
   type TakeoverOptions,
 } from './takeover-plan.js';
+import { QWEN3_8B } from '../src/simcluster/fake-hub.js';
+import { startHubStandIn, type HubStandIn } from '../src/simcluster/hub-standin.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CLI = join(ROOT, 'bin', 'kaito-ts.js');
@@ -50,7 +53,17 @@ const NODES = {
     { name: 'a10', count: 3, instanceType: 'Standard_NV36ads_A10_v5', gpu: { product: 'NVIDIA-A10', count: 1, memoryMiB: 24576 }, cpu: '36', memory: '440Gi' },
     {
       name: 'a100',
-      count: 1,
+      count: 3,
+      instanceType: 'Standard_NC24ads_A100_v4',
+      gpu: { product: 'NVIDIA-A100-80GB-PCIe', count: 1, memoryMiB: 81920 },
+      cpu: '24',
+      memory: '220Gi',
+      nvme: { volumes: 2, size: '1000Gi' },
+    },
+    // A multi-node group's own nodes (from KAITO v0.12.0).
+    {
+      name: 'a100-group',
+      count: 3,
       instanceType: 'Standard_NC24ads_A100_v4',
       gpu: { product: 'NVIDIA-A100-80GB-PCIe', count: 1, memoryMiB: 81920 },
       cpu: '24',
@@ -97,7 +110,7 @@ async function snapshot(kubectl: (args: string[]) => Promise<string>): Promise<S
     });
   }
   const children = new Map<string, { uid: string; rv: string; body: unknown; managers: string[] }>();
-  for (const kind of ['statefulsets', 'services', 'controllerrevisions']) {
+  for (const kind of ['statefulsets', 'services', 'controllerrevisions', 'jobs']) {
     for (const o of await items(kind)) {
       children.set(`${kind}/${o.metadata?.name}`, {
         uid: o.metadata?.uid ?? '',
@@ -146,7 +159,13 @@ async function waitUntil(what: string, timeoutMs: number, probe: () => Promise<b
   }
 }
 
-async function start(id: ControllerId, kubeconfig: string, dir: string, mode: TakeoverMode): Promise<{ ctl: RunningController; metrics: string }> {
+async function start(
+  id: ControllerId,
+  kubeconfig: string,
+  dir: string,
+  mode: TakeoverMode,
+  hub: HubStandIn | undefined,
+): Promise<{ ctl: RunningController; metrics: string }> {
   const [probe, metrics] = [await freePort(), await freePort()];
   const launch = CONTROLLERS[id].launch({
     kubeconfig,
@@ -157,6 +176,7 @@ async function start(id: ControllerId, kubeconfig: string, dir: string, mode: Ta
     nap: mode === 'karpenter',
     // The same NodeClass flags for KAITO and kaito-ts, as an operator would carry them over.
     ...(mode === 'karpenter' ? { karpenter: { nodeClassSpec: {} } } : {}),
+    ...(hub ? { hub: { endpoint: hub.hub.url, proxyUrl: hub.proxy.url, caFile: hub.caFile } } : {}),
     metricsAddress: `127.0.0.1:${metrics}`,
     probeAddress: `127.0.0.1:${probe}`,
   });
@@ -294,9 +314,19 @@ async function main(opts: TakeoverOptions): Promise<number> {
           items: { metadata: { name: string }; status?: { state?: string; conditions?: { type: string; status: string }[] } }[];
         }
       ).items;
-    const allReady = async () => (await workspaces()).every((w) => w.status?.conditions?.some((c) => c.type === 'InferenceReady' && c.status === 'True'));
+    // Done: an inference workspace serves; a tuning one's Job succeeded.
+    const tuningNames = new Set(WORKSPACES.filter((w) => w.tuning).map((w) => w.metadata.name));
+    const allReady = async () =>
+      (await workspaces()).every((w) => {
+        const done = tuningNames.has(w.metadata.name) ? 'WorkspaceSucceeded' : 'InferenceReady';
+        return w.status?.conditions?.some((c) => c.type === done && c.status === 'True');
+      });
 
-    const kaito = await start(from, kubeconfig, dir, mode);
+    // Models outside the catalog come from the fake hub: KAITO v0.12 reaches it as https://huggingface.co.
+    const generic = WORKSPACES.filter((w) => (w.inference as { preset?: { name?: string } } | undefined)?.preset?.name === GENERIC_HF_ID);
+    const hub = generic.length ? await startHubStandIn(join(CLUSTER_ENV.KAITO_TS_SIMCLUSTER_DIR, 'pki'), { [GENERIC_HF_ID]: QWEN3_8B }) : undefined;
+    if (hub) log(`fake Hugging Face endpoint ${hub.hub.url}, as https://huggingface.co through ${hub.proxy.url}`);
+    const kaito = await start(from, kubeconfig, dir, mode, hub);
     await waitUntil(`${from}: every workspace InferenceReady`, karpenter ? 600_000 : 300_000, allReady);
     await sleep(10_000); // let KAITO settle (its last status writes)
     await kaito.ctl.stop();
@@ -306,9 +336,13 @@ async function main(opts: TakeoverOptions): Promise<number> {
     const karpenterBefore = karpenter ? await karpenterSnapshot(kubectl) : undefined;
     if (karpenterBefore) log(`before: ${describeKarpenter(karpenterBefore)}`);
 
-    const operatorFlags = karpenter
-      ? ['--feature-gates', 'disableNodeAutoProvisioning=false', ...kwokNodeClassFlags()]
-      : ['--feature-gates', 'disableNodeAutoProvisioning=true'];
+    const operatorFlags = [
+      ...(karpenter
+        ? ['--feature-gates', 'disableNodeAutoProvisioning=false', ...kwokNodeClassFlags()]
+        : ['--feature-gates', 'disableNodeAutoProvisioning=true']),
+      ...(hub ? ['--hf-endpoint', hub.hub.url] : []),
+    ];
+    const hubBefore = hub?.hub.requests.length ?? 0;
     const diff = await sh(process.execPath, [CLI, 'diff', '-n', NS, '--kubeconfig', kubeconfig, ...operatorFlags]);
     log(`kaito-ts diff (exit ${diff.code}):\n${diff.stdout}${diff.stderr}`);
     // The same with --rebuild: the StatefulSets kaito-ts would build, compared although their revision
@@ -328,7 +362,7 @@ async function main(opts: TakeoverOptions): Promise<number> {
     });
     const proxied = join(dir, 'kaito-ts.kubeconfig');
     writeFileSync(proxied, adminKubeconfig({ server: proxy.url, caFile: pki('ca.crt'), certFile: pki('admin.crt'), keyFile: pki('admin.key') }));
-    const ours = await start('kaito-ts', proxied, dir, mode);
+    const ours = await start('kaito-ts', proxied, dir, mode, hub);
     // Reconciled: status.state (KAITO v0.9's field, which v0.8.0 never sets) and, since v0.12 sets it too,
     // as many finished workspace reconciles as there are workspaces.
     await waitUntil(
@@ -343,6 +377,7 @@ async function main(opts: TakeoverOptions): Promise<number> {
     const karpenterAfter = karpenter ? await karpenterSnapshot(kubectl) : undefined;
     await ours.ctl.stop();
     await proxy.close();
+    await hub?.close();
     const WRITE = /^(create|update|patch|delete|deletecollection) /;
     const writesByResource = Object.entries(proxy.byVerbAndResource())
       .filter(([k]) => WRITE.test(k))
@@ -356,6 +391,11 @@ async function main(opts: TakeoverOptions): Promise<number> {
       `workspaces: ${WORKSPACES.map((w) => w.metadata.name).join(', ')}; pods ${before.pods.size}; children ${before.children.size}`,
       ...(karpenterBefore && karpenterAfter ? [`before: ${describeKarpenter(karpenterBefore)}`, `after:  ${describeKarpenter(karpenterAfter)}`] : []),
       `kaito-ts diff after ${from} stopped: exit ${diff.code}; with --rebuild: exit ${rebuilt.code}`,
+      ...(hub
+        ? [
+            `Hugging Face endpoint: ${hubBefore} requests from ${from} (through the huggingface.co proxy), ${hub.hub.requests.length - hubBefore} from kaito-ts diff and kaito-ts`,
+          ]
+        : []),
       // What the operator would write on its first pass: nothing but status, so the diff must be empty.
       ...(diff.code !== 0 ? [`FAIL: kaito-ts diff exited ${diff.code} before kaito-ts started: it would change a child`] : []),
       `kaito-ts API writes after takeover: ${writes} (counting proxy: ${countWrites(proxy.byVerb())} writes: ${writesByResource.join(', ') || 'none'})`,

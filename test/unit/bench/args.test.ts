@@ -189,7 +189,7 @@ describe('parseBenchArgs', () => {
     [['--scenario', 'update', '--repeat', '0'], /--repeat must be an integer >= 1/],
     [['--scenario', 'update', '--update-strategy', 'RollingUpdate'], /--update-strategy must be one of Surge, SurgeIfCapacity, Recreate/],
     [['--workspaces', '5', '--hf-models', '6', '--controllers', 'kaito-ts'], /--hf-models 6 is more than --workspaces 5/],
-    [['--workspaces', '5', '--hf-models', '2'], /kaito-v0.8.0 cannot read the local Hugging Face endpoint/],
+    [['--workspaces', '5', '--hf-models', '2'], /kaito-v0.8.0 knows no Hugging Face ids/],
     [['--scenario', 'inferenceset', '--hf-models', '2', '--controllers', 'kaito-ts'], /--hf-models needs --scenario create/],
   ];
   it('--hf-models N: kaito-ts alone, N of the workspaces', () => {

@@ -43,11 +43,21 @@ describe('takeoverWorkspaces', () => {
     }
     assert.deepEqual((ws[1]?.inference as { preset: unknown }).preset, { name: 'llama-3.3-70b-instruct', presetOptions: { modelAccessSecret: 'hf-token' } });
   });
-  it('bring-your-own mode from KAITO v0.12.0 adds a catalog model named by its Hugging Face id; v0.8.0 has none', () => {
+  it('bring-your-own mode from KAITO v0.12.0 adds a catalog id, a generic Hugging Face id, a 3-node group and a tuning workspace', () => {
     const names = (from: 'kaito-v0.8.0' | 'kaito-v0.12.0') =>
-      takeoverWorkspaces('byo', from).map((w) => (w.inference as { preset?: { name: string } }).preset?.name);
+      takeoverWorkspaces('byo', from).map((w) => (w.inference as { preset?: { name: string } } | undefined)?.preset?.name ?? (w.tuning ? 'tuning' : undefined));
     assert.deepEqual(names('kaito-v0.8.0'), ['phi-3-mini-4k-instruct', 'phi-4-mini-instruct', undefined]);
-    assert.deepEqual(names('kaito-v0.12.0'), ['microsoft/Phi-4-mini-instruct', 'phi-3-mini-4k-instruct', 'phi-4-mini-instruct', undefined]);
+    assert.deepEqual(names('kaito-v0.12.0'), [
+      'microsoft/Phi-4-mini-instruct',
+      'Qwen/Qwen3-8B',
+      'llama-3.3-70b-instruct',
+      'phi-3-mini-4k-instruct',
+      'phi-4-mini-instruct',
+      undefined,
+      'tuning',
+    ]);
+    const group = takeoverWorkspaces('byo', 'kaito-v0.12.0').find((w) => w.metadata.name === 'llama-70b-group');
+    assert.equal((group?.resource as { count?: number }).count, 3);
   });
   it('bring-your-own mode: no instanceType; the A10 preset with two adapters, one behind a pull secret', () => {
     const ws = takeoverWorkspaces('byo');
