@@ -80,21 +80,6 @@ export function takeoverWorkspaces(
             },
           ]
         : [];
-    const tuning =
-      from === 'kaito-v0.12.0'
-        ? [
-            {
-              metadata: { name: 'tuning-qlora' },
-              resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a100' } } },
-              tuning: {
-                preset: { name: 'phi-3-mini-128k-instruct' },
-                method: 'qlora',
-                input: { urls: ['https://example.com/data/train.parquet?download=true'] },
-                output: { image: 'registry.example/adapters/phi-3-tuned:0.0.1', imagePushSecret: ADAPTER_PULL_SECRET },
-              },
-            },
-          ]
-        : [];
     // Bring-your-own nodes: no instanceType with disableNodeAutoProvisioning=true.
     return [
       ...v012,
@@ -120,7 +105,6 @@ export function takeoverWorkspaces(
         resource: { count: 1, labelSelector: { matchLabels: { [POOL]: 'a10' } } },
         inference: { template: nginx('template-nginx') },
       },
-      ...tuning,
     ];
   }
   // Karpenter: each workspace names its SKU and a label of its own, which its NodePool's nodes get.
@@ -135,6 +119,18 @@ export function takeoverWorkspaces(
       inference: { preset: { name: 'llama-3.3-70b-instruct', presetOptions: { modelAccessSecret: HF_SECRET } } },
     },
     { metadata: { name: 'template-nginx' }, resource: { count: 1, ...karpenter('template-nginx', A10) }, inference: { template: nginx('template-nginx') } },
+    // Tuning needs an instanceType in KAITO v0.12.0 (its tuning reads the GPU from the SKU), so it is
+    // taken over here and not on bring-your-own nodes, where KAITO v0.12.0 cannot run it.
+    {
+      metadata: { name: 'tuning-qlora' },
+      resource: { count: 1, ...karpenter('tuning-qlora', A100) },
+      tuning: {
+        preset: { name: 'phi-3-mini-128k-instruct' },
+        method: 'qlora',
+        input: { urls: ['https://example.com/data/train.parquet?download=true'] },
+        output: { image: 'registry.example/adapters/phi-3-tuned:0.0.1', imagePushSecret: ADAPTER_PULL_SECRET },
+      },
+    },
   ];
 }
 

@@ -293,18 +293,18 @@ async function main(opts: TakeoverOptions): Promise<number> {
     await kubectl(['create', 'namespace', NS]).catch(() => '');
     // The multi-node preset is gated: its modelAccessSecret must hold HF_TOKEN.
     await kubectl(['create', 'secret', 'generic', HF_SECRET, '-n', NS, '--from-literal=HF_TOKEN=hf_takeover_not_a_real_token']).catch(() => '');
-    if (!karpenter)
-      await kubectl([
-        'create',
-        'secret',
-        'docker-registry',
-        ADAPTER_PULL_SECRET,
-        '-n',
-        NS,
-        '--docker-server=registry.example',
-        '--docker-username=takeover',
-        '--docker-password=not-a-real-password',
-      ]).catch(() => '');
+    // The private adapter's pull Secret (bring-your-own), the tuning output's push Secret (Karpenter).
+    await kubectl([
+      'create',
+      'secret',
+      'docker-registry',
+      ADAPTER_PULL_SECRET,
+      '-n',
+      NS,
+      '--docker-server=registry.example',
+      '--docker-username=takeover',
+      '--docker-password=not-a-real-password',
+    ]).catch(() => '');
     const api = kc.makeApiClient(CustomObjectsApi);
     for (const body of WORKSPACES)
       await api.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: NS, body }).catch(() => undefined);

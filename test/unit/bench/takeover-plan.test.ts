@@ -43,7 +43,7 @@ describe('takeoverWorkspaces', () => {
     }
     assert.deepEqual((ws[1]?.inference as { preset: unknown }).preset, { name: 'llama-3.3-70b-instruct', presetOptions: { modelAccessSecret: 'hf-token' } });
   });
-  it('bring-your-own mode from KAITO v0.12.0 adds a catalog id, a generic Hugging Face id, a 3-node group and a tuning workspace', () => {
+  it('bring-your-own mode from KAITO v0.12.0 adds a catalog id, a generic Hugging Face id, and a 3-node group', () => {
     const names = (from: 'kaito-v0.8.0' | 'kaito-v0.12.0') =>
       takeoverWorkspaces('byo', from).map((w) => (w.inference as { preset?: { name: string } } | undefined)?.preset?.name ?? (w.tuning ? 'tuning' : undefined));
     assert.deepEqual(names('kaito-v0.8.0'), ['phi-3-mini-4k-instruct', 'phi-4-mini-instruct', undefined]);
@@ -54,7 +54,6 @@ describe('takeoverWorkspaces', () => {
       'phi-3-mini-4k-instruct',
       'phi-4-mini-instruct',
       undefined,
-      'tuning',
     ]);
     const group = takeoverWorkspaces('byo', 'kaito-v0.12.0').find((w) => w.metadata.name === 'llama-70b-group');
     assert.equal((group?.resource as { count?: number }).count, 3);
