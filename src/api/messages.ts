@@ -42,6 +42,7 @@ export const Msg = {
     `Insufficient number of GPUs: Instance type ${t} provides ${provided}, but preset ${preset} requires at least ${required}`,
   insufficientGpuMemory: (t: string, total: string, preset: string, required: string) =>
     `Insufficient total GPU memory: Instance type ${t} has a total of ${total}, but preset ${preset} requires at least ${required}`,
+  transformersUnsupported: (model: string) => `model ${model} does not support inference with Huggingface Transformers runtime`,
   transformersMultiNode: 'Multi-node distributed inference is not supported with Huggingface Transformers runtime',
   listNodesFailed: (err: string) => `Failed to list nodes with labelSelector: ${err}`,
   noMatchingNodes: 'No nodes found matching the specified label selector',

@@ -260,6 +260,10 @@ function validateResourcesForInference(ws: Workspace, preset: Preset | undefined
 }
 
 function validateRuntime(inference: InferenceSpec, preset: Preset, runtime: string): ValidationIssue[] {
+  // KAITO v0.12 has transformers parameters for only some models (its table); the rest are refused.
+  if (runtime === 'transformers' && preset.transformers.baseCommand === '') {
+    return [error('inference.preset.name', Msg.runtimeValidation([Msg.transformersUnsupported(preset.name)]))];
+  }
   if (runtime !== 'vllm') return [];
   const adapters = inference.adapters ?? [];
   const problems: string[] = [];

@@ -110,14 +110,22 @@ function v012ServerFlags(ctx: CommandContext, preset: Preset): Flags {
   return merge(inserted, runParams);
 }
 
+/** The transformers server's model flags: the preset's, then what KAITO inserts (an inserted name overwrites in place). */
+export function transformersModelFlags(preset: Preset): Flags {
+  const flags: Record<string, string> = { ...preset.transformers.modelRunParams };
+  // KAITO v0.12 (models named by Hugging Face id) names the served model and lets the hub download run remote files.
+  if (preset.generated) flags['served_model_name'] = preset.generated.name;
+  if (preset.downloadAtRuntime) {
+    flags['pretrained_model_name_or_path'] = preset.hfRepo;
+    if (preset.hfRevision) flags['revision'] = preset.hfRevision;
+    if (preset.generated) flags['allow_remote_files'] = '';
+  }
+  return Object.entries(flags);
+}
+
 export function transformersCommand(preset: Preset): string {
   const tf = preset.transformers;
-  const modelFlags: [string, string][] = Object.entries(tf.modelRunParams);
-  if (preset.downloadAtRuntime) {
-    modelFlags.push(['pretrained_model_name_or_path', preset.hfRepo]);
-    if (preset.hfRevision) modelFlags.push(['revision', preset.hfRevision]);
-  }
-  return `${renderFlags(tf.baseCommand, Object.entries(tf.accelerateParams))} ${renderFlags(tf.inferenceMainFile, modelFlags)}`;
+  return `${renderFlags(tf.baseCommand, Object.entries(tf.accelerateParams))} ${renderFlags(tf.inferenceMainFile, transformersModelFlags(preset))}`;
 }
 
 /** The shell string run by `/bin/sh -c` in the inference container. */

@@ -93,7 +93,9 @@ function mainEnv(input: PresetPodInput): V1EnvVar[] {
   const secret = input.ws.inference?.preset?.presetOptions?.modelAccessSecret;
   const generated = input.preset.generated;
   // KAITO v0.12: no FlashInfer sampler and no DeepGEMM (both JIT-compile with nvcc, absent from the image) unless the model needs DeepGEMM.
-  if (generated) env.push({ name: 'VLLM_USE_FLASHINFER_SAMPLER', value: '0' }, { name: 'VLLM_USE_DEEP_GEMM', value: needsDeepGemm(generated) ? '1' : '0' });
+  // Both are vLLM's switches: the transformers server gets neither.
+  if (generated && input.command.runtime === 'vllm')
+    env.push({ name: 'VLLM_USE_FLASHINFER_SAMPLER', value: '0' }, { name: 'VLLM_USE_DEEP_GEMM', value: needsDeepGemm(generated) ? '1' : '0' });
   if (generated && needsCudaToolkit(generated)) env.push(cudaHomeEnv());
   // v0.12 points its startup benchmark's tokenizer at the node's weights; kept for the same environment.
   if (input.localWeightsPath) env.push({ name: 'KAITO_PROCESSOR', value: input.localWeightsPath });
@@ -135,11 +137,9 @@ export function presetPodSpec(input: PresetPodInput): V1PodSpec {
     image: baseImage(input.registry, preset),
     command: ['/bin/sh', '-c', inferenceCommand(command, (server) => multiNodeCommand(preset, command.numNodes, leader, server))],
     resources: { requests: { [RESOURCE_NVIDIA_GPU]: gpus }, limits: { [RESOURCE_NVIDIA_GPU]: gpus } },
+    // KAITO v0.12 names the port; only vLLM publishes KV-cache events.
     ports: generated
-      ? [
-          { name: 'http', containerPort: VLLM_PORT },
-          { name: KV_EVENTS_PORT_NAME, containerPort: KV_EVENTS_PORT },
-        ]
+      ? [{ name: 'http', containerPort: VLLM_PORT }, ...(command.runtime === 'vllm' ? [{ name: KV_EVENTS_PORT_NAME, containerPort: KV_EVENTS_PORT }] : [])]
       : [{ containerPort: VLLM_PORT }],
     startupProbe: command.distributed
       ? distributedReadinessProbe(leader, startupFailureThreshold(preset.readinessTimeoutSeconds))

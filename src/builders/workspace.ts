@@ -203,10 +203,9 @@ function buildPreset(
   }
   const generated = preset.generated;
   decisions.push(modelDecision(preset));
-  if (generated && runtime === 'transformers') {
-    return fail(
-      problem('inference.preset.name', 'UnsupportedRuntime', `model ${generated.name} does not support inference with Huggingface Transformers runtime`),
-    );
+  // Validation refuses it first (KAITO v0.12's webhook); kept for callers that skip validation.
+  if (runtime === 'transformers' && preset.transformers.baseCommand === '') {
+    return fail(problem('inference.preset.name', 'UnsupportedRuntime', Msg.transformersUnsupported(preset.name)));
   }
 
   const gpu = resolveGpuConfig(resolved);
@@ -242,7 +241,7 @@ function buildPreset(
   }
 
   const maxModelLen = chooseMaxModelLen({ runtime, inferenceConfigYaml: config.content, preset, gpuConfig: gpu.gpuConfig, numNodes: nodes.nodes });
-  if (generated)
+  if (generated && runtime === 'vllm')
     decisions.push({
       topic: 'maxModelLen',
       choice: 'auto',

@@ -414,10 +414,58 @@ function toPreset([name, profileName, hf, weights, tag, size, disk, bytesPerToke
 
 const PRESETS: ReadonlyMap<string, Preset> = new Map(ROWS.map((row) => [row[0], toPreset(row)]));
 
+// KAITO v0.12.0's transformers table (TransformerInferenceParameters): the model-run params per model
+// name, the lowercase last part of a Hugging Face id. The same params as the presets' profiles, but for
+// Mistral, which v0.12 lets load remote files too.
+const TF_V012_MISTRAL = `${TF_MISTRAL} allow_remote_files`;
+const TF_V012_LLAMA = PROFILES.llama3.transformers;
+const TF_V012_DEEPSEEK_LARGE = PROFILES['deepseek-r1'].transformers;
+const TRANSFORMERS_V012: Readonly<Record<string, string>> = Object.freeze({
+  'phi-4': TF_PHI,
+  'phi-3-mini-4k-instruct': TF_PHI,
+  'phi-3-mini-128k-instruct': TF_PHI,
+  'phi-3-medium-4k-instruct': TF_PHI,
+  'phi-3-medium-128k-instruct': TF_PHI,
+  'phi-3.5-mini-instruct': TF_PHI,
+  'mistral-7b-v0.3': TF_V012_MISTRAL,
+  'mistral-7b-instruct-v0.3': TF_V012_MISTRAL,
+  // The catalog's id ends in -2512, so only a hub id named exactly this reaches the row.
+  'mistral-large-3-675b-instruct': TF_V012_MISTRAL,
+  'gemma-3-4b-it': TF_AUTO_REMOTE,
+  'gemma-3-27b-it': TF_AUTO_REMOTE,
+  'qwen2.5-coder-7b-instruct': TF_BF16,
+  'qwen2.5-coder-32b-instruct': TF_BF16,
+  'llama-3.1-8b-instruct': TF_V012_LLAMA,
+  'llama-3.3-70b-instruct': TF_V012_LLAMA,
+  'gpt-oss-20b': TF_AUTO_REMOTE,
+  'gpt-oss-120b': TF_AUTO_REMOTE,
+  'deepseek-r1-distill-llama-8b': TF_BF16,
+  'deepseek-r1-distill-qwen-14b': TF_BF16,
+  'deepseek-r1-0528': TF_V012_DEEPSEEK_LARGE,
+  'deepseek-v3-0324': TF_V012_DEEPSEEK_LARGE,
+});
+
+const NO_TRANSFORMERS: Preset['transformers'] = Object.freeze({ baseCommand: '', accelerateParams: {}, inferenceMainFile: '', modelRunParams: {} });
+
+/**
+ * The transformers parameters v0.12 gives a model named by Hugging Face id: a row of its table, looked
+ * up by the model name (so any id whose last part matches, catalog or hub), else none (the runtime is refused).
+ */
+export function transformersParamsV012(modelName: string): Preset['transformers'] {
+  const run = Object.hasOwn(TRANSFORMERS_V012, modelName) ? TRANSFORMERS_V012[modelName] : undefined;
+  if (run === undefined) return structuredClone(NO_TRANSFORMERS);
+  return { baseCommand: TRANSFORMERS_BASE, accelerateParams: flags(ACCELERATE_PARAMS), inferenceMainFile: TRANSFORMERS_MAIN, modelRunParams: flags(run) };
+}
+
+/** Model names v0.12's transformers table holds, in its order. */
+export function transformersModelNamesV012(): string[] {
+  return Object.keys(TRANSFORMERS_V012);
+}
+
 /**
  * A model named by Hugging Face id as a preset the builders take: weights downloaded at start-up (no
- * commit pin, as v0.12), distributed-capable, no tuning, and no transformers command (v0.12 has one
- * only for its former built-in presets; kaito-ts serves these models with vLLM only).
+ * commit pin, as v0.12), distributed-capable, no tuning, and the transformers parameters of v0.12's
+ * table when the model's name is in it (its former built-in presets).
  */
 export function presetFromModel(model: GeneratedModel): Preset {
   return {
@@ -445,7 +493,7 @@ export function presetFromModel(model: GeneratedModel): Preset {
       rayWorkerBaseCommand: RAY_WORKER_BASE,
       disallowLoRA: false,
     },
-    transformers: { baseCommand: '', accelerateParams: {}, inferenceMainFile: '', modelRunParams: {} },
+    transformers: transformersParamsV012(model.name),
     generated: structuredClone(model),
   };
 }

@@ -261,6 +261,11 @@ const CASES: Case[] = [
     workspace('qwen-cat-tf', 'Qwen/Qwen2.5-Coder-7B-Instruct', { instanceType: H100, annotations: TRANSFORMERS }),
   ),
   kase(
+    'meta-llama/Llama-3.1-8B-Instruct, transformers runtime, token Secret, A100 (NVMe)',
+    ['catalog', 'nap', 'transformers'],
+    workspace('llama-cat-tf', 'meta-llama/Llama-3.1-8B-Instruct', { instanceType: A100, secret: 'hf-token', annotations: TRANSFORMERS }),
+  ),
+  kase(
     'microsoft/phi-4 as an InferenceSet member, throughput mode',
     ['catalog', 'nap', 'inferenceSet'],
     workspace('set-phi4-0', 'microsoft/phi-4', {
@@ -583,15 +588,6 @@ const RULES: Rule[] = [
     class: 'deliberate',
     reason:
       'no post-load benchmark: v0.12 runs benchmark_entrypoint.py as the startup probe (timeout 600 s; multi-node on pod 0) unless kaito.sh/disable-benchmark is "true"; kaito-ts renders the probe v0.12 renders with it off (same window), on every path, and never sets BenchmarkCompleted (docs/api.md "No startup benchmark")',
-  },
-
-  // Not matched yet.
-  {
-    path: 'refused',
-    only: 'transformers',
-    class: 'gap',
-    reason:
-      "kaito-ts refuses the transformers runtime for every Hugging Face id; v0.12 runs it for catalog entries in its transformers table (TransformerInferenceParameters: the former presets' names)",
   },
 ];
 

@@ -248,6 +248,21 @@ const cases: [string, Workspace, Ctx, string[]][] = [
     ['error inference.adapters: Runtime validation: vLLM does not support LoRA adapters for this model: falcon-7b; vLLM does not support adapter strength'],
   ],
   ['transformers allows strength', ws({ preset: 'falcon-7b', runtime: 'transformers', adapters: [{ name: 'a', strength: '0.5' }] }), ctx(), []],
+  ["transformers: a catalog id in KAITO v0.12's transformers table", ws({ preset: 'Qwen/Qwen2.5-Coder-7B-Instruct', runtime: 'transformers' }), ctx(), []],
+  [
+    'transformers: a catalog id v0.12 has no transformers parameters for',
+    ws({ preset: 'microsoft/Phi-4-mini-instruct', runtime: 'transformers' }),
+    ctx(),
+    ['error inference.preset.name: Runtime validation: model phi-4-mini-instruct does not support inference with Huggingface Transformers runtime'],
+  ],
+  [
+    "transformers: the catalog's Mistral-Large-3 id misses the table's row (its name ends in -2512)",
+    ws({ preset: 'mistralai/Mistral-Large-3-675B-Instruct-2512', runtime: 'transformers', instanceType: 'Standard_ND96isr_H100_v5' }),
+    ctx(),
+    [
+      'error inference.preset.name: Runtime validation: model mistral-large-3-675b-instruct-2512 does not support inference with Huggingface Transformers runtime',
+    ],
+  ],
   [
     'gated HF model needs modelAccessSecret',
     ws({ preset: 'llama-3.1-8b-instruct' }),

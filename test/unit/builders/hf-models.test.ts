@@ -123,7 +123,7 @@ describe('presets named by Hugging Face id', () => {
     );
   });
 
-  it('legacy names render as before and the explanation names their v0.12 fate; transformers is refused for Hugging Face ids', () => {
+  it('legacy names render as before and the explanation names their v0.12 fate; transformers is refused for ids outside the v0.12 transformers table', () => {
     const legacy = buildWorkspace(ws('phi-4-mini-instruct'), defaultFacts());
     assert.match(legacy.decisions.find((d) => d.topic === 'model')?.reason ?? '', /KAITO v0.12 maps it to catalog entry microsoft\/Phi-4-mini-instruct/);
     assert.match(command(legacy), /kaito-base|inference_api.py --served-model-name=phi-4-mini-instruct --max-model-len=/);

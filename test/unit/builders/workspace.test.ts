@@ -389,6 +389,14 @@ test("services: KAITO v0.12's kv-events port on the main Service of catalog and 
       { ...presetWorkspace('microsoft/Phi-4-mini-instruct'), metadata: { ...presetWorkspace('x').metadata, annotations: lb } },
       ['http', 'ray', 'dashboard'],
     ],
+    [
+      'catalog id, transformers runtime (no KV-cache events)',
+      {
+        ...presetWorkspace('Qwen/Qwen2.5-Coder-7B-Instruct'),
+        metadata: { ...presetWorkspace('x').metadata, annotations: { 'kaito.sh/runtime': 'transformers' } },
+      },
+      ['http', 'ray', 'dashboard'],
+    ],
     ['legacy name (KAITO v0.8.0)', presetWorkspace('phi-4-mini-instruct'), ['http', 'ray', 'dashboard']],
     ['template (KAITO v0.8.0)', template, ['http', 'ray', 'dashboard']],
   ];
