@@ -30,11 +30,11 @@ describe('parseTakeoverArgs', () => {
 });
 
 describe('takeoverWorkspaces', () => {
-  it('Karpenter mode: an NVMe preset, the 3-node llama with its secret, a template; each with an instanceType and a label of its own', () => {
+  it('Karpenter mode: an NVMe preset, the 3-node llama with its secret, a template, a tuning workspace; each with an instanceType and a label of its own', () => {
     const ws = takeoverWorkspaces('karpenter');
     assert.deepEqual(
       ws.map((w) => w.metadata.name),
-      ['phi4-a100', 'llama-70b', 'template-nginx'],
+      ['phi4-a100', 'llama-70b', 'template-nginx', 'tuning-qlora'],
     );
     for (const w of ws) {
       const r = w.resource as { instanceType?: string; labelSelector: { matchLabels: Record<string, string> } };
