@@ -39,6 +39,8 @@ export function startsModelLoad(a: Action<object>): boolean {
 export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
   private readonly cacheOf: Partial<Record<string, ObjectCache<KubernetesObject>>>;
   private readonly owner: ResourceType;
+  /** Creates sent and not yet answered, by object: a second pass waits for the answer instead of a 409. */
+  private readonly creating = new Map<string, Promise<unknown>>();
 
   constructor(private readonly deps: ExecutorDeps) {
     // Resources and the caches share their keys (statefulSets, nodeClaims, ...).
@@ -93,16 +95,24 @@ export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
         return ws;
       case 'create': {
         // Another worker's pass may have created it since this plan's snapshot (a namespace's shared
-        // ConfigMap copy in a burst): the write-through cache says so without a request.
+        // ConfigMap copy in a burst): the write-through cache says so without a request, and a create
+        // still in flight is waited for rather than sent twice.
         const name = a.object.metadata?.name;
+        const key = `${a.type.plural}/${a.object.metadata?.namespace ?? ''}/${name ?? ''}`;
+        const pending = name ? this.creating.get(key) : undefined;
+        if (pending) await pending.catch(() => undefined);
         if (name && this.cacheOf[a.type.plural]?.get(a.object.metadata?.namespace, name)) return ws;
         record.writes++;
+        const sent = client.create(a.type, a.object);
+        if (name) this.creating.set(key, sent);
         try {
-          this.written(a.type, await client.create(a.type, a.object));
+          this.written(a.type, await sent);
         } catch (err) {
           if (isAlreadyExists(err)) return ws;
           if (a.failed) await recorder.event(ws, a.failed.type, a.failed.reason, `${a.failed.message}: ${(err as Error).message}`);
           throw err;
+        } finally {
+          if (this.creating.get(key) === sent) this.creating.delete(key);
         }
         if (a.created) await recorder.event(ws, a.created.type, a.created.reason, a.created.message);
         return ws;

@@ -151,6 +151,21 @@ test('executor: a create whose object another pass already wrote through is skip
   );
 });
 
+test('executor: two passes creating the same shared copy at once send one create; the second waits for its answer', async () => {
+  server.seen = [];
+  server.script = undefined;
+  const d = deps([ws()]);
+  const executor = new PlanExecutor({ ...d, owner: Resources.workspaces });
+  const copy = (): KubernetesObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'inference-params-template', namespace: 'ns1' } });
+  const plan = () => ({ actions: [{ kind: 'create' as const, type: Resources.configMaps, object: copy(), why: 'test' }] });
+  const [a, b] = await Promise.all([executor.execute(ws(), plan()), executor.execute(ws(), plan())]);
+  assert.equal(a.writes + b.writes, 1);
+  assert.deepEqual(
+    server.seen.map((r) => `${r.method} ${r.path}`),
+    ['POST /api/v1/namespaces/ns1/configmaps'],
+  );
+});
+
 test('executor: a failed NodeClaim create says so in a Warning event and stops the pass with ActionFailed', async () => {
   server.seen = [];
   server.script = () => ({ status: 500, body: { kind: 'Status', code: 500, reason: 'InternalError', message: 'etcd timeout' } });
