@@ -4,6 +4,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { OperatorConfig, WorkspaceCaches, WorkspaceObject } from '../controllers/workspace/context.js';
 import { planWorkspace } from '../controllers/workspace/plan.js';
 import { cachesFromObjects, readSnapshot } from '../controllers/workspace/snapshot.js';
+import type { HubModelState } from '../catalog/model-generator.js';
 import { FIELD_MANAGER } from '../runtime/client.js';
 import type { DeepReadonly } from '../runtime/readonly.js';
 import { Resources, type ResourceType } from '../runtime/resources.js';
@@ -37,13 +38,22 @@ const COMPARED: Record<string, { type: ResourceType; cache: 'controllerRevisions
  * `rebuild`: plan as if the workspace had no StatefulSet, so the StatefulSet kaito-ts would build is
  * compared with the live one even when the live one is at kaito-ts's revision (which the reconciler
  * leaves as it is): how the two generators differ, not what the reconciler would write.
+ * `hubModels`: the hub's answer for an id outside the catalog, as the operator's snapshot holds it.
  */
-export function workspaceIntent(ws: WorkspaceObject, caches: DiffCaches, config: OperatorConfig, now = new Date(), rebuild = false): WorkspaceIntent {
+export function workspaceIntent(
+  ws: WorkspaceObject,
+  caches: DiffCaches,
+  config: OperatorConfig,
+  now = new Date(),
+  rebuild = false,
+  hubModels?: ReadonlyMap<string, HubModelState>,
+): WorkspaceIntent {
   if (ws.tuning) return { ok: false, message: 'tuning workspace: its Job is not compared' };
   const all = { ...cachesFromObjects([]), ...caches };
   const planned = rebuild ? { ...all, statefulSets: cachesFromObjects([]).statefulSets } : all;
   // The NodeClaim CRD is not looked at: claims are not children diff compares.
-  const plan = planWorkspace(readSnapshot(ws, { caches: planned, config, fieldManager: FIELD_MANAGER, now, provisioningCrdInstalled: () => undefined }));
+  const snap = readSnapshot(ws, { caches: planned, config, fieldManager: FIELD_MANAGER, now, provisioningCrdInstalled: () => undefined });
+  const plan = planWorkspace(hubModels ? { ...snap, hubModels } : snap);
   if (plan.failure)
     return {
       ok: false,
