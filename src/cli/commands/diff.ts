@@ -13,7 +13,7 @@ import { DEFAULT_RELEASE_NAMESPACE } from '../../builders/facts.js';
 import { resolveCloudProvider } from '../../catalog/gpu-skus.js';
 import { presetRegistry } from '../../catalog/presets.js';
 import type { OperatorConfig, WorkspaceObject } from '../../controllers/workspace/context.js';
-import { comparable, fieldChanges, formatChange } from '../../diff/changes.js';
+import { comparable, fieldChanges, formatChange, markRebuilt, type FieldChange } from '../../diff/changes.js';
 import { workspaceIntent, type ChildIntent, type DiffCaches } from '../../diff/intent.js';
 import { childWorkspaceChanges, planInferenceSetOffline } from '../../diff/inferenceset-intent.js';
 import type { InferenceSetObject } from '../../controllers/inferenceset/children.js';
@@ -45,6 +45,9 @@ in Karpenter mode its --node-provisioner=karpenter and --karpenter-node-class* f
 are read to decide, as the operator does, but not compared).
 --rebuild compares the StatefulSet kaito-ts would build even where the live one is at kaito-ts's
 revision (which the operator leaves as it is): how its generator differs from the one that wrote it.
+Each difference is marked [would be written] (the operator's own apply changes it), [kept (adopted)]
+(the live StatefulSet is at the workspace's revision: kept until its spec changes) or [kept (selective
+update)] (a new revision writes only env, volume mounts, init containers and volumes).
 A Hugging Face id outside KAITO's catalog is sized from the hub, as the operator sizes it: HF_TOKEN
 of the workspace's model access Secret, one read per repo for the run. ${HUB_USAGE}
 Exit status: 0 nothing would change, 1 something would, 2 bad input, the cluster cannot be read or
@@ -266,7 +269,7 @@ async function childLines(client: KubeClient, child: ChildIntent, rebuild = fals
         changed: true,
         text: [
           `${title}: an apply would be refused (${(err as Error).message.split('\n')[0]}); the fields kaito-ts sets that differ:`,
-          ...direct.map((c) => `  ${formatChange(c)}`),
+          ...(await changeLines(client, child, direct)),
         ],
       };
     }
@@ -274,5 +277,24 @@ async function childLines(client: KubeClient, child: ChildIntent, rebuild = fals
   }
   const changes = fieldChanges(comparable(child.live), comparable(result));
   if (!changes.length) return { changed: false, text: [`${title}: no change`] };
-  return { changed: true, text: [`${title}: would change`, ...changes.map((c) => `  ${formatChange(c)}`)] };
+  return { changed: true, text: [`${title}: would change`, ...(await changeLines(client, child, changes))] };
+}
+
+/**
+ * One line per change; a rebuilt StatefulSet's say whether the reconciler would write that field or
+ * keep the live one (by adoption until the workspace's spec changes, or by the selective update).
+ */
+async function changeLines(client: KubeClient, child: ChildIntent, changes: FieldChange[]): Promise<string[]> {
+  if (!child.rebuild || !child.live) return changes.map((c) => `  ${formatChange(c)}`);
+  const { written, adopted } = child.rebuild;
+  let writes: FieldChange[] = [];
+  if (written) {
+    const live = comparable(child.live);
+    // Refused too (an immutable field): the fields it sets that differ, as above.
+    writes = await client.apply(child.type, written, { dryRun: true }).then(
+      (applied) => fieldChanges(live, comparable(applied)),
+      () => fieldChanges(live, comparable(written)).filter((c) => 'after' in c),
+    );
+  }
+  return markRebuilt(changes, writes, adopted).map(({ change, mark }) => `  ${formatChange(change)}  [${mark}]`);
 }
