@@ -13,6 +13,8 @@ export type ModelConfig = Readonly<Record<string, unknown>>;
 export interface HubModelFacts {
   /** Total bytes of the weight files v0.12 counts (safetensors, else .bin; consolidated*.safetensors for Mistral repos). */
   weightBytes: number;
+  /** How many weight files make that total (for `render --explain`; absent in older results). */
+  weightFiles?: number;
   /** The repository ships Mistral's own format (consolidated*.safetensors). */
   mistralFormat: boolean;
   /** config.json (params.json for Mistral repos without one), with text_config/llm_config merged in, reduced to the keys read here. */
@@ -253,15 +255,21 @@ function byArch(table: Record<string, string>, architectures: readonly string[])
   return undefined;
 }
 
-/** Go's getInt: the first key present with a number (truncated), an int, or a decimal string; else the default. */
-function intOf(config: ModelConfig, keys: readonly string[], fallback: number): number {
-  for (const key of keys) {
-    if (!Object.hasOwn(config, key)) continue;
+/** The first of `keys` holding a number or a decimal string: Go's getInt skips the others. */
+function intKeyOf(config: ModelConfig, keys: readonly string[]): string | undefined {
+  return keys.find((key) => {
+    if (!Object.hasOwn(config, key)) return false;
     const v = config[key];
-    if (typeof v === 'number') return Math.trunc(v);
-    if (typeof v === 'string' && /^[+-]?\d+$/.test(v)) return Number(v);
-  }
-  return fallback;
+    return typeof v === 'number' || (typeof v === 'string' && /^[+-]?\d+$/.test(v));
+  });
+}
+
+/** Go's getInt: that key's number (truncated) or decimal string; else the default. */
+function intOf(config: ModelConfig, keys: readonly string[], fallback: number): number {
+  const key = intKeyOf(config, keys);
+  if (key === undefined) return fallback;
+  const v = config[key];
+  return typeof v === 'number' ? Math.trunc(v) : Number(v);
 }
 
 function objectOf(v: unknown): ModelConfig | undefined {
@@ -299,6 +307,19 @@ function kvCacheTokenSize(config: ModelConfig): { bytesPerToken: number; attnTyp
     attnType = heads === kvHeads ? 'MHA' : kvHeads === 1 ? 'MQA' : 'GQA';
   }
   return { bytesPerToken: perLayer * layers * 2, attnType };
+}
+
+/**
+ * The config.json values the sizing read, by the key each was found under (the first present of its
+ * aliases), in the order the generator reads them: what `render --explain` shows for a hub model.
+ */
+export function sizingInputs(config: ModelConfig): [key: string, value: number][] {
+  const out: [string, number][] = [];
+  for (const keys of Object.values(KEYS)) {
+    const key = intKeyOf(config, keys);
+    if (key !== undefined) out.push([key, intOf(config, [key], 0)]);
+  }
+  return out;
 }
 
 /** The config map v0.12 builds from a catalog entry (loadFromCatalog), so both paths size alike. */

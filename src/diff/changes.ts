@@ -64,3 +64,19 @@ export function formatChange(c: FieldChange): string {
   if (!('after' in c)) return `- ${c.path}: ${show(c.before)}`;
   return `~ ${c.path}: ${show(c.before)} → ${show(c.after)}`;
 }
+
+/** How a difference of `diff --rebuild` fares with the reconciler. */
+export type RebuildMark = 'would be written' | 'kept (adopted)' | 'kept (selective update)';
+
+/**
+ * Marks each rebuilt difference: written when the reconciler's own apply changes that field (or one
+ * inside or around it), else kept: by adoption while the live StatefulSet is at the workspace's
+ * revision (until its spec changes), else by the selective update, which writes only four parts.
+ */
+export function markRebuilt(changes: readonly FieldChange[], written: readonly FieldChange[], adopted: boolean): { change: FieldChange; mark: RebuildMark }[] {
+  const touches = (a: string, b: string) => a === b || a.startsWith(`${b}.`) || a.startsWith(`${b}[`) || b.startsWith(`${a}.`) || b.startsWith(`${a}[`);
+  return changes.map((change) => ({
+    change,
+    mark: written.some((w) => touches(change.path, w.path)) ? 'would be written' : adopted ? 'kept (adopted)' : 'kept (selective update)',
+  }));
+}

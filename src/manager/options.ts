@@ -220,7 +220,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
   };
 }
 
-function hubEndpointFlag(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+export function hubEndpointFlag(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   try {
     return resolveHubEndpoint(flag, env);
   } catch (err) {

@@ -119,7 +119,7 @@ export async function fetchHubModel(r: HubRequest): Promise<HubFetch> {
   if (config.status !== 200) return fail(statusFailure(config.status, r.repo, r.endpoint, anonymous, 'config.json'));
   const parsed = parseModelConfig(config.body);
   if (!parsed) return fail({ reason: HubReason.Malformed, message: `config.json of ${r.repo} from ${r.endpoint} is not a JSON object` });
-  return { ok: true, facts: { weightBytes: weights.bytes, mistralFormat: weights.mistralFormat, config: parsed }, requests };
+  return { ok: true, facts: { weightBytes: weights.bytes, weightFiles: weights.count, mistralFormat: weights.mistralFormat, config: parsed }, requests };
 }
 
 function parseFileList(body: string): { path: string; size: number }[] | undefined {

@@ -253,7 +253,7 @@ export class Reflector<T extends KubernetesObject> {
   }
 }
 
-const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
+export const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 const METADATA_OBJECT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 
 function parseLine(line: string): WatchLine | undefined {

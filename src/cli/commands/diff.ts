@@ -13,7 +13,7 @@ import { DEFAULT_RELEASE_NAMESPACE } from '../../builders/facts.js';
 import { resolveCloudProvider } from '../../catalog/gpu-skus.js';
 import { presetRegistry } from '../../catalog/presets.js';
 import type { OperatorConfig, WorkspaceObject } from '../../controllers/workspace/context.js';
-import { comparable, fieldChanges, formatChange } from '../../diff/changes.js';
+import { comparable, fieldChanges, formatChange, markRebuilt, type FieldChange } from '../../diff/changes.js';
 import { workspaceIntent, type ChildIntent, type DiffCaches } from '../../diff/intent.js';
 import { childWorkspaceChanges, planInferenceSetOffline } from '../../diff/inferenceset-intent.js';
 import type { InferenceSetObject } from '../../controllers/inferenceset/children.js';
@@ -23,11 +23,18 @@ import { loadClusterAccess } from '../../runtime/cluster-access.js';
 import { isNotFound, toKubeError } from '../../runtime/errors.js';
 import { Resources, type ResourceType } from '../../runtime/resources.js';
 import { KubeTransport } from '../../runtime/transport.js';
+import { inferencePresetOf } from '../../api/resolved-workspace.js';
+import type { HubModelState } from '../../catalog/model-generator.js';
+import { ModelSecrets } from '../../controllers/workspace/model-secret.js';
+import { hubPart } from '../../controllers/workspace/snapshot.js';
+import { METADATA_LIST } from '../../runtime/reflector.js';
 import { CliError, type CliIO } from '../command-io.js';
+import { CliHub, HUB_FLAGS, HUB_USAGE, hubFailure } from '../hub.js';
 
 const USAGE = `Usage: kaito-ts diff [-n NAMESPACE] [WORKSPACE] [--kubeconfig FILE]
                      [--feature-gates k=v,...] [--cloud-provider azure|aws|arc]
                      [--node-provisioner P] [--karpenter-node-class-* ...] [--rebuild]
+                     [--hf-endpoint URL] [--hf-timeout DURATION]
 
 Shows, for each workspace, what kaito-ts would change in its StatefulSet, Services and
 ControllerRevision (server-side apply dry-run under the field manager "kaito-ts"; nothing is
@@ -38,7 +45,13 @@ in Karpenter mode its --node-provisioner=karpenter and --karpenter-node-class* f
 are read to decide, as the operator does, but not compared).
 --rebuild compares the StatefulSet kaito-ts would build even where the live one is at kaito-ts's
 revision (which the operator leaves as it is): how its generator differs from the one that wrote it.
-Exit status: 0 nothing would change, 1 something would, 2 bad input or the cluster cannot be read.
+Each difference is marked [would be written] (the operator's own apply changes it), [kept (adopted)]
+(the live StatefulSet is at the workspace's revision: kept until its spec changes) or [kept (selective
+update)] (a new revision writes only env, volume mounts, init containers and volumes).
+A Hugging Face id outside KAITO's catalog is sized from the hub, as the operator sizes it: HF_TOKEN
+of the workspace's model access Secret, one read per repo for the run. ${HUB_USAGE}
+Exit status: 0 nothing would change, 1 something would, 2 bad input, the cluster cannot be read or
+a model's Hugging Face metadata cannot be read (its reason on stderr).
 `;
 
 function options(args: string[]) {
@@ -52,6 +65,7 @@ function options(args: string[]) {
         'cloud-provider': { type: 'string' },
         ...PROVISIONER_FLAGS,
         rebuild: { type: 'boolean' },
+        ...HUB_FLAGS,
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -73,6 +87,7 @@ export async function diff(args: string[], io: CliIO): Promise<number> {
   const namespace = values.namespace ?? (only ? 'default' : undefined);
   let config: OperatorConfig;
   let client: KubeClient;
+  const hub = CliHub.fromFlags(values);
   try {
     const gates = parseFeatureGates(values['feature-gates']);
     const provisioner = resolveNodeProvisioner(values['node-provisioner'], gates, false);
@@ -128,10 +143,17 @@ export async function diff(args: string[], io: CliIO): Promise<number> {
     });
   }
 
+  const fromHub = await readHub(client, workspaces, hub);
+
   let changed = 0;
+  const hubFailures: string[] = [];
   for (const ws of workspaces.sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))) {
-    io.stdout(`workspace ${ws.metadata.namespace}/${ws.metadata.name}:\n`);
-    const intent = workspaceIntent(ws, caches, config, new Date(), values.rebuild === true);
+    const key = `${ws.metadata.namespace}/${ws.metadata.name}`;
+    io.stdout(`workspace ${key}:\n`);
+    const hubModels = fromHub.get(key);
+    const failed = hubFailure(hubModels);
+    if (failed) hubFailures.push(`workspace ${key}: ${failed.reason}: ${failed.message}`);
+    const intent = workspaceIntent(ws, caches, config, new Date(), values.rebuild === true, hubModels);
     if (!intent.ok) {
       io.stdout(`  ${intent.message}\n`);
       continue;
@@ -162,7 +184,50 @@ export async function diff(args: string[], io: CliIO): Promise<number> {
     if (lines.length) setsChanged++;
   }
   if (inferenceSets.length) io.stdout(`${setsChanged} of ${inferenceSets.length} inferenceset(s) would change\n`);
+  // What was not compared for want of hub metadata is not "nothing would change".
+  for (const line of hubFailures) io.stderr(`kaito-ts: ${line}\n`);
+  if (hubFailures.length) return 2;
   return changed || setsChanged ? 1 : 0;
+}
+
+/**
+ * The hub's answer for every workspace naming an id outside the catalog, read as the operator reads
+ * it (hubPart): the token from the model access Secret, whose metadata is listed and whose value is
+ * read only by the hub read that needs it. All reads run at once; one per repo.
+ */
+async function readHub(client: KubeClient, workspaces: readonly WorkspaceObject[], hub: CliHub): Promise<Map<string, ReadonlyMap<string, HubModelState>>> {
+  const asking = workspaces.flatMap((ws) => {
+    const preset = ws.tuning || ws.metadata.deletionTimestamp ? undefined : inferencePresetOf(ws);
+    return preset?.kind === 'resolving' ? [{ ws, name: preset.name }] : [];
+  });
+  const out = new Map<string, ReadonlyMap<string, HubModelState>>();
+  if (!asking.length) return out;
+  const namespaces = [...new Set(asking.filter((a) => a.ws.inference?.preset?.presetOptions?.modelAccessSecret).map((a) => a.ws.metadata.namespace))];
+  const listed: KubernetesObject[] = [];
+  for (const ns of namespaces) {
+    const items = await client.list(Resources.secrets, { namespace: ns, accept: METADATA_LIST }).then(
+      (l) => l.items ?? [],
+      (err: unknown) => {
+        throw new CliError(`cannot list ${Resources.secrets.plural} in ${ns}: ${(err as Error).message.split('\n')[0]}`);
+      },
+    );
+    // Names and versions only: annotations may carry a copy of the data (kubectl's last-applied).
+    for (const o of items)
+      listed.push({ kind: 'Secret', metadata: { name: o.metadata?.name, namespace: o.metadata?.namespace, resourceVersion: o.metadata?.resourceVersion } });
+  }
+  const caches = { secrets: ObjectCache.from(listed) };
+  const secrets = new ModelSecrets(client, caches.secrets);
+  try {
+    await Promise.all(
+      asking.map(async ({ ws, name }) => {
+        const key = `${ws.metadata.namespace}/${ws.metadata.name}`;
+        out.set(key, await hub.settled(key, (models) => hubPart(ws, name, models, caches, secrets)));
+      }),
+    );
+  } finally {
+    hub.close();
+  }
+  return out;
 }
 
 async function loadCaches(
@@ -204,7 +269,7 @@ async function childLines(client: KubeClient, child: ChildIntent, rebuild = fals
         changed: true,
         text: [
           `${title}: an apply would be refused (${(err as Error).message.split('\n')[0]}); the fields kaito-ts sets that differ:`,
-          ...direct.map((c) => `  ${formatChange(c)}`),
+          ...(await changeLines(client, child, direct)),
         ],
       };
     }
@@ -212,5 +277,24 @@ async function childLines(client: KubeClient, child: ChildIntent, rebuild = fals
   }
   const changes = fieldChanges(comparable(child.live), comparable(result));
   if (!changes.length) return { changed: false, text: [`${title}: no change`] };
-  return { changed: true, text: [`${title}: would change`, ...changes.map((c) => `  ${formatChange(c)}`)] };
+  return { changed: true, text: [`${title}: would change`, ...(await changeLines(client, child, changes))] };
+}
+
+/**
+ * One line per change; a rebuilt StatefulSet's say whether the reconciler would write that field or
+ * keep the live one (by adoption until the workspace's spec changes, or by the selective update).
+ */
+async function changeLines(client: KubeClient, child: ChildIntent, changes: FieldChange[]): Promise<string[]> {
+  if (!child.rebuild || !child.live) return changes.map((c) => `  ${formatChange(c)}`);
+  const { written, adopted } = child.rebuild;
+  let writes: FieldChange[] = [];
+  if (written) {
+    const live = comparable(child.live);
+    // Refused too (an immutable field): the fields it sets that differ, as above.
+    writes = await client.apply(child.type, written, { dryRun: true }).then(
+      (applied) => fieldChanges(live, comparable(applied)),
+      () => fieldChanges(live, comparable(written)).filter((c) => 'after' in c),
+    );
+  }
+  return markRebuilt(changes, writes, adopted).map(({ change, mark }) => `  ${formatChange(change)}  [${mark}]`);
 }

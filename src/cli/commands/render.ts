@@ -28,16 +28,27 @@ import { planWorkspace } from '../../controllers/workspace/plan.js';
 import { cachesFromObjects, readSnapshot } from '../../controllers/workspace/snapshot.js';
 import { FIELD_MANAGER } from '../../runtime/client.js';
 import { DEFAULT_NODE_PROVISIONING_TIMEOUT_MS } from '../../manager/options.js';
+import type { Decision } from '../../api/types.js';
+import { HF_TOKEN_KEY } from '../../api/labels.js';
+import { inferencePresetOf } from '../../api/resolved-workspace.js';
+import { formatGiB, sizingInputs, type HubModelState } from '../../catalog/model-generator.js';
+import type { TokenRef } from '../../controllers/workspace/hub-models.js';
+import { hubLookup } from '../../controllers/workspace/snapshot.js';
 import { CliError, type CliIO } from '../command-io.js';
+import { CliHub, HUB_FLAGS, HUB_USAGE, hubFailure } from '../hub.js';
 
 const USAGE = `Usage: kaito-ts render -f <workspace.yaml> [--state <cluster.yaml>] [-o yaml|json]
                        [--feature-gates k=v,...] [--cloud-provider azure|aws|arc] [--explain]
+                       [--hf-endpoint URL] [--hf-timeout DURATION]
 
 Prints the objects the operator would apply for the workspace (ControllerRevision, ConfigMap copy,
 Services, StatefulSet; for a tuning workspace the ConfigMaps and the Job). For an InferenceSet: the
 child Workspaces its controller would create (Workspaces of --state labelled as its children count). Without --state the cluster is empty. A workspace without a namespace renders
 into "default". --explain adds why (NVMe or emptyDir, node count, runtime...): YAML comments on top
-with -o yaml, stderr with -o json. Environment: CLOUD_PROVIDER, PRESET_REGISTRY_NAME, RELEASE_NAMESPACE.
+with -o yaml, stderr with -o json. A Hugging Face id outside KAITO's catalog is sized from the hub's
+file list and config.json, read once per repo, with HF_TOKEN of the workspace's model access Secret
+when --state holds it, else the HF_TOKEN environment variable. ${HUB_USAGE}
+Environment: CLOUD_PROVIDER, PRESET_REGISTRY_NAME, RELEASE_NAMESPACE, HF_ENDPOINT, HF_TOKEN.
 `;
 
 function readText(path: string, what: string): string {
@@ -109,7 +120,7 @@ interface Rendered {
  * The controller's own plan for this workspace on the `--state` cluster (what its first pass would
  * do, in order), for --explain. Under node auto-provisioning it starts with the NodeClaims.
  */
-function planLines(ws: Workspace, stateObjects: readonly unknown[], base: ClusterFacts): string[] {
+function planLines(ws: Workspace, stateObjects: readonly unknown[], base: ClusterFacts, hubModels?: ReadonlyMap<string, HubModelState>): string[] {
   const config: OperatorConfig = {
     featureGates: base.featureGates,
     cloudProvider: base.cloudProvider,
@@ -127,12 +138,12 @@ function planLines(ws: Workspace, stateObjects: readonly unknown[], base: Cluste
     now: new Date(),
     provisioningCrdInstalled: () => true,
   });
-  const plan = planWorkspace(snap);
+  const plan = planWorkspace(hubModels ? { ...snap, hubModels } : snap);
   if (plan.failure) return [`plan: stops with ${plan.failure.reason}: ${plan.failure.message}`];
   return ["plan (the operator's first pass on this state):", ...plan.actions.map((a) => `  ${describeAction(a)}`)];
 }
 
-function renderOne(ws: Workspace, facts: ClusterFacts, warn: (line: string) => void): Rendered {
+function renderOne(ws: Workspace, facts: ClusterFacts, warn: (line: string) => void, hub?: Decision): Rendered {
   const name = `${workspaceNamespace(ws)}/${ws.metadata.name}`;
   // Resolved once (preset, runtime, GPU facts): validation and the builders read the same value.
   const resolved = resolveFromFacts(ws, facts);
@@ -151,7 +162,9 @@ function renderOne(ws: Workspace, facts: ClusterFacts, warn: (line: string) => v
     const [p] = result.problems;
     throw new CliError(`workspace ${name}: ${p?.field}: ${p?.message}`);
   }
-  const header = [`workspace ${name}: revision ${result.revision}, hash ${result.revisionHash}`, ...formatDecisions(result.decisions)];
+  // The hub's figures follow the model line they sized.
+  const decisions = result.decisions.flatMap((d) => (d.topic === 'model' && hub ? [d, hub] : [d]));
+  const header = [`workspace ${name}: revision ${result.revision}, hash ${result.revisionHash}`, ...formatDecisions(decisions)];
   return { ws, objects: 'job' in result.objects ? tuningObjectList(result.objects) : objectList(result.objects), header };
 }
 
@@ -182,6 +195,61 @@ function renderInferenceSet(is: InferenceSetObject, stateObjects: readonly unkno
   return { ws: is as unknown as Workspace, objects: creates, header };
 }
 
+interface HubRead {
+  repo: string;
+  hubModels: ReadonlyMap<string, HubModelState>;
+  /** Where HF_TOKEN came from, for --explain (never the value). */
+  tokenSource: string;
+}
+
+/** The hub's answer for a workspace naming an id outside the catalog (undefined: it names none). */
+async function readHub(ws: Workspace, hub: CliHub, stateObjects: readonly unknown[]): Promise<HubRead | undefined> {
+  const preset = ws.tuning ? undefined : inferencePresetOf(ws);
+  if (preset?.kind !== 'resolving') return undefined;
+  const { ref, source } = renderToken(ws, stateObjects);
+  const key = `${workspaceNamespace(ws)}/${ws.metadata.name}`;
+  const hubModels = await hub.settled(key, (models) => hubLookup(ws, preset.name, models, ref));
+  return { repo: preset.name, hubModels, tokenSource: source };
+}
+
+/**
+ * HF_TOKEN for `render`: the workspace's model access Secret when `--state` holds it with the key,
+ * else the environment's HF_TOKEN, else anonymous.
+ */
+function renderToken(ws: Workspace, stateObjects: readonly unknown[], env: NodeJS.ProcessEnv = process.env): { ref: TokenRef; source: string } {
+  const ns = workspaceNamespace(ws);
+  const name = ws.inference?.preset?.presetOptions?.modelAccessSecret;
+  const secret = name
+    ? (stateObjects as (KubernetesObject & { data?: Record<string, string>; stringData?: Record<string, string> })[]).find(
+        (o) => o.kind === 'Secret' && o.metadata?.name === name && (o.metadata?.namespace ?? 'default') === ns,
+      )
+    : undefined;
+  const encoded = secret?.data?.[HF_TOKEN_KEY];
+  const fromState = encoded ? Buffer.from(encoded, 'base64').toString('utf8') : secret?.stringData?.[HF_TOKEN_KEY];
+  if (fromState) return { ref: { id: `state:${ns}/${name}`, read: async () => fromState }, source: `HF_TOKEN of Secret ${ns}/${name} in --state` };
+  const fromEnv = env['HF_TOKEN']?.trim();
+  if (fromEnv) return { ref: { id: 'env:HF_TOKEN', read: async () => fromEnv }, source: 'HF_TOKEN from the environment' };
+  return { ref: { id: '', read: async () => undefined }, source: 'anonymous (no HF_TOKEN in --state or the environment)' };
+}
+
+/** The hub metadata that sized the workspace, for --explain: where from, the weight total, the config.json figures read. */
+function hubDecision(read: HubRead, endpoint: string): Decision | undefined {
+  const state = read.hubModels.get(read.repo.toLowerCase());
+  if (state?.state !== 'ready') return undefined;
+  const { facts } = state;
+  const files = facts.weightFiles === undefined ? '' : `${facts.weightFiles} weight file(s), `;
+  const architectures = Array.isArray(facts.config['architectures']) ? (facts.config['architectures'] as unknown[]).join(', ') : '';
+  const figures = sizingInputs(facts.config).map(([key, value]) => `${key} ${value}`);
+  return {
+    topic: 'huggingface',
+    choice: `${endpoint}/${read.repo}`,
+    reason:
+      `file list: ${files}${facts.weightBytes} bytes (${formatGiB(facts.weightBytes)}${facts.mistralFormat ? ', Mistral format' : ''}); ` +
+      `config.json${facts.mistralFormat ? ' (or params.json)' : ''}: architectures ${architectures || 'none named'}` +
+      `${figures.length ? `, ${figures.join(', ')}` : ''}; token: ${read.tokenSource}`,
+  };
+}
+
 export async function render(args: string[], io: CliIO): Promise<number> {
   let values;
   try {
@@ -194,6 +262,7 @@ export async function render(args: string[], io: CliIO): Promise<number> {
         'feature-gates': { type: 'string' },
         'cloud-provider': { type: 'string' },
         explain: { type: 'boolean', default: false },
+        ...HUB_FLAGS,
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -224,17 +293,33 @@ export async function render(args: string[], io: CliIO): Promise<number> {
   const warnings: string[] = [];
   const { workspaces, inferenceSets } = loadInputs(values.filename, (line) => warnings.push(line));
   const stateObjects = values.state ? parseYamlDocuments(readText(values.state, '--state file'), values.state) : [];
+  const hub = CliHub.fromFlags(values);
+  let read: (HubRead | undefined)[];
+  try {
+    read = await Promise.all(workspaces.map((ws) => readHub(ws, hub, stateObjects)));
+  } finally {
+    hub.close();
+  }
+  for (const [i, r] of read.entries()) {
+    const failed = hubFailure(r?.hubModels);
+    if (failed) throw new CliError(`workspace ${workspaceNamespace(workspaces[i]!)}/${workspaces[i]!.metadata.name}: ${failed.reason}: ${failed.message}`);
+  }
 
-  const rendered = workspaces.map((ws) => {
+  const rendered = workspaces.map((ws, i) => {
+    const fromHub = read[i];
     let facts: ClusterFacts;
     try {
       // The pods are pinned to the provisioner's nodes as the operator pins them (no --node-provisioner here: from the gate).
-      facts = { ...factsFromObjects(stateObjects, workspaceNamespace(ws), base), ...podNodePinning(ws, provisionerOf(base)) };
+      facts = {
+        ...factsFromObjects(stateObjects, workspaceNamespace(ws), base),
+        ...podNodePinning(ws, provisionerOf(base)),
+        ...(fromHub ? { hubModels: fromHub.hubModels } : {}),
+      };
     } catch (err) {
       throw new CliError(`${values.state}: ${(err as Error).message}`);
     }
-    const one = renderOne(ws, facts, (line) => warnings.push(line));
-    return values.explain ? { ...one, header: [...one.header, ...planLines(ws, stateObjects, base)] } : one;
+    const one = renderOne(ws, facts, (line) => warnings.push(line), fromHub && hubDecision(fromHub, hub.endpoint));
+    return values.explain ? { ...one, header: [...one.header, ...planLines(ws, stateObjects, base, fromHub?.hubModels)] } : one;
   });
   for (const is of inferenceSets) rendered.push(renderInferenceSet(is, stateObjects, base));
 

@@ -27,7 +27,7 @@ import { mutableCopy, type DeepReadonly } from '../../runtime/readonly.js';
 import { provisionerOf, type OperatorConfig, type WorkspaceCaches, WorkspaceDeps, WorkspaceKinds, WorkspaceObject, WorkspaceStores } from './context.js';
 import type { ObservedNodeClass } from './karpenter-plan.js';
 import type { ModelSecrets, SecretProblem } from './model-secret.js';
-import type { HubModels } from './hub-models.js';
+import type { HubModels, TokenRef } from './hub-models.js';
 import type { HubModelState } from '../../catalog/model-generator.js';
 
 /** Node auto-provisioning as this pass sees it. */
@@ -185,13 +185,14 @@ export async function takeSnapshot(cached: DeepReadonly<WorkspaceObject>, deps: 
 /**
  * The cache's answer for a Hugging Face id outside the catalog (never a wait: a miss starts a
  * background read). The token is named by the Secret's version; its value is read only by that read.
+ * `kaito-ts diff` asks the same way.
  */
-function hubPart(
-  ws: WorkspaceObject,
+export function hubPart(
+  ws: DeepReadonly<WorkspaceObject>,
   name: string,
   hub: HubModels,
   caches: Pick<WorkspaceCaches, 'secrets'>,
-  secrets: ModelSecrets,
+  secrets: Pick<ModelSecrets, 'token'>,
 ): ReadonlyMap<string, HubModelState> {
   const ns = ws.metadata.namespace ?? 'default';
   const secret = ws.inference?.preset?.presetOptions?.modelAccessSecret;
@@ -200,7 +201,12 @@ function hubPart(
     meta && secret
       ? { id: `${ns}/${secret}@${meta.metadata?.resourceVersion ?? ''}`, read: () => secrets.token(ns, secret) }
       : { id: '', read: async () => undefined };
-  return new Map([[name.toLowerCase(), hub.lookup(`${ns}/${ws.metadata.name ?? ''}`, name, token)]]);
+  return hubLookup(ws, name, hub, token);
+}
+
+/** One workspace's lookup of `name`, as the snapshot's `hubModels` holds it (`render` brings its own token). */
+export function hubLookup(ws: DeepReadonly<WorkspaceObject>, name: string, hub: HubModels, token: TokenRef): ReadonlyMap<string, HubModelState> {
+  return new Map([[name.toLowerCase(), hub.lookup(`${ws.metadata.namespace ?? 'default'}/${ws.metadata.name ?? ''}`, name, token)]]);
 }
 
 /**

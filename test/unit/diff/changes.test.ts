@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { comparable, fieldChanges, formatChange, type FieldChange } from '../../../src/diff/changes.js';
+import { comparable, fieldChanges, formatChange, markRebuilt, type FieldChange } from '../../../src/diff/changes.js';
 
 const cases: { name: string; before: unknown; after: unknown; want: FieldChange[] }[] = [
   { name: 'equal objects', before: { a: 1, b: { c: 'x' } }, after: { b: { c: 'x' }, a: 1 }, want: [] },
@@ -77,3 +77,24 @@ const formats: { change: FieldChange; want: string }[] = [
 for (const f of formats) {
   test(`formatChange: ${f.want.slice(0, 30)}`, () => assert.equal(formatChange(f.change), f.want));
 }
+
+test('markRebuilt: written where the reconciler writes that field, inside or around it; else kept by adoption or the selective update', () => {
+  const changes: FieldChange[] = [
+    { path: 'spec.replicas', before: 0, after: 1 },
+    { path: 'spec.template.spec.containers[name=main].image', before: 'a', after: 'b' },
+    { path: 'spec.template.spec.volumes[name=w].emptyDir', after: {} },
+    { path: 'spec.template.spec.initContainers', after: [] },
+  ];
+  const written: FieldChange[] = [
+    { path: 'spec.replicas', before: 0, after: 1 },
+    { path: 'spec.template.spec.volumes', before: [], after: [{}] },
+    { path: 'spec.template.spec.initContainers[name=x].image', after: 'y' },
+  ];
+  const marks = (adopted: boolean) => markRebuilt(changes, written, adopted).map((m) => m.mark);
+  assert.deepEqual(marks(true), ['would be written', 'kept (adopted)', 'would be written', 'would be written']);
+  assert.deepEqual(marks(false), ['would be written', 'kept (selective update)', 'would be written', 'would be written']);
+  assert.deepEqual(
+    markRebuilt(changes.slice(0, 2), [], true).map((m) => m.mark),
+    ['kept (adopted)', 'kept (adopted)'],
+  );
+});

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { KubernetesObject, V1ControllerRevision, V1Service, V1StatefulSet, V1StorageClass } from '@kubernetes/client-node';
 import type { WorkspaceObject } from '../../../src/controllers/workspace/context.js';
+import { comparable, fieldChanges, markRebuilt } from '../../../src/diff/changes.js';
 import { workspaceIntent, type ChildIntent, type DiffCaches } from '../../../src/diff/intent.js';
 import { ObjectCache } from '../../../src/runtime/cache.js';
 import { A10_NODE_LABELS, byoOperatorConfig, byoWorkspace, gpuNode } from '../builders/fixtures.js';
@@ -117,4 +118,45 @@ test('workspaceIntent with rebuild: the StatefulSet kaito-ts would build, beside
   assert.ok(sts?.apply, 'the rebuilt one is there to compare');
   assert.equal(sts.live, live, 'against the live object');
   assert.deepEqual((sts.apply as V1StatefulSet).spec?.template, (live as V1StatefulSet).spec?.template);
+});
+
+/** The rebuilt StatefulSet's differences from the live one, each marked as diff --rebuild marks it. */
+function rebuiltMarks(objects: KubernetesObject[]): { adopted: boolean; marks: Record<string, string> } {
+  const got = workspaceIntent(ws, caches(objects), config, new Date(), true);
+  assert.ok(got.ok);
+  const sts = got.children.find((c) => c.type.kind === 'StatefulSet');
+  assert.ok(sts?.live && sts.apply && sts.rebuild);
+  const live = comparable(sts.live);
+  const changes = fieldChanges(live, comparable(sts.apply)).filter((c) => 'after' in c);
+  const written = sts.rebuild.written ? fieldChanges(live, comparable(sts.rebuild.written)).filter((c) => 'after' in c) : [];
+  return { adopted: sts.rebuild.adopted, marks: Object.fromEntries(markRebuilt(changes, written, sts.rebuild.adopted).map((m) => [m.change.path, m.mark])) };
+}
+
+test('workspaceIntent with rebuild: at its revision the live template is kept (adopted); only what the reconciler writes is marked written', () => {
+  const objects = edit<V1StatefulSet>(converged(), 'StatefulSet', 'ws1', (s) => {
+    s.spec!.template.spec!.containers[0]!.image = 'example/custom:1';
+    return { ...s, spec: { ...s.spec!, replicas: 0 } };
+  });
+  const { adopted, marks } = rebuiltMarks(objects);
+  assert.equal(adopted, true);
+  assert.deepEqual(marks, { 'spec.replicas': 'would be written', 'spec.template.spec.containers[name=ws1].image': 'kept (adopted)' });
+  // Converged: the reconciler writes nothing, and the rebuilt StatefulSet is the live one.
+  const converges = rebuiltMarks(converged());
+  assert.deepEqual(converges, { adopted: true, marks: {} });
+});
+
+test('workspaceIntent with rebuild: at another revision the reconciler writes the new revision; the parts the selective update keeps are marked so', () => {
+  const objects = edit<V1StatefulSet>(converged(), 'StatefulSet', 'ws1', (s) => {
+    s.spec!.template.spec!.containers[0]!.image = 'example/custom:1';
+    s.spec!.template.spec!.containers[0]!.volumeMounts = [];
+    s.metadata!.annotations = { ...s.metadata!.annotations, 'workspace.kaito.io/revision': '7' };
+    return s;
+  });
+  const { adopted, marks } = rebuiltMarks(objects);
+  assert.equal(adopted, false);
+  assert.equal(marks['spec.template.spec.containers[name=ws1].image'], 'kept (selective update)');
+  assert.equal(marks['metadata.annotations.workspace.kaito.io/revision'], 'would be written');
+  // The main container's volume mounts are one of the four parts a new revision writes.
+  const mounts = Object.entries(marks).filter(([path]) => path.startsWith('spec.template.spec.containers[name=ws1].volumeMounts'));
+  assert.ok(mounts.length > 0 && mounts.every(([, mark]) => mark === 'would be written'), JSON.stringify(marks));
 });
