@@ -18,6 +18,8 @@ import {
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
+import { defaultTuningTemplate, TRAINING_CONFIG_KEY, TUNING_METHODS } from '../src/api/tuning-config.js';
+import { builtinTrainingConfig } from '../src/builders/tuning/config.js';
 import { INFERENCESET_PLURAL } from '../src/api/inferenceset-types.js';
 import { GROUP, PLURAL, VERSION, type Workspace } from '../src/api/types.js';
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, INFERENCE_CONFIG_KEY } from '../src/api/labels.js';
@@ -269,17 +271,29 @@ async function createNamespaceIfMissing(core: CoreV1Api, name: string, labels: R
 }
 
 /** The release namespace with the default inference ConfigMap that both controllers copy per workspace. */
+/**
+ * The release namespace as KAITO's chart leaves it: the default inference config and the two tuning
+ * templates (KAITO's tuning reads them there; kaito-ts falls back to the same content built in).
+ */
 export async function ensureReleaseNamespace(kc: KubeConfig, name: string): Promise<void> {
   const core = kc.makeApiClient(CoreV1Api);
   await createNamespaceIfMissing(core, name, {});
-  const body = {
-    metadata: { name: DEFAULT_INFERENCE_CONFIG_TEMPLATE, namespace: name },
-    data: { [INFERENCE_CONFIG_KEY]: 'vllm:\n  cpu-offload-gb: 0\n  swap-space: 4\n' },
-  };
-  try {
-    await core.createNamespacedConfigMap({ namespace: name, body });
-  } catch (err) {
-    if (!isAlreadyExists(err)) throw err;
+  const bodies = [
+    {
+      metadata: { name: DEFAULT_INFERENCE_CONFIG_TEMPLATE, namespace: name },
+      data: { [INFERENCE_CONFIG_KEY]: 'vllm:\n  cpu-offload-gb: 0\n  swap-space: 4\n' },
+    },
+    ...TUNING_METHODS.map((m) => ({
+      metadata: { name: defaultTuningTemplate(m), namespace: name },
+      data: { [TRAINING_CONFIG_KEY]: builtinTrainingConfig(m) },
+    })),
+  ];
+  for (const body of bodies) {
+    try {
+      await core.createNamespacedConfigMap({ namespace: name, body });
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
   }
 }
 

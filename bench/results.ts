@@ -112,6 +112,7 @@ export function benchDocument(
       ...(r.update ? { update: r.update } : {}),
       ...(r.inferenceSet ? { inferenceSet: r.inferenceSet } : {}),
       ...(r.codeCommit ? { codeCommit: r.codeCommit } : {}),
+      ...(r.hub ? { hub: r.hub } : {}),
     })),
   };
 }

@@ -413,7 +413,7 @@ async function main(opts: TakeoverOptions): Promise<number> {
       ...notes.map((n) => `note: ${n}`),
       ...(problems.length
         ? problems.map((p) => `FAIL: ${p}`)
-        : ['PASS: no pod restarted or re-created; no StatefulSet, Service or ControllerRevision re-created or changed apart from status']),
+        : ['PASS: no pod restarted or re-created; no StatefulSet, Service, ControllerRevision or Job re-created or changed apart from status']),
       `--- generator differences: kaito-ts diff --rebuild (what kaito-ts would build, compared although the revision matches; nothing of it was written) ---`,
       ...rebuilt.stdout
         .split('\n')

@@ -58,6 +58,12 @@ describe('benchDocument', () => {
     assert.throws(() => parseBenchDocument('{"results": []}', 'x.json'), /x.json: expected/);
     assert.throws(() => parseBenchDocument('{"n": 5, "results": [{}]}'), /no controller/);
   });
+  it('--hf-models: the Hugging Face endpoint figures go into the document and the printed table', () => {
+    const hub = { models: 25, requestsToIdle: 50, requestsPerIdleMinute: 0 };
+    const doc = benchDocument(50, [{ ...kaitoTs, hub }]);
+    assert.deepEqual(doc.results[0]?.hub, hub);
+    assert.match(formatTable(doc), /kaito-ts: Hugging Face endpoint: 25 models, 50 requests until idle \(2\.0 per model\), 0 per idle minute/);
+  });
 });
 
 const stages = (p50: number): NapFigures['stages'] => ({
