@@ -115,7 +115,7 @@ test('InferenceSet: kubectl scale 0 → 3 → 1 → 0 through the scale subresou
   );
 });
 
-test('InferenceSet: 50 random scale writes while the operator is SIGKILLed 3 times: no duplicate child, no orphan, the final count right', async (t) => {
+test('InferenceSet: 300 random scale writes while the operator is SIGKILLed 10 times: no duplicate child, no orphan, the final count right', async (t) => {
   const w = await world(t, { pools: [pool('a10', 4)], operator: false });
   const seen = await record(t, `/apis/kaito.sh/v1beta1/namespaces/${w.ns}/workspaces`);
   await applyInferenceSet(w.ns, 'x', 1, selectorFor(w.pools[0]!));
@@ -123,12 +123,12 @@ test('InferenceSet: 50 random scale writes while the operator is SIGKILLed 3 tim
   t.after(() => killHard(op.child));
   const writes: number[] = [1];
   let kills = 0;
-  for (let i = 0; i < 50; i++) {
+  for (let i = 0; i < 300; i++) {
     const n = Math.floor(Math.random() * 5);
     writes.push(n);
     await kubectl(['scale', 'inferenceset/x', `--replicas=${n}`], { namespace: w.ns });
-    await sleep(Math.floor(Math.random() * 200));
-    if (i % 15 === 14 && kills < 3) {
+    await sleep(Math.floor(Math.random() * 100));
+    if (i % 30 === 29 && kills < 10) {
       await killHard(op.child);
       assert.equal(op.child.signalCode, 'SIGKILL');
       kills++;
