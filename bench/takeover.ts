@@ -47,29 +47,21 @@ const CLUSTER_ENV = { ...process.env, KAITO_TS_SIMCLUSTER_DIR: join(CACHE, 'take
 const RELEASE_NAMESPACE = 'kaito-workspace';
 const NS = 'takeover';
 
+const A100_NODE = {
+  count: 3,
+  instanceType: 'Standard_NC24ads_A100_v4',
+  gpu: { product: 'NVIDIA-A100-80GB-PCIe', count: 1, memoryMiB: 81920 },
+  cpu: '24',
+  memory: '220Gi',
+  nvme: { volumes: 2, size: '1000Gi' },
+};
 /** Bring-your-own GPU nodes; in Karpenter mode none (Karpenter makes them), the pools still define the NVMe volumes. */
 const NODES = {
   pools: [
     { name: 'a10', count: 3, instanceType: 'Standard_NV36ads_A10_v5', gpu: { product: 'NVIDIA-A10', count: 1, memoryMiB: 24576 }, cpu: '36', memory: '440Gi' },
-    {
-      name: 'a100',
-      count: 3,
-      instanceType: 'Standard_NC24ads_A100_v4',
-      gpu: { product: 'NVIDIA-A100-80GB-PCIe', count: 1, memoryMiB: 81920 },
-      cpu: '24',
-      memory: '220Gi',
-      nvme: { volumes: 2, size: '1000Gi' },
-    },
+    { name: 'a100', ...A100_NODE },
     // A multi-node group's own nodes (from KAITO v0.12.0).
-    {
-      name: 'a100-group',
-      count: 3,
-      instanceType: 'Standard_NC24ads_A100_v4',
-      gpu: { product: 'NVIDIA-A100-80GB-PCIe', count: 1, memoryMiB: 81920 },
-      cpu: '24',
-      memory: '220Gi',
-      nvme: { volumes: 2, size: '1000Gi' },
-    },
+    { name: 'a100-group', ...A100_NODE },
   ],
 };
 
