@@ -41,6 +41,12 @@ export const leanStatefulSet: CacheTransform<V1StatefulSet> = (sts) => {
   return fields ? { ...lean, metadata: { ...lean.metadata, managedFields: fields.map(templateWriterOf) } } : lean;
 };
 
+/** The object whole but for managedFields, reduced to who wrote which template containers (`kaito-ts diff` compares the rest). */
+export function withTemplateWriters<T extends KubernetesObject>(obj: T): T {
+  const fields = obj.metadata?.managedFields;
+  return fields ? { ...obj, metadata: { ...obj.metadata, managedFields: fields.map(templateWriterOf) } } : obj;
+}
+
 /**
  * Pods are read for where they run (spec.nodeName), the GPUs their containers hold, their phase, conditions and container states
  * (readiness.ts, pod-problems.ts, tuning-status.ts, migration.ts, stranded-claims.ts) and their
