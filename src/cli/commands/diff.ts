@@ -7,6 +7,7 @@ import type { KubernetesObject, V1ControllerRevision, V1StorageClass } from '@ku
 import { parseFeatureGates } from '../../api/feature-gates.js';
 import { resolveNodeProvisioner } from '../../api/node-provisioner.js';
 import { nodeClassResource } from '../../controllers/workspace/karpenter-provision.js';
+import { withTemplateWriters } from '../../controllers/workspace/cache-transforms.js';
 import { karpenterNodeClasses, PROVISIONER_FLAGS } from '../../manager/options.js';
 import { LABEL_KARPENTER_WORKSPACE_NAME } from '../../api/labels.js';
 import { DEFAULT_RELEASE_NAMESPACE } from '../../builders/facts.js';
@@ -235,18 +236,19 @@ async function loadCaches(
   ns: string | undefined,
   releaseNs: string,
 ): Promise<DiffCaches> {
-  const fill = async <T extends KubernetesObject>(type: ResourceType, namespaces: (string | undefined)[]): Promise<ObjectCache<T>> => {
+  const fill = async <T extends KubernetesObject>(type: ResourceType, namespaces: (string | undefined)[], transform?: (o: T) => T): Promise<ObjectCache<T>> => {
     const listed: T[] = [];
     // List items come without apiVersion/kind; the informers' objects (what the reconciler compares) have them.
     for (const n of new Set(namespaces)) for (const o of await read<T>(type, n)) listed.push(withTypeMeta(type, o));
-    return ObjectCache.from(listed);
+    return ObjectCache.from(listed, transform ? { transform } : {});
   };
   return {
     storageClasses: await fill<V1StorageClass>(Resources.storageClasses, [undefined]),
     nodes: await fill(Resources.nodes, [undefined]),
     configMaps: await fill(Resources.configMaps, ns === undefined ? [undefined] : [ns, releaseNs]),
     controllerRevisions: await fill<V1ControllerRevision>(Resources.controllerRevisions, [ns]),
-    statefulSets: await fill(Resources.statefulSets, [ns]),
+    // Who wrote a pod template decides how a new revision updates it, as in the reconciler.
+    statefulSets: await fill(Resources.statefulSets, [ns], withTemplateWriters),
     services: await fill(Resources.services, [ns]),
   };
 }

@@ -28,6 +28,12 @@ export type Action<S extends object = WorkspaceStatus> =
   | { kind: 'create'; type: ResourceType; object: KubernetesObject; why: string; created?: EventNote; failed?: EventNote }
   /** Delete exactly the object seen (UID precondition); already gone is done. */
   | { kind: 'delete'; type: ResourceType; ref: ObjectRef; uid: string; why: string; propagationPolicy?: 'Foreground' }
+  /**
+   * The template fields of the managers that wrote the container `container` move to our Apply entry
+   * (one JSON patch of managedFields, guarded by the resourceVersion read), so the apply that follows
+   * removes what it does not set. Nothing is sent when nobody else wrote it; already gone is done.
+   */
+  | { kind: 'takeFieldOwnership'; type: ResourceType; ref: ObjectRef; container: string; why: string }
   /** Labels added to a child (a merge patch), conditional on its resourceVersion; already gone is done. */
   | { kind: 'patchLabels'; type: ResourceType; ref: ObjectRef; resourceVersion?: string; labels: Record<string, string> }
   /** Labels on a node, conditional on its resourceVersion. */
@@ -61,6 +67,8 @@ export function describeAction(a: Action<object>, owner = 'workspace'): string {
       return `create ${ref(a.type, meta(a.object))}: ${a.why}`;
     case 'delete':
       return `delete ${ref(a.type, a.ref)}: ${a.why}`;
+    case 'takeFieldOwnership':
+      return `take ownership of ${ref(a.type, a.ref)}'s pod template: ${a.why}`;
     case 'patchLabels':
       return `label ${ref(a.type, a.ref)}: ${Object.entries(a.labels)
         .map(([k, v]) => `${k}=${v}`)

@@ -4,8 +4,9 @@
 // changes nothing. Every failure leaves as ActionFailed, classified in one place (failures.ts).
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ObjectCache } from '../../runtime/cache.js';
-import { JSON_PATCH, MERGE_PATCH, type KubeClient } from '../../runtime/client.js';
-import { ignoreGone, isAlreadyExists, isNotFound } from '../../runtime/errors.js';
+import { FIELD_MANAGER, JSON_PATCH, MERGE_PATCH, type KubeClient } from '../../runtime/client.js';
+import { ignoreGone, ignoreNotFound, isAlreadyExists, isNotFound } from '../../runtime/errors.js';
+import { takeTemplateOwnership } from './template-ownership.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import { Resources, type ResourceType } from '../../runtime/resources.js';
 import { writeStatusIfChanged } from '../../runtime/status.js';
@@ -122,6 +123,20 @@ export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
         record.writes++;
         await client.delete(a.type, a.ref, { uid: a.uid, ...(a.propagationPolicy ? { propagationPolicy: a.propagationPolicy } : {}) }).catch(ignoreGone);
         return ws;
+      case 'takeFieldOwnership': {
+        const live = await client.get(a.type, a.ref.namespace, a.ref.name).catch(ignoreNotFound);
+        const fields = live && takeTemplateOwnership(live.metadata?.managedFields ?? [], a.container, FIELD_MANAGER, live.apiVersion ?? '');
+        if (!live || !fields) return ws;
+        // Setting the resourceVersion read makes the patch conditional: a write since then is a 409 and a retry.
+        const patch = [
+          { op: 'replace', path: '/metadata/resourceVersion', value: live.metadata?.resourceVersion },
+          { op: 'replace', path: '/metadata/managedFields', value: fields },
+        ];
+        record.writes++;
+        const patched = await client.patch(a.type, a.ref, patch, JSON_PATCH).catch(ignoreNotFound);
+        if (patched) this.written(a.type, patched);
+        return ws;
+      }
       case 'patchLabels': {
         record.writes++;
         const patched = await client

@@ -2,8 +2,9 @@
 // ownership, collision and drift rules) read, so that memory grows with what we use, not with
 // what the cluster stores. Everything stored passes through here: list, watch and write-through.
 // What stays, and why, is pinned by cache-transforms.test.ts.
-import type { KubernetesObject, V1ControllerRevision, V1EndpointSlice, V1Node, V1Pod, V1PodSpec } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ControllerRevision, V1EndpointSlice, V1Node, V1Pod, V1PodSpec, V1StatefulSet } from '@kubernetes/client-node';
 import { specWriterOf } from '../../api/spec-version.js';
+import { templateWriterOf } from '../shared/template-ownership.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import { withoutFieldSets, type CacheTransform } from '../../runtime/cache.js';
 
@@ -27,6 +28,23 @@ export function leanWorkspace<T extends KubernetesObject>(ws: T): T {
   const lean = leanObject(ws);
   const fields = ws.metadata?.managedFields;
   return fields ? { ...lean, metadata: { ...lean.metadata, managedFields: fields.map(specWriterOf) } } : lean;
+}
+
+/**
+ * StatefulSets keep, of managedFields, which template containers each writer put there: whether
+ * kaito-ts or another manager wrote the pod template decides how a new revision updates it
+ * (template-ownership.ts).
+ */
+export const leanStatefulSet: CacheTransform<V1StatefulSet> = (sts) => {
+  const lean = leanObject(sts);
+  const fields = sts.metadata?.managedFields;
+  return fields ? { ...lean, metadata: { ...lean.metadata, managedFields: fields.map(templateWriterOf) } } : lean;
+};
+
+/** The object whole but for managedFields, reduced to who wrote which template containers (`kaito-ts diff` compares the rest). */
+export function withTemplateWriters<T extends KubernetesObject>(obj: T): T {
+  const fields = obj.metadata?.managedFields;
+  return fields ? { ...obj, metadata: { ...obj.metadata, managedFields: fields.map(templateWriterOf) } } : obj;
 }
 
 /**

@@ -41,7 +41,9 @@ import { podCreationFailure } from './pod-creation.js';
 import { ANNOUNCED_REASONS, statefulSetReadiness, withDroppedFields, withReadinessTimeout, withWarning, type Readiness } from './readiness.js';
 import { Reason } from './reasons.js';
 import { planRevision } from './revisions.js';
-import { adoptableAsIs, atRevisionUpdate, selectiveUpdate } from './selective-update.js';
+import { adoptableAsIs, atRevisionUpdate, selectiveUpdate, wholeTemplateUpdate } from './selective-update.js';
+import { foreignTemplate } from '../shared/template-ownership.js';
+import { FIELD_MANAGER } from '../../runtime/client.js';
 import type { WorkspaceSnapshot } from './snapshot.js';
 import { strandedClaims } from './stranded-claims.js';
 
@@ -241,8 +243,14 @@ function planStatefulSet(
   const freshKind = built.freshWeightsVolume;
   const reshape = !!live && !sameRevision && !!freshKind && freshKind !== liveKind;
   // At its revision the live pod template stays as it is (a replica change writes nothing a pod runs);
-  // a new revision takes ours: the four updatable parts whole, the rest as live.
-  const selective = !live || reshape ? desired : sameRevision ? atRevisionUpdate(desired, live) : selectiveUpdate(desired, live);
+  // a new revision takes ours: on a template kaito-ts wrote the four updatable parts whole, the rest
+  // as live (KAITO's rule). On one another manager wrote (a takeover), a change that rolls the pod
+  // takes our template whole, once its fields are ours (template-ownership.ts): never KAITO's image
+  // and command with our init containers. One that rolls nothing (a v0.8.0 takeover) stays selective.
+  const main = desired.spec?.template.spec?.containers[0]?.name ?? '';
+  const kept = live && !sameRevision && !reshape ? selectiveUpdate(desired, live) : undefined;
+  const foreign = !!kept && !!live && foreignTemplate(live, main, FIELD_MANAGER) && needsApply(kept.spec!.template, live.spec?.template);
+  const selective = !live || reshape ? desired : sameRevision ? atRevisionUpdate(desired, live) : foreign ? wholeTemplateUpdate(desired, live) : kept!;
   const next: V1StatefulSet = { ...selective, spec: { ...selective.spec!, replicas } };
   const update = live || b.snap.surgeSets.length ? updateStep(b, built, resolved, live, next, !unchanged) : undefined;
   if (!live) {
@@ -262,6 +270,15 @@ function planStatefulSet(
       why: `model weights volume changes from ${liveKind} to ${freshKind}; it is created again once gone`,
     });
     return { workload: undefined, update };
+  }
+  if (foreign) {
+    b.add({
+      kind: 'takeFieldOwnership',
+      type: Resources.statefulSets,
+      ref,
+      container: main,
+      why: 'another manager wrote it; our apply of the new revision replaces it whole',
+    });
   }
   applyIt(
     next,

@@ -4,7 +4,8 @@
 // object we apply is the desired one, with every other field we own taken back from the live
 // object, so applying it changes exactly the four updatable parts. Fields other managers own (a
 // user's label, annotation or sidecar) are not in what we apply, so SSA leaves them alone. At the
-// revision the live object already has, its pod template is kept as it is (atRevisionUpdate).
+// revision the live object already has, its pod template is kept as it is (atRevisionUpdate). A
+// template another manager wrote (a takeover of KAITO's) is replaced whole instead (wholeTemplateUpdate).
 import type { V1Container, V1PodSpec, V1StatefulSet } from '@kubernetes/client-node';
 import { ANNOTATION_REVISION } from '../../api/labels.js';
 import type { Workspace } from '../../api/types.js';
@@ -28,14 +29,28 @@ export function selectiveUpdate(desired: V1StatefulSet, cached: DeepReadonly<V1S
   // The result takes fields from the live object, which is the cache's (frozen): a copy of it goes in.
   const live = mutableCopy<V1StatefulSet>(cached);
   const dSpec = desired.spec!;
-  const lSpec = live.spec!;
   const dPod = dSpec.template.spec!;
-  const lPod = lSpec.template.spec;
+  const lPod = live.spec!.template.spec;
   const [main, ...others] = dPod.containers;
   const liveMain = lPod?.containers.find((c) => c.name === main?.name);
   const containers = main
     ? [keepLive(main, liveMain, UPDATABLE_CONTAINER_FIELDS), ...others.map((c) => lPod?.containers.find((l) => l.name === c.name) ?? c)]
     : dPod.containers;
+  const whole = wholeTemplateUpdate(desired, cached);
+  return {
+    ...whole,
+    spec: { ...whole.spec!, template: { ...dSpec.template, spec: { ...keepLive(dPod, lPod, UPDATABLE_POD_FIELDS), containers } } },
+  };
+}
+
+/**
+ * The apply of a new revision on a template another manager wrote (template-ownership.ts): our pod
+ * template whole, so the pod is kaito-ts's shape and never KAITO's image and command with our init
+ * containers and volumes. What is immutable after creation, and the replicas, stay as live.
+ */
+export function wholeTemplateUpdate(desired: V1StatefulSet, cached: DeepReadonly<V1StatefulSet>): V1StatefulSet {
+  const lSpec = mutableCopy<V1StatefulSet>(cached).spec!;
+  const dSpec = desired.spec!;
   return {
     ...desired,
     spec: {
@@ -45,10 +60,6 @@ export function selectiveUpdate(desired: V1StatefulSet, cached: DeepReadonly<V1S
       selector: lSpec.selector,
       serviceName: lSpec.serviceName,
       ...(lSpec.volumeClaimTemplates ? { volumeClaimTemplates: lSpec.volumeClaimTemplates.map(stripClaimStatus) } : {}),
-      template: {
-        ...dSpec.template,
-        spec: { ...keepLive(dPod, lPod, UPDATABLE_POD_FIELDS), containers },
-      },
     },
   };
 }

@@ -29,7 +29,17 @@ import {
 import type { NodeClaim } from '../../builders/nodeclaim.js';
 import type { NodePool } from '../../builders/nodepool.js';
 import { nodePressures } from './node-pressure.js';
-import { LABEL_SERVICE_NAME, leanEndpointSlice, leanNode, leanObject, leanPod, leanRevision, leanWorkspace, servingPodsOf } from './cache-transforms.js';
+import {
+  LABEL_SERVICE_NAME,
+  leanEndpointSlice,
+  leanNode,
+  leanObject,
+  leanPod,
+  leanRevision,
+  leanStatefulSet,
+  leanWorkspace,
+  servingPodsOf,
+} from './cache-transforms.js';
 import { defaultTuningTemplate, tuningMethod } from '../../api/tuning-config.js';
 import { matchesSelector } from '../../runtime/label-selector.js';
 import { keyOf, type CacheReader, type ObjectEvent } from '../../runtime/cache.js';
@@ -86,7 +96,7 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     onWatchError: (type, err) => watchFailure(type.plural, err.message),
   })
     .for('workspaces', resource<WorkspaceObject>(Resources.workspaces), { transform: leanWorkspace })
-    .owns('statefulSets', resource<V1StatefulSet>(Resources.statefulSets), { lane: 'fast' })
+    .owns('statefulSets', resource<V1StatefulSet>(Resources.statefulSets), { lane: 'fast', transform: leanStatefulSet })
     // Any Deployment named like a workspace matters: owned ones migrate, foreign ones are reported.
     .watches('deployments', resource<V1Deployment>(Resources.deployments), { map: (c) => sameNameWorkspace(c.workspaces) })
     .owns('services', resource<V1Service>(Resources.services))

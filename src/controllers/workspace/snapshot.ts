@@ -16,7 +16,7 @@ import type {
   V1StatefulSet,
 } from '@kubernetes/client-node';
 import { LABEL_KARPENTER_NODEPOOL, LABEL_PREPULL, LABEL_REVISION_WORKSPACE_NAME, LABEL_SURGE, LABEL_WORKSPACE_NAME } from '../../api/labels.js';
-import { LABEL_SERVICE_NAME, servingPodsOf } from './cache-transforms.js';
+import { LABEL_SERVICE_NAME, servingPodsOf, withTemplateWriters } from './cache-transforms.js';
 import { ownedBy } from './ownership.js';
 import { inferencePresetOf } from '../../api/resolved-workspace.js';
 import { headlessServiceName } from '../../builders/meta.js';
@@ -255,7 +255,8 @@ export function cachesFromObjects(objects: readonly KubernetesObject[]): Workspa
   return Object.fromEntries(
     [...new Set<keyof WorkspaceKinds>([...Object.values(CACHE_OF_KIND), 'poolClaims', 'nodeClasses'])].map((field) => [
       field,
-      ObjectCache.from(byField.get(field) ?? []),
+      // StatefulSets keep who wrote their template: it decides how a new revision updates it.
+      ObjectCache.from(byField.get(field) ?? [], field === 'statefulSets' ? { transform: withTemplateWriters } : {}),
     ]),
   ) as unknown as WorkspaceStores;
 }

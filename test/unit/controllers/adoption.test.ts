@@ -76,9 +76,12 @@ function kaitoCluster(ws: Workspace): KubernetesObject[] {
         const adapter = ws.inference!.adapters!.find((a) => `puller-${a.source!.name}` === c.name)!;
         c.args = [kaitoScript(adapter.source!.image!, `${ADAPTER_MOUNT_PATH}/${adapter.source!.name}`)];
       }
+      // KAITO's create owns the whole main container (template-ownership.ts reads who wrote it).
+      const main = `k:{"name":"${sts.spec!.template.spec!.containers[0]!.name}"}`;
+      const fieldsV1 = { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { [main]: { '.': {}, 'f:name': {}, 'f:image': {} } } } } } };
       return {
         ...sts,
-        metadata: { ...sts.metadata, generation: 1 },
+        metadata: { ...sts.metadata, generation: 1, managedFields: [{ manager: 'manager', operation: 'Update', fieldsV1 }] },
         status: { observedGeneration: 1, replicas: 1, readyReplicas: 1, updatedReplicas: 1, currentRevision: 'r1', updateRevision: 'r1' },
       } as KubernetesObject;
     }),
@@ -101,6 +104,7 @@ test("KAITO's puller script at the workspace's revision: the StatefulSet is not 
   assert.equal(live.metadata?.annotations?.[ANNOTATION_REVISION], '1');
   const p = plan(taken(ws), objects);
   assert.deepEqual(applied(p, 'StatefulSet'), [], 'no StatefulSet apply');
+  assert.ok(!p.actions.some((a) => a.kind === 'takeFieldOwnership'), 'no ownership taken');
   assert.ok(!p.actions.some((a) => (a.kind === 'delete' || a.kind === 'create') && a.type.kind === 'StatefulSet'));
   // `kaito-ts diff` decides the same; `--rebuild` shows our script where KAITO's runs (nothing written).
   const caches = cachesFromObjects(objects);
@@ -122,11 +126,31 @@ test("a replica change at the workspace's revision: only the replicas change, KA
     o.kind === 'StatefulSet' ? ({ ...o, spec: { ...(o as V1StatefulSet).spec!, replicas: 0 } } as KubernetesObject) : o,
   );
   const live = liveSts(objects);
-  const [sts, ...more] = applied(plan(taken(ws), objects), 'StatefulSet');
+  const p = plan(taken(ws), objects);
+  const [sts, ...more] = applied(p, 'StatefulSet');
   assert.ok(sts && more.length === 0, 'one StatefulSet apply');
+  assert.ok(!p.actions.some((a) => a.kind === 'takeFieldOwnership'), "KAITO's template is not taken over for a replica change");
   assert.equal(sts.spec?.replicas, 1);
   assert.deepEqual(sts.spec?.template.spec?.initContainers, live.spec?.template.spec?.initContainers);
   assert.ok(!needsApply(sts.spec?.template, live.spec?.template), 'nothing in the pod template changes');
+});
+
+test("KAITO v0.8.0's StatefulSet (no revision annotation, the pod kaito-ts renders) when its replicas change: no pod change, no ownership taken", () => {
+  const ws = workspace();
+  const ours = applied(plan(ws, [node()]), 'StatefulSet')[0]!;
+  const objects = kaitoCluster(ws).map((o) => {
+    if (o.kind !== 'StatefulSet') return o;
+    const sts = structuredClone(o) as V1StatefulSet;
+    delete sts.metadata!.annotations![ANNOTATION_REVISION];
+    sts.spec!.template.spec!.initContainers = ours.spec!.template.spec!.initContainers;
+    return { ...sts, spec: { ...sts.spec!, replicas: 0 } } as KubernetesObject;
+  });
+  const live = liveSts(objects);
+  const p = plan(taken(ws), objects);
+  const [sts] = applied(p, 'StatefulSet');
+  assert.equal(sts?.spec?.replicas, 1);
+  assert.ok(!p.actions.some((a) => a.kind === 'takeFieldOwnership'));
+  assert.ok(!needsApply(sts?.spec?.template, live.spec?.template), 'nothing in the pod template changes');
 });
 
 test("a new revision: the init containers become ours as a whole, KAITO's script nowhere", () => {
@@ -134,8 +158,16 @@ test("a new revision: the init containers become ours as a whole, KAITO's script
   const objects = kaitoCluster(ws);
   const live = liveSts(objects);
   const changed = workspace([...ADAPTERS, { source: { name: 'third-lora', image: 'kaito/third-lora:1' } }]);
-  const [sts] = applied(plan(taken(changed), objects), 'StatefulSet');
+  const p = plan(taken(changed), objects);
+  const [sts] = applied(p, 'StatefulSet');
   assert.ok(sts, 'the StatefulSet is applied for revision 2');
+  // KAITO wrote the template: its fields become ours first, then our template is applied whole.
+  assert.deepEqual(
+    p.actions.filter((a) => a.kind === 'takeFieldOwnership' || (a.kind === 'apply' && a.type.kind === 'StatefulSet')).map((a) => a.kind),
+    ['takeFieldOwnership', 'apply'],
+  );
+  const ours = applied(plan(changed, [node()]), 'StatefulSet')[0]!;
+  assert.deepEqual(sts.spec?.template, ours.spec?.template, 'the pod template a fresh workspace of this spec gets');
   assert.equal(sts.metadata?.annotations?.[ANNOTATION_REVISION], '2');
   const init = sts.spec?.template.spec?.initContainers ?? [];
   const kaitoScripts = new Set(pullers(live).map((c) => c.args?.[0]));

@@ -7,6 +7,7 @@ import {
   leanObject,
   leanPod,
   leanRevision,
+  leanStatefulSet,
   leanWorkspace,
   servingPodsOf,
 } from '../../../src/controllers/workspace/cache-transforms.js';
@@ -112,6 +113,32 @@ describe('cache transforms', () => {
     assert.deepEqual(lean.metadata?.annotations, { keep: 'me' });
     assert.deepEqual(lean.metadata?.ownerReferences, meta('p').ownerReferences);
     assert.deepEqual(lean.spec, pod('p', podStatus(true)).spec, 'the generic transform keeps specs (drift compares them)');
+  });
+
+  it('StatefulSets keep, of managedFields, which template containers each writer put there: who wrote the template is still told', () => {
+    const main = { '.': {}, 'f:name': {}, 'f:image': {}, 'f:command': {} };
+    const written = {
+      metadata: {
+        name: 's',
+        managedFields: [
+          {
+            manager: 'manager',
+            operation: 'Update',
+            time: new Date(0),
+            fieldsV1: { 'f:spec': { 'f:replicas': {}, 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"s"}': main } } } } },
+          },
+          { manager: 'kube-controller-manager', operation: 'Update', subresource: 'status', fieldsV1: { 'f:status': {} } },
+        ],
+      },
+    };
+    assert.deepEqual(leanStatefulSet(written).metadata?.managedFields, [
+      {
+        manager: 'manager',
+        operation: 'Update',
+        fieldsV1: { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"s"}': { 'f:name': {} } } } } } },
+      },
+      { manager: 'kube-controller-manager', operation: 'Update', subresource: 'status' },
+    ]);
   });
 
   it("workspaces also keep each writer's apiVersion and spec fields: a spec written in v1alpha1 is still told", () => {

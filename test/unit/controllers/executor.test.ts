@@ -218,3 +218,49 @@ test('what follows the model-load write yields the QPS budget: Services and stat
     'PATCH /apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1/status deferrable',
   ]);
 });
+
+test("executor: taking a template's ownership reads the object, then one JSON patch of managedFields guarded by its resourceVersion", async () => {
+  const path = '/apis/apps/v1/namespaces/ns1/statefulsets/ws1';
+  const main = { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"ws1"}': { '.': {}, 'f:name': {}, 'f:image': {} } } } } } };
+  const kaitoMade = (manager: string, operation: string) => ({
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: 'ws1', namespace: 'ns1', resourceVersion: '41', managedFields: [{ manager, operation, fieldsV1: main }] },
+  });
+  const take = { kind: 'takeFieldOwnership' as const, type: Resources.statefulSets, ref: { namespace: 'ns1', name: 'ws1' }, container: 'ws1', why: 'test' };
+  const rows: [string, KubernetesObject, string[], unknown][] = [
+    [
+      'written by another manager: its template moves to our Apply entry',
+      kaitoMade('manager', 'Update'),
+      [`GET ${path}`, `PATCH ${path} fieldManager=kaito-ts (json-patch)`],
+      [
+        { op: 'replace', path: '/metadata/resourceVersion', value: '41' },
+        {
+          op: 'replace',
+          path: '/metadata/managedFields',
+          value: [{ manager: 'kaito-ts', operation: 'Apply', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: main }],
+        },
+      ],
+    ],
+    ['written by kaito-ts: only read', kaitoMade('kaito-ts', 'Apply'), [`GET ${path}`], undefined],
+  ];
+  for (const [name, live, requests, patch] of rows) {
+    server.seen = [];
+    server.script = (r) =>
+      r.method === 'GET' ? { status: 200, body: live } : { status: 200, body: { ...live, metadata: { ...live.metadata, resourceVersion: '42' } } };
+    const d = deps([ws()]);
+    const record = await new PlanExecutor({ ...d, owner: Resources.workspaces }).execute(ws(), { actions: [take] });
+    assert.deepEqual(server.seen.map(line), requests, name);
+    assert.deepEqual(server.seen.find((r) => r.method === 'PATCH')?.body, patch, name);
+    assert.equal(record.writes, patch ? 1 : 0, name);
+  }
+  // A write since the read is a 409: the pass is retried, never taken as a refusal of the object.
+  server.script = (r) =>
+    r.method === 'GET'
+      ? { status: 200, body: kaitoMade('manager', 'Update') }
+      : { status: 409, body: { kind: 'Status', code: 409, reason: 'Conflict', message: 'the object has been modified' } };
+  const failed = await new PlanExecutor({ ...deps([ws()]), owner: Resources.workspaces }).execute(ws(), { actions: [take] }).catch((e: unknown) => e);
+  assert.ok(failed instanceof ActionFailed);
+  assert.deepEqual(planErrorPolicy(failed), { terminal: false, notBeforeMs: 0 });
+  server.script = undefined;
+});

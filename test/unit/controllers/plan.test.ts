@@ -2,7 +2,7 @@
 // the failure out. Each row is one branch of the workspace controller.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubernetesObject, V1ControllerRevision, V1Deployment, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Container, V1ControllerRevision, V1Deployment, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
 import { ConditionType, WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
 import type { Workspace } from '../../../src/api/types.js';
@@ -132,6 +132,28 @@ const writtenIn = (apiVersion: string, ws: Workspace): Workspace => ({
   metadata: { ...ws.metadata, managedFields: [{ manager: 'kubectl', operation: 'Update', apiVersion, fieldsV1: { 'f:resource': {}, 'f:inference': {} } }] },
 });
 const twoNodes: Workspace = { ...byo, resource: { ...byo.resource, count: 2 } };
+
+/** A new revision: an adapter added to the spec. */
+const withAdapter = (ws: Workspace): Workspace => ({ ...ws, inference: { ...ws.inference, adapters: [{ source: { name: 'a', image: 'example/a:1' } }] } });
+function withMain(sts: V1StatefulSet, main: Partial<V1Container>): V1StatefulSet {
+  const copy = structuredClone(sts);
+  const pod = copy.spec!.template.spec!;
+  pod.containers = [{ ...pod.containers[0]!, ...main }, ...pod.containers.slice(1)];
+  return copy;
+}
+/** The StatefulSet as KAITO v0.12 would have made it: its image, command and exec probe, written by its manager. */
+function writtenByKaito(o: KubernetesObject): V1StatefulSet {
+  const sts = o as V1StatefulSet;
+  if (o.kind !== 'StatefulSet') return sts;
+  const name = sts.spec!.template.spec!.containers[0]!.name;
+  const kaito = withMain(sts, { image: 'kaito-base:0.5.0', command: ['kaito'], startupProbe: { exec: { command: ['true'] } } });
+  const fieldsV1 = { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { [`k:{"name":"${name}"}`]: { '.': {}, 'f:name': {}, 'f:image': {} } } } } } };
+  return { ...kaito, metadata: { ...kaito.metadata, managedFields: [{ manager: 'manager', operation: 'Update', fieldsV1 }] } };
+}
+const appliedStatefulSet = (p: Plan) => {
+  const a = p.actions.find((x) => x.kind === 'apply' && x.type.kind === 'StatefulSet');
+  return a?.kind === 'apply' ? (a.object as V1StatefulSet) : undefined;
+};
 
 const rows: Row[] = [
   {
@@ -275,6 +297,55 @@ const rows: Row[] = [
         'the live volumes and mounts',
       );
       assert.equal(pod.containers[0]?.startupProbe, undefined, 'no field of ours the live template lacks');
+    },
+  },
+  {
+    name: 'a spec change on a pod template KAITO wrote (a takeover): its fields become ours, then our template is applied whole',
+    snap: () =>
+      snapshot(
+        withAdapter(afterFirstPass(byo)),
+        readySts(converged(byo)).map((o) => writtenByKaito(o)),
+      ),
+    check: (p) => {
+      assert.deepEqual(
+        steps(p).filter((s) => /StatefulSet|takeFieldOwnership/.test(s)),
+        ['takeFieldOwnership', 'apply StatefulSet ws1'],
+      );
+      const take = p.actions.find((a) => a.kind === 'takeFieldOwnership');
+      assert.deepEqual(take?.kind === 'takeFieldOwnership' ? [take.ref, take.container] : undefined, [{ namespace: 'ns1', name: 'ws1' }, 'ws1']);
+      const main = appliedStatefulSet(p)?.spec?.template.spec?.containers[0];
+      assert.notEqual(main?.image, 'kaito-base:0.5.0', "our image, not KAITO's");
+      assert.notDeepEqual(main?.command, ['kaito'], 'our command');
+      assert.equal(main?.startupProbe?.exec, undefined);
+      const live = converged(byo).find((o): o is V1StatefulSet => o.kind === 'StatefulSet')!;
+      assert.deepEqual(appliedStatefulSet(p)?.spec?.selector, live.spec?.selector, 'the immutable selector as live');
+    },
+  },
+  {
+    name: "a spec change on a pod template kaito-ts wrote: KAITO's selective update, nothing taken over",
+    snap: () =>
+      snapshot(
+        withAdapter(afterFirstPass(byo)),
+        readySts(converged(byo)).map((o) => (o.kind === 'StatefulSet' ? withMain(o as V1StatefulSet, { image: 'user:1', command: ['user'] }) : o)),
+      ),
+    check: (p) => {
+      assert.ok(!p.actions.some((a) => a.kind === 'takeFieldOwnership'));
+      const main = appliedStatefulSet(p)?.spec?.template.spec?.containers[0];
+      assert.deepEqual([main?.image, main?.command], ['user:1', ['user']], 'image and command as live');
+    },
+  },
+  {
+    name: 'a replica change at the revision of a pod template KAITO wrote: no takeover, the template as live',
+    snap: () =>
+      snapshot(
+        afterFirstPass(byo),
+        readySts(converged(byo)).map((o) => (o.kind === 'StatefulSet' ? { ...writtenByKaito(o), spec: { ...writtenByKaito(o).spec!, replicas: 0 } } : o)),
+      ),
+    check: (p) => {
+      assert.ok(!p.actions.some((a) => a.kind === 'takeFieldOwnership'));
+      const sts = appliedStatefulSet(p);
+      assert.equal(sts?.spec?.replicas, 1);
+      assert.equal(sts?.spec?.template.spec?.containers[0]?.image, 'kaito-base:0.5.0');
     },
   },
   {
