@@ -21,7 +21,7 @@ import { freePort, startController, type RunningController } from './child.js';
 import { startCountingProxy } from './proxy.js';
 import { countWrites } from './verbs.js';
 import { ensureReleaseNamespace, installCrds } from './cluster.js';
-import { LABEL_KARPENTER_WORKSPACE_NAMESPACE } from '../src/api/labels.js';
+import { ANNOTATION_REVISION, LABEL_KARPENTER_WORKSPACE_NAMESPACE } from '../src/api/labels.js';
 import { kwokNodeClassFlags } from '../src/simcluster/karpenter/operator-flags.js';
 import { CONTROLLERS, missingPrerequisite, type ControllerId } from './controllers.js';
 import {
@@ -175,6 +175,58 @@ async function start(
   const logFile = join(dir, `${id}.log`);
   log(`starting ${id} (log ${logFile})`);
   return { ctl: await startController(launch, logFile, `http://127.0.0.1:${probe}/readyz`), metrics: `http://127.0.0.1:${metrics}/metrics` };
+}
+
+/**
+ * Adds an adapter to a taken-over workspace (a new revision) and checks that its StatefulSet becomes
+ * kaito-ts's own, whole: its revision moves, `kaito-ts diff --rebuild` finds nothing to change in it,
+ * and only kaito-ts's apply owns its pod template.
+ */
+async function specChangeAfterTakeover(
+  kubectl: (args: string[]) => Promise<string>,
+  workspace: string,
+  rebuild: string[],
+): Promise<{ workspace: string; problem?: string; summary: string }> {
+  type Sts = {
+    metadata: { generation?: number; annotations?: Record<string, string>; managedFields?: { manager: string; operation: string; fieldsV1?: unknown }[] };
+    spec?: { replicas?: number };
+    status?: { observedGeneration?: number; updatedReplicas?: number; readyReplicas?: number };
+  };
+  const sts = async (): Promise<Sts> => JSON.parse(await kubectl(['get', 'statefulset', workspace, '-n', NS, '-o', 'json', '--show-managed-fields'])) as Sts;
+  const revisionBefore = (await sts()).metadata.annotations?.[ANNOTATION_REVISION];
+  // One more LoRA adapter: a new revision of the workspace's own spec.
+  const ws = JSON.parse(await kubectl(['get', 'workspace', workspace, '-n', NS, '-o', 'json'])) as { inference?: { adapters?: unknown[] } };
+  const adapter = { inference: { adapters: [...(ws.inference?.adapters ?? []), { source: { name: 'added-lora', image: 'kaito/phi-3-lora:0.0.1' } }] } };
+  await kubectl(['patch', 'workspace', workspace, '-n', NS, '--type=merge', '-p', JSON.stringify(adapter)]);
+  try {
+    await waitUntil(
+      `StatefulSet ${workspace} at a new revision`,
+      120_000,
+      async () => (await sts()).metadata.annotations?.[ANNOTATION_REVISION] !== revisionBefore,
+    );
+  } catch (err) {
+    return { workspace, problem: (err as Error).message, summary: '' };
+  }
+  const after = await sts();
+  const templateOwners = (after.metadata.managedFields ?? [])
+    .filter((m) => JSON.stringify(m.fieldsV1 ?? {}).includes('"f:template"'))
+    .map((m) => `${m.manager}:${m.operation}`);
+  const r = await sh(process.execPath, rebuild);
+  const lines = r.stdout.split('\n');
+  const at = lines.findIndex((l) => l.trim().startsWith(`StatefulSet ${NS}/${workspace}:`));
+  const line = at >= 0 ? (lines[at] ?? '').trim() : '(no line)';
+  // The fields listed under it; claim templates are immutable and stay as KAITO sized them, by design.
+  const fields = at >= 0 ? lines.slice(at + 1).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('    '))) : [];
+  const differing = fields.filter((f) => !/^\s+[~+-] spec\.volumeClaimTemplates/.test(f));
+  const revision = `revision ${revisionBefore} → ${after.metadata.annotations?.[ANNOTATION_REVISION]}`;
+  if (!/: no change$/.test(line) && (fields.length === 0 || differing.length > 0))
+    return { workspace, problem: `after the spec change, diff --rebuild says: ${line}${differing.length ? `\n${differing.join('\n')}` : ''}`, summary: '' };
+  if (templateOwners.join() !== 'kaito-ts:Apply')
+    return { workspace, problem: `the pod template of ${workspace} is owned by ${templateOwners.join(', ')}`, summary: '' };
+  return {
+    workspace,
+    summary: `StatefulSet ${workspace} ${revision}: kaito-ts's own template whole (diff --rebuild: no change; template owned by kaito-ts:Apply only)`,
+  };
 }
 
 async function writesOf(metricsUrl: string): Promise<string> {
@@ -367,11 +419,24 @@ async function main(opts: TakeoverOptions): Promise<number> {
     const after = await snapshot(kubectl);
     const sideAfter = await sideState(kubectl);
     const karpenterAfter = karpenter ? await karpenterSnapshot(kubectl) : undefined;
+    // The takeover's own writes, before the spec change below adds its own.
+    const takeoverCounts = { byResource: proxy.byVerbAndResource(), byVerb: proxy.byVerb() };
+    // Weights on an emptyDir under both controllers, so the new revision updates the StatefulSet in place.
+    const rolled = await specChangeAfterTakeover(kubectl, karpenter ? 'phi4-a100' : 'preset-a10', [
+      CLI,
+      'diff',
+      '-n',
+      NS,
+      '--kubeconfig',
+      kubeconfig,
+      ...operatorFlags,
+      '--rebuild',
+    ]);
     await ours.ctl.stop();
     await proxy.close();
     await hub?.close();
     const WRITE = /^(create|update|patch|delete|deletecollection) /;
-    const writesByResource = Object.entries(proxy.byVerbAndResource())
+    const writesByResource = Object.entries(takeoverCounts.byResource)
       .filter(([k]) => WRITE.test(k))
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([k, v]) => `${k} × ${v}`);
@@ -390,7 +455,7 @@ async function main(opts: TakeoverOptions): Promise<number> {
         : []),
       // What the operator would write on its first pass: nothing but status, so the diff must be empty.
       ...(diff.code !== 0 ? [`FAIL: kaito-ts diff exited ${diff.code} before kaito-ts started: it would change a child`] : []),
-      `kaito-ts API writes after takeover: ${writes} (counting proxy: ${countWrites(proxy.byVerb())} writes: ${writesByResource.join(', ') || 'none'})`,
+      `kaito-ts API writes after takeover: ${writes} (counting proxy: ${countWrites(takeoverCounts.byVerb)} writes: ${writesByResource.join(', ') || 'none'})`,
       ...sideNotes(sideBefore, sideAfter).map((n) => `written (expected: kaito-ts owns status and its ConfigMap copy): ${n}`),
       ...(k
         ? [
@@ -403,6 +468,8 @@ async function main(opts: TakeoverOptions): Promise<number> {
           ]
         : []),
       ...notes.map((n) => `note: ${n}`),
+      `--- a spec change after the takeover (an adapter added to ${rolled.workspace}) ---`,
+      rolled.problem ? `FAIL: ${rolled.problem}` : `PASS: ${rolled.summary}`,
       ...(problems.length
         ? problems.map((p) => `FAIL: ${p}`)
         : ['PASS: no pod restarted or re-created; no StatefulSet, Service, ControllerRevision or Job re-created or changed apart from status']),
@@ -413,7 +480,7 @@ async function main(opts: TakeoverOptions): Promise<number> {
         .map((l) => l.trimEnd()),
     ];
     process.stdout.write(`${out.join('\n')}\n`);
-    return problems.length || k?.problems.length || diff.code !== 0 ? 1 : 0;
+    return problems.length || k?.problems.length || diff.code !== 0 || rolled.problem ? 1 : 0;
   } finally {
     log('stopping the private cluster');
     await sh(process.execPath, [CLI, 'simcluster', 'down'], CLUSTER_ENV);
