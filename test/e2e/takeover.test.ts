@@ -2,7 +2,8 @@
 // its source tree by `bash simcluster/build-kaito.sh <tag>`, brings workspaces to InferenceReady on a
 // private cluster (ports +3000), is stopped, `kaito-ts diff` must exit 0, and kaito-ts takes over with no
 // pod restarted and no StatefulSet, Service, ControllerRevision (or, in Karpenter mode, NodePool, NodeClaim
-// or node) re-created or changed. The runs share that cluster's state folder, so they run one after another.
+// or node) re-created or changed; then a spec change rolls one adopted StatefulSet to kaito-ts's own pod
+// template, whole. The runs share that cluster's state folder, so they run one after another.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -36,6 +37,7 @@ describe('takeover from a running KAITO', { concurrency: 1 }, () => {
       assert.match(r.stdout, /kaito-ts diff after kaito-v[\d.]+ stopped: exit 0;/, report);
       assert.match(r.stdout, /^PASS: no pod restarted or re-created/m, report);
       assert.doesNotMatch(r.stdout, /^FAIL:/m, report);
+      assert.match(r.stdout, /^PASS: StatefulSet \S+ revision \d+ → \d+: kaito-ts's own template whole/m, report);
       if (args.includes('karpenter')) assert.match(r.stdout, /^PASS: no NodePool rewritten/m, report);
     });
   }
