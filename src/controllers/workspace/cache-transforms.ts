@@ -2,7 +2,16 @@
 // ownership, collision and drift rules) read, so that memory grows with what we use, not with
 // what the cluster stores. Everything stored passes through here: list, watch and write-through.
 // What stays, and why, is pinned by cache-transforms.test.ts.
-import type { KubernetesObject, V1ControllerRevision, V1EndpointSlice, V1Node, V1Pod, V1PodSpec, V1StatefulSet } from '@kubernetes/client-node';
+import type {
+  KubernetesObject,
+  V1ControllerRevision,
+  V1EndpointSlice,
+  V1ManagedFieldsEntry,
+  V1Node,
+  V1Pod,
+  V1PodSpec,
+  V1StatefulSet,
+} from '@kubernetes/client-node';
 import { specWriterOf } from '../../api/spec-version.js';
 import { templateWriterOf } from '../shared/template-ownership.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
@@ -20,14 +29,18 @@ export function leanObject<T extends KubernetesObject>(obj: T): T {
   return { ...slim, metadata: { ...slim.metadata, annotations: rest } };
 }
 
+/** `into` with the managedFields of `from`, each entry reduced by `reduce` (none: `into` as it is). */
+function withManagedFields<T extends KubernetesObject>(into: T, from: KubernetesObject, reduce: (e: V1ManagedFieldsEntry) => V1ManagedFieldsEntry): T {
+  const fields = from.metadata?.managedFields;
+  return fields ? { ...into, metadata: { ...into.metadata, managedFields: fields.map(reduce) } } : into;
+}
+
 /**
  * Workspaces keep a little more of managedFields: each writer's apiVersion and which spec fields it
  * owns, from which spec-version.ts tells a workspace written in v1alpha1 (KAITO applies more rules to those).
  */
 export function leanWorkspace<T extends KubernetesObject>(ws: T): T {
-  const lean = leanObject(ws);
-  const fields = ws.metadata?.managedFields;
-  return fields ? { ...lean, metadata: { ...lean.metadata, managedFields: fields.map(specWriterOf) } } : lean;
+  return withManagedFields(leanObject(ws), ws, specWriterOf);
 }
 
 /**
@@ -35,16 +48,11 @@ export function leanWorkspace<T extends KubernetesObject>(ws: T): T {
  * kaito-ts or another manager wrote the pod template decides how a new revision updates it
  * (template-ownership.ts).
  */
-export const leanStatefulSet: CacheTransform<V1StatefulSet> = (sts) => {
-  const lean = leanObject(sts);
-  const fields = sts.metadata?.managedFields;
-  return fields ? { ...lean, metadata: { ...lean.metadata, managedFields: fields.map(templateWriterOf) } } : lean;
-};
+export const leanStatefulSet: CacheTransform<V1StatefulSet> = (sts) => withManagedFields(leanObject(sts), sts, templateWriterOf);
 
 /** The object whole but for managedFields, reduced to who wrote which template containers (`kaito-ts diff` compares the rest). */
 export function withTemplateWriters<T extends KubernetesObject>(obj: T): T {
-  const fields = obj.metadata?.managedFields;
-  return fields ? { ...obj, metadata: { ...obj.metadata, managedFields: fields.map(templateWriterOf) } } : obj;
+  return withManagedFields(obj, obj, templateWriterOf);
 }
 
 /**
