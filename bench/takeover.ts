@@ -216,7 +216,11 @@ async function specChangeAfterTakeover(
   const at = lines.findIndex((l) => l.trim().startsWith(`StatefulSet ${NS}/${workspace}:`));
   const line = at >= 0 ? (lines[at] ?? '').trim() : '(no line)';
   // The fields listed under it; claim templates are immutable and stay as KAITO sized them, by design.
-  const fields = at >= 0 ? lines.slice(at + 1).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('    '))) : [];
+  const fields: string[] = [];
+  for (const l of at >= 0 ? lines.slice(at + 1) : []) {
+    if (!l.startsWith('    ')) break;
+    fields.push(l);
+  }
   const differing = fields.filter((f) => !/^\s+[~+-] spec\.volumeClaimTemplates/.test(f));
   const revision = `revision ${revisionBefore} → ${after.metadata.annotations?.[ANNOTATION_REVISION]}`;
   if (!/: no change$/.test(line) && (fields.length === 0 || differing.length > 0))
