@@ -289,8 +289,15 @@ test('a Job or config copy the workspace does not own is reported and left untou
   assert.match(conditionOf(copy, 'WorkspaceSucceeded')?.message ?? '', /ConfigMap .*\/copy-training-config exists and is not controlled by this workspace/);
   await waitFor('Warning events for both', async () => (await warningEvents(w.ns, 'taken')).length > 0 && (await warningEvents(w.ns, 'copy')).length > 0);
 
+  // The Job controller keeps writing the Job's status (its pod Pending): untouched means no field of ours, nothing else changed.
   const after = await getOne<V1Job>(w.ns, 'job', 'taken');
-  assert.equal(after?.metadata?.resourceVersion, before?.metadata?.resourceVersion, 'the foreign Job is untouched');
+  assert.equal(after?.metadata?.uid, before?.metadata?.uid, 'the foreign Job is the same object');
+  assert.deepEqual(
+    { spec: after?.spec, labels: after?.metadata?.labels, annotations: after?.metadata?.annotations, owners: after?.metadata?.ownerReferences },
+    { spec: before?.spec, labels: before?.metadata?.labels, annotations: before?.metadata?.annotations, owners: before?.metadata?.ownerReferences },
+    'the foreign Job is untouched',
+  );
+  assert.ok(!after?.metadata?.managedFields?.some((f) => f.manager === 'kaito-ts'), 'no kaito-ts field on the foreign Job');
   const cm = await getOne<{ data?: Record<string, string>; metadata?: { managedFields?: { manager?: string }[] } }>(w.ns, 'configmap', 'copy-training-config');
   assert.deepEqual(cm?.data, { mine: 'yes' });
   assert.ok(!cm?.metadata?.managedFields?.some((f) => f.manager === 'kaito-ts'), 'no kaito-ts field on the user ConfigMap');
