@@ -8,6 +8,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { karpenterCrdPaths, kwokStagesPath, missingBuildOutputs, missingKarpenterOutputs, nodeClaimCrdPath, runBuild } from './binaries.js';
 import {
   components,
+  METRICS_ADAPTER_PAIR,
   everyComponent,
   modelLoadOfArgs,
   OPT_IN_COMPONENTS,
@@ -25,7 +26,8 @@ import { adminKubeconfig } from './kubeconfig.js';
 import { layoutFor, pidPath, type Layout } from './layout.js';
 import { withLock } from './lock.js';
 import { addNodes, isNodeReady, loadNodePools, scalePools, type NodePool } from './nodes.js';
-import { ensurePki } from './pki.js';
+import { ensurePki, ensureServingPair } from './pki.js';
+import { ADAPTER_DNS_NAMES, registerMetricsAdapter } from './metrics-adapter/registration.js';
 import { isOurProcess, processArgs, readPid, startDetached, stopProcess } from './process.js';
 import { resolveDelays, type Delays } from './provisioner/provisioner-options.js';
 import { formatMemoryLimits, resolveMemoryLimits } from './supervision.js';
@@ -216,6 +218,7 @@ export async function up(opts: UpOptions = {}): Promise<ClusterInfo> {
       await ensureBuilt(l.binDir, l.buildScript, () => missingBuildOutputs(l.binDir, l.versions.karpenter), log);
       if (karpenter) await ensureBuilt(l.karpenterBinDir, l.karpenterBuildScript, () => missingKarpenterOutputs(l), log);
       await ensurePki(l.pkiDir);
+      await ensureServingPair(l.pkiDir, METRICS_ADAPTER_PAIR, ADAPTER_DNS_NAMES);
       writeConfigFiles(l);
       // Written before kwok starts (again on every `up`: the stock Stages may have gained a Stage since).
       if (modelLoad) writeFileSync(l.modelLoadStagesPath, withModelLoadStages(readFileSync(kwokStagesPath(l.binDir), 'utf8')));
@@ -230,6 +233,7 @@ export async function up(opts: UpOptions = {}): Promise<ClusterInfo> {
 
       const kc = adminKubeConfig(l);
       await waitForDefaultServiceAccount(kc);
+      await registerMetricsAdapter(kc, l.ports.metricsAdapter, join(l.pkiDir, 'ca.crt'));
       // The provisioner lists NodeClaims from its first second: the CRDs come first.
       await installClaimCrds(kc, l, karpenter);
       await startComponent(l, provisioner, log);

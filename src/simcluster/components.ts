@@ -6,7 +6,8 @@ import { DEFAULT_PORTS, type Layout } from './layout.js';
 import { formatModelLoad, MODEL_LOAD_FLAG, modelLoadArgs, type ModelLoadDelays } from './model-load/model-load-options.js';
 import { DEFAULT_DELAYS, provisionerArgs, type Delays } from './provisioner/provisioner-options.js';
 
-export type ComponentName = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok' | 'gpu-provisioner' | 'model-load' | 'karpenter';
+export type ComponentName =
+  'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok' | 'gpu-provisioner' | 'metrics-adapter' | 'model-load' | 'karpenter';
 
 /** Components that run only when asked for (`up --karpenter`, `up --model-load`); a running one stays. */
 export const OPT_IN_COMPONENTS: readonly ComponentName[] = ['model-load', 'karpenter'];
@@ -15,6 +16,8 @@ export const OPT_IN_COMPONENTS: readonly ComponentName[] = ['model-load', 'karpe
 export const PROVISIONER_SCRIPT = 'dist/src/simcluster/provisioner/main.js';
 /** The same for the model-load simulation's process. */
 export const MODEL_LOAD_SCRIPT = 'dist/src/simcluster/model-load/main.js';
+/** The same for the external metrics adapter's process. */
+export const METRICS_ADAPTER_SCRIPT = 'dist/src/simcluster/metrics-adapter/main.js';
 
 export interface Component {
   name: ComponentName;
@@ -51,6 +54,12 @@ const HEALTH_PATHS = '/healthz,/readyz,/livez,/metrics';
  * the 50 s default; the node lifecycle controller then marks pods Ready=False and kwok never flips them back.
  */
 export const NODE_MONITOR_GRACE = '--node-monitor-grace-period=10m';
+
+/** The HPA controller syncs every 15 s by default; a test cluster answers a metric change within seconds. */
+export const HPA_SYNC_PERIOD = '--horizontal-pod-autoscaler-sync-period=3s';
+
+/** The aggregation layer (external.metrics.k8s.io for the HPA): the apiserver proxies with this client pair. */
+export const PROXY_CLIENT_FLAG = '--proxy-client-cert-file';
 
 /** Start order; `down` stops them in reverse. `delays` only shape the provisioner's flags. */
 export function components(l: Layout, opts: ComponentOptions = {}): Component[] {
@@ -106,12 +115,22 @@ export function components(l: Layout, opts: ComponentOptions = {}): Component[] 
         '--authorization-mode=Node,RBAC',
         '--allow-privileged=true',
         '--profiling=false',
+        // The aggregation layer, as kubeadm sets it up: a front-proxy CA of its own, so no client of the cluster CA can assert identity headers.
+        `--requestheader-client-ca-file=${pki('front-proxy-ca.crt')}`,
+        '--requestheader-allowed-names=front-proxy-client',
+        '--requestheader-username-headers=X-Remote-User',
+        '--requestheader-group-headers=X-Remote-Group',
+        '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+        `${PROXY_CLIENT_FLAG}=${pki('front-proxy-client.crt')}`,
+        `--proxy-client-key-file=${pki('front-proxy-client.key')}`,
       ],
       healthUrl: `https://127.0.0.1:${p.apiserver}/readyz`,
       healthWithClientCert: true,
       // Its graceful shutdown waits up to --request-timeout (60s) for its own loopback watches to
       // close; it keeps no state of its own (etcd does), so a short grace is enough.
       stopGraceMs: 3_000,
+      // Restarted once by `up` when started without the aggregation layer.
+      stale: (argv) => !argv.some((a) => a.startsWith(PROXY_CLIENT_FLAG)),
     },
     {
       name: 'kube-controller-manager',
@@ -128,12 +147,13 @@ export function components(l: Layout, opts: ComponentOptions = {}): Component[] 
         '--leader-elect=false',
         '--profiling=false',
         NODE_MONITOR_GRACE,
+        HPA_SYNC_PERIOD,
       ],
       healthUrl: `https://127.0.0.1:${p.controllerManager}/healthz`,
       healthWithClientCert: false,
       stopGraceMs: 10_000,
       // Restarted once by `up` when started before the flag existed (pods turned NotReady for good).
-      stale: (argv) => !argv.includes(NODE_MONITOR_GRACE),
+      stale: (argv) => !argv.includes(NODE_MONITOR_GRACE) || !argv.includes(HPA_SYNC_PERIOD),
     },
     {
       name: 'kube-scheduler',
@@ -179,6 +199,7 @@ export function components(l: Layout, opts: ComponentOptions = {}): Component[] 
       },
     },
     provisionerComponent(l, delays, opts.karpenter === true),
+    metricsAdapterComponent(l),
     ...(opts.modelLoad ? [modelLoadComponent(l, opts.modelLoad)] : []),
     ...(opts.karpenter ? [karpenterComponent(l)] : []),
   ];
@@ -247,6 +268,21 @@ function nodeComponent(l: Layout, name: ComponentName, script: string, flags: st
     script,
     stale: (argv) => !isDeepStrictEqual(argv.slice(1), args.slice(1)),
   };
+}
+
+/** The external metrics adapter (HTTPS: the aggregation layer dials it), restarted when its flags change. */
+function metricsAdapterComponent(l: Layout): Component {
+  const port = l.ports.metricsAdapter;
+  const pair = metricsAdapterPair(l);
+  const flags = [`--kubeconfig=${l.kubeconfigPath}`, `--port=${port}`, `--cert=${pair.certFile}`, `--key=${pair.keyFile}`];
+  return { ...nodeComponent(l, 'metrics-adapter', METRICS_ADAPTER_SCRIPT, flags, port), healthUrl: `https://127.0.0.1:${port}/healthz` };
+}
+
+/** The name of the adapter's serving pair in the cluster's PKI folder (made by `up` with pki.ts's ensureServingPair). */
+export const METRICS_ADAPTER_PAIR = 'metrics-adapter';
+
+function metricsAdapterPair(l: Layout): { certFile: string; keyFile: string } {
+  return { certFile: join(l.pkiDir, `${METRICS_ADAPTER_PAIR}.crt`), keyFile: join(l.pkiDir, `${METRICS_ADAPTER_PAIR}.key`) };
 }
 
 /** The model-load simulation, restarted when its delays change. */

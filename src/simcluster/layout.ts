@@ -33,6 +33,8 @@ export interface Ports {
   karpenterMetrics: number;
   /** The model-load simulation's health endpoint (opt-in). */
   modelLoad: number;
+  /** The external metrics adapter (HTTPS, reached by the aggregation layer). */
+  metricsAdapter: number;
 }
 
 export const DEFAULT_PORTS: Ports = {
@@ -46,6 +48,7 @@ export const DEFAULT_PORTS: Ports = {
   karpenterHealth: 27249,
   karpenterMetrics: 27250,
   modelLoad: 27251,
+  metricsAdapter: 27253,
 };
 
 /** KAITO_TS_SIM_PORT_OFFSET moves every port, so a second cluster (another state dir) can run beside the first. */

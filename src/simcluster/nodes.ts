@@ -115,6 +115,10 @@ export function nodeManifests(pools: NodePool[], kubeletVersion: string): V1Node
             'kubernetes.io/hostname': name,
             'kubernetes.io/os': 'linux',
             'kubernetes.io/arch': 'amd64',
+            // As a kubelet registers: otherwise the controller-manager adds them seconds later, a label
+            // change every controller selecting the node sees (under load, in the middle of a test).
+            'beta.kubernetes.io/os': 'linux',
+            'beta.kubernetes.io/arch': 'amd64',
             'node.kubernetes.io/instance-type': pool.instanceType,
             'topology.kubernetes.io/region': 'sim',
             'topology.kubernetes.io/zone': 'sim-1',

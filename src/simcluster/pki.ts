@@ -1,5 +1,6 @@
 // A throw-away PKI made with openssl: one CA, the apiserver serving pair, an admin client pair in
-// system:masters (bypasses RBAC, used by the control plane and the tests' admin) and the SA signing key.
+// system:masters (bypasses RBAC, used by the control plane and the tests' admin), the SA signing key,
+// and the aggregation layer's front-proxy CA with the client pair the apiserver proxies with.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,7 +28,7 @@ async function openssl(cwd: string, ...args: string[]): Promise<void> {
   }
 }
 
-async function issue(dir: string, name: string, subject: string, ext: string): Promise<void> {
+async function issue(dir: string, name: string, subject: string, ext: string, ca = 'ca'): Promise<void> {
   await openssl(dir, 'genrsa', '-out', `${name}.key`, '2048');
   await openssl(dir, 'req', '-new', '-key', `${name}.key`, '-subj', subject, '-out', `${name}.csr`);
   writeFileSync(join(dir, `${name}.ext`), `${ext}\n`);
@@ -38,9 +39,9 @@ async function issue(dir: string, name: string, subject: string, ext: string): P
     '-in',
     `${name}.csr`,
     '-CA',
-    'ca.crt',
+    `${ca}.crt`,
     '-CAkey',
-    'ca.key',
+    `${ca}.key`,
     '-CAcreateserial',
     '-sha256',
     '-days',
@@ -54,17 +55,26 @@ async function issue(dir: string, name: string, subject: string, ext: string): P
   rmSync(join(dir, `${name}.ext`));
 }
 
-/** Creates the PKI once; an existing one is kept (SA tokens stay valid across restarts). */
+async function newCa(dir: string, name: string, subject: string): Promise<void> {
+  await openssl(dir, 'genrsa', '-out', `${name}.key`, '2048');
+  await openssl(dir, 'req', '-x509', '-new', '-key', `${name}.key`, '-sha256', '-days', DAYS, '-subj', subject, '-out', `${name}.crt`);
+}
+
+/** Creates the PKI once; an existing one is kept (SA tokens stay valid across restarts), and gets what it lacks. */
 export async function ensurePki(dir: string): Promise<void> {
-  if (existsSync(join(dir, 'sa.pub'))) return;
   mkdirSync(dir, { recursive: true });
-  await openssl(dir, 'genrsa', '-out', 'ca.key', '2048');
-  await openssl(dir, 'req', '-x509', '-new', '-key', 'ca.key', '-sha256', '-days', DAYS, '-subj', '/CN=kaito-ts-simcluster-ca', '-out', 'ca.crt');
-  // Sequential: both signings write ca.srl.
-  await issue(dir, 'apiserver', '/CN=kube-apiserver', SERVER_EXT);
-  await issue(dir, 'admin', '/O=system:masters/CN=simcluster-admin', CLIENT_EXT);
-  await openssl(dir, 'genrsa', '-out', 'sa.key', '2048');
-  await openssl(dir, 'rsa', '-in', 'sa.key', '-pubout', '-out', 'sa.pub');
+  if (!existsSync(join(dir, 'sa.pub'))) {
+    await newCa(dir, 'ca', '/CN=kaito-ts-simcluster-ca');
+    // Sequential: both signings write ca.srl.
+    await issue(dir, 'apiserver', '/CN=kube-apiserver', SERVER_EXT);
+    await issue(dir, 'admin', '/O=system:masters/CN=simcluster-admin', CLIENT_EXT);
+    await openssl(dir, 'genrsa', '-out', 'sa.key', '2048');
+    await openssl(dir, 'rsa', '-in', 'sa.key', '-pubout', '-out', 'sa.pub');
+  }
+  if (!existsSync(join(dir, 'front-proxy-client.crt'))) {
+    await newCa(dir, 'front-proxy-ca', '/CN=kaito-ts-simcluster-front-proxy-ca');
+    await issue(dir, 'front-proxy-client', '/CN=front-proxy-client', CLIENT_EXT, 'front-proxy-ca');
+  }
 }
 
 /**

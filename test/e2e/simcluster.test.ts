@@ -194,10 +194,12 @@ describe('simcluster bed', () => {
       const pidFiles = readdirSync(join(stateDir, 'run'))
         .filter((f) => f.endsWith('.pid'))
         .sort();
-      // etcd, apiserver, controller-manager, scheduler, kwok, gpu-provisioner, and the supervisor of them all
+      // etcd, apiserver, controller-manager, scheduler, kwok, gpu-provisioner, metrics adapter, and the supervisor of them all
       assert.deepEqual(
         pidFiles,
-        ['etcd', 'gpu-provisioner', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'supervisor'].map((n) => `${n}.pid`),
+        ['etcd', 'gpu-provisioner', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'metrics-adapter', 'supervisor'].map(
+          (n) => `${n}.pid`,
+        ),
       );
       const pids = pidFiles.map((f) => Number(readFileSync(join(stateDir, 'run', f), 'utf8')));
       for (const pid of pids) assert.ok(existsSync(`/proc/${pid}`), `pid ${pid} runs after up`);

@@ -1,5 +1,6 @@
 // InferenceSets on the real control plane: children Ready, `kubectl scale` through the scale
-// subresource, deletion, and a storm of scale writes while the operator is SIGKILLed, then an audit.
+// subresource, deletion, a storm of scale writes while the operator is SIGKILLed, then an audit, and
+// the HPA controller scaling one on an external metric (the simcluster's metrics adapter).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -21,6 +22,7 @@ import {
   world,
 } from '../support/operator.js';
 import type { WorkspaceObject } from '../../../src/controllers/workspace/context.js';
+import { EXTERNAL_METRICS_GROUP, EXTERNAL_METRICS_VERSION, METRIC_VALUES_CONFIGMAP } from '../../../src/simcluster/metrics-adapter/metrics-adapter.js';
 
 type IS = InferenceSet & KubernetesObject;
 
@@ -267,4 +269,62 @@ test('InferenceSet: nodeCountLimit caps a scale-up with InferenceSetReady=False 
   // Raising the limit lets the scale-up finish.
   await kubectl(['patch', 'inferenceset', 'x', '--type=merge', '-p', JSON.stringify({ spec: { nodeCountLimit: 3 } })], { namespace: w.ns });
   await waitReplicas(w.ns, 'x', 3);
+});
+
+test("InferenceSet: kube-controller-manager's HPA scales it 1 → 3 → 1 on an external metric served through the aggregation layer", async (t) => {
+  const w = await world(t, { pools: [pool('a10', 3)] });
+  await waitFor(
+    'the external metrics APIService Available',
+    async () =>
+      (
+        await kubectl([
+          'get',
+          'apiservice',
+          `${EXTERNAL_METRICS_VERSION}.${EXTERNAL_METRICS_GROUP}`,
+          '-o',
+          'jsonpath={.status.conditions[?(@.type=="Available")].status}',
+        ])
+      ).trim() === 'True',
+  );
+  await applyInferenceSet(w.ns, 'auto', 1, selectorFor(w.pools[0]!));
+  await waitReplicas(w.ns, 'auto', 1);
+  const setMetric = (value: string) =>
+    kubectl(['create', 'configmap', METRIC_VALUES_CONFIGMAP, `--from-literal=queue_depth=${value}`, '--dry-run=client', '-o', 'json'], {
+      namespace: w.ns,
+    }).then((cm) => kubectl(['apply', '-f', '-'], { namespace: w.ns, input: cm }));
+  await setMetric('30');
+  const hpa = {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { name: 'auto' },
+    spec: {
+      scaleTargetRef: { apiVersion: 'kaito.sh/v1beta1', kind: 'InferenceSet', name: 'auto' },
+      minReplicas: 1,
+      maxReplicas: 3,
+      metrics: [{ type: 'External', external: { metric: { name: 'queue_depth' }, target: { type: 'AverageValue', averageValue: '10' } } }],
+      // No stabilization window: the test sees each decision at the next sync (3 s here).
+      behavior: { scaleUp: { stabilizationWindowSeconds: 0 }, scaleDown: { stabilizationWindowSeconds: 0 } },
+    },
+  };
+  await kubectl(['apply', '-f', '-'], { namespace: w.ns, input: JSON.stringify(hpa) });
+
+  // 30 queued requests at 10 per replica: 3 replicas, read from /scale and written through it.
+  const up = await waitReplicas(w.ns, 'auto', 3, 180_000);
+  assert.equal(up.spec?.replicas, 3);
+  const status = JSON.parse(await kubectl(['get', 'hpa', 'auto', '-o', 'json'], { namespace: w.ns })) as {
+    status?: {
+      currentReplicas?: number;
+      desiredReplicas?: number;
+      currentMetrics?: { external?: { current?: { averageValue?: string } } }[];
+      conditions?: { type: string; status: string }[];
+    };
+  };
+  t.diagnostic(`HPA after scale-up: ${JSON.stringify(status.status)}`);
+  assert.equal(status.status?.desiredReplicas, 3);
+  assert.equal(status.status?.conditions?.find((c) => c.type === 'ScalingActive')?.status, 'True', 'the HPA reads the metric and the scale subresource');
+
+  // The queue drains: back to the minimum.
+  await setMetric('4');
+  await waitReplicas(w.ns, 'auto', 1, 180_000);
+  await kubectl(['delete', 'hpa', 'auto'], { namespace: w.ns });
 });

@@ -246,7 +246,7 @@ describe('the model-load component', () => {
     const all = components(l, { modelLoad: delays });
     assert.deepEqual(
       all.map((c) => c.name),
-      ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'gpu-provisioner', 'model-load'],
+      ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'gpu-provisioner', 'metrics-adapter', 'model-load'],
     );
     const m = all.at(-1);
     assert.equal(m?.binary, process.execPath);

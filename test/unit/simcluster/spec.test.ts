@@ -135,15 +135,36 @@ describe('NVMe storage', () => {
 describe('component command lines', () => {
   const list = components(layout);
 
-  it('starts etcd, apiserver, controller-manager, scheduler, kwok and the GPU provisioner on distinct loopback ports', () => {
+  it('starts etcd, apiserver, controller-manager, scheduler, kwok, the GPU provisioner and the metrics adapter on distinct loopback ports', () => {
     assert.deepEqual(
       list.map((c) => c.name),
-      ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'gpu-provisioner'],
+      ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'gpu-provisioner', 'metrics-adapter'],
     );
     const ports = list.flatMap((c) => c.ports);
     assert.equal(new Set(ports).size, ports.length);
-    for (const c of list) assert.equal(c.binary, c.name === 'gpu-provisioner' ? process.execPath : join(layout.binDir, c.name));
+    const ours = ['gpu-provisioner', 'metrics-adapter'];
+    for (const c of list) assert.equal(c.binary, ours.includes(c.name) ? process.execPath : join(layout.binDir, c.name));
     for (const c of list) assert.ok(!c.args.join(' ').includes('0.0.0.0'), `${c.name} binds loopback only`);
+  });
+
+  it('runs the aggregation layer: a front-proxy client pair of its own CA; an apiserver without it is restarted once', () => {
+    const api = list.find((c) => c.name === 'kube-apiserver');
+    const args = api?.args ?? [];
+    for (const flag of [
+      `--requestheader-client-ca-file=${join(layout.pkiDir, 'front-proxy-ca.crt')}`,
+      '--requestheader-allowed-names=front-proxy-client',
+      `--proxy-client-cert-file=${join(layout.pkiDir, 'front-proxy-client.crt')}`,
+      `--proxy-client-key-file=${join(layout.pkiDir, 'front-proxy-client.key')}`,
+    ])
+      assert.ok(args.includes(flag), flag);
+    assert.equal(api?.stale?.(args), false);
+    assert.equal(api?.stale?.(args.filter((a) => !a.startsWith('--proxy-client'))), true);
+    const kcm = list.find((c) => c.name === 'kube-controller-manager');
+    assert.ok(kcm?.args.includes('--horizontal-pod-autoscaler-sync-period=3s'));
+    assert.equal(kcm?.stale?.(kcm.args.filter((a) => !a.startsWith('--horizontal-pod-autoscaler'))), true);
+    const adapter = list.find((c) => c.name === 'metrics-adapter');
+    assert.equal(adapter?.healthUrl, `https://127.0.0.1:${layout.ports.metricsAdapter}/healthz`);
+    assert.ok(adapter?.args.includes(`--cert=${join(layout.pkiDir, 'metrics-adapter.crt')}`));
   });
 
   it('runs the apiserver with RBAC and the loopback advertise address', () => {
