@@ -151,11 +151,13 @@ describe('zero-downtime updates (private cluster with model loads)', () => {
       UpdateReason.CutoverComplete,
     ];
     const killedAt: string[] = [];
+    const seen: string[] = [];
     for (const step of order.slice(0, -1)) {
       const reached = await waitFor(
         `Updating reaches ${step}`,
         async () => {
           const reason = conditionOf(await getWorkspace(w.ns, 'phi4'), CONDITION_UPDATING)?.reason ?? '';
+          if (seen.at(-1) !== reason) seen.push(reason);
           return order.indexOf(reason) >= order.indexOf(step) && reason;
         },
         { timeoutMs: UPDATE_TIMEOUT_MS, intervalMs: 100 },
@@ -166,7 +168,7 @@ describe('zero-downtime updates (private cluster with model loads)', () => {
       op = await spawnOperator(w.ns);
     }
     await waitCondition(w.ns, 'phi4', CONDITION_UPDATING, 'False', { reason: UpdateReason.CutoverComplete, timeoutMs: UPDATE_TIMEOUT_MS });
-    assert.ok(killedAt.length >= 3, `killed at ${killedAt.join(', ')}`);
+    assert.ok(killedAt.length >= 3, `killed at ${killedAt.join(', ')}; Updating reasons seen: ${seen.join(' → ')}`);
     assert.deepEqual(avail.gaps(), [], `no gap; timeline ${JSON.stringify(avail.timeline())}`);
     assert.deepEqual(await surgeSets(w.ns), [], 'no surge StatefulSet left');
     await waitFor('no surge claim left', async () => (await getAll(w.ns, 'pvc')).every((c) => !/-phi4-s[0-9a-f]{5}-0$/.test(c.metadata?.name ?? '')), {
