@@ -134,6 +134,27 @@ export function takeoverWorkspaces(
   ];
 }
 
+/**
+ * InferenceSet bodies (kaito.sh/v1beta1, without namespace). From KAITO v0.12.0 on bring-your-own nodes:
+ * a 2-replica set on a pool of its own, so its children are taken over with everything else.
+ */
+export function takeoverInferenceSets(
+  mode: TakeoverMode,
+  from: TakeoverOptions['from'] = 'kaito-v0.8.0',
+): { metadata: { name: string }; spec: { replicas: number; labelSelector: object; template: object } }[] {
+  if (mode !== 'byo' || from !== 'kaito-v0.12.0') return [];
+  return [
+    {
+      metadata: { name: 'phi3-set' },
+      spec: {
+        replicas: 2,
+        labelSelector: { matchLabels: { [POOL]: 'a10-set' } },
+        template: { inference: { preset: { name: 'phi-3-mini-4k-instruct' } } },
+      },
+    },
+  ];
+}
+
 /** One Karpenter-side object as the snapshot keeps it. */
 export interface KarpenterObjectState {
   uid: string;

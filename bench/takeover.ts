@@ -21,7 +21,8 @@ import { freePort, startController, type RunningController } from './child.js';
 import { startCountingProxy } from './proxy.js';
 import { countWrites } from './verbs.js';
 import { ensureReleaseNamespace, installCrds } from './cluster.js';
-import { ANNOTATION_REVISION, LABEL_KARPENTER_WORKSPACE_NAMESPACE } from '../src/api/labels.js';
+import { ANNOTATION_REVISION, LABEL_INFERENCESET_CREATED_BY, LABEL_KARPENTER_WORKSPACE_NAMESPACE } from '../src/api/labels.js';
+import { INFERENCESET_PLURAL } from '../src/api/inferenceset-types.js';
 import { kwokNodeClassFlags } from '../src/simcluster/karpenter/operator-flags.js';
 import { CONTROLLERS, missingPrerequisite, type ControllerId } from './controllers.js';
 import {
@@ -31,6 +32,7 @@ import {
   TAKEOVER_USAGE,
   compareKarpenter,
   parseTakeoverArgs,
+  takeoverInferenceSets,
   takeoverWorkspaces,
   type KarpenterObjectState,
   type KarpenterSnapshot,
@@ -62,6 +64,15 @@ const NODES = {
     { name: 'a100', ...A100_NODE },
     // A multi-node group's own nodes (from KAITO v0.12.0).
     { name: 'a100-group', ...A100_NODE },
+    // An InferenceSet's two children (from KAITO v0.12.0).
+    {
+      name: 'a10-set',
+      count: 2,
+      instanceType: 'Standard_NV36ads_A10_v5',
+      gpu: { product: 'NVIDIA-A10', count: 1, memoryMiB: 24576 },
+      cpu: '36',
+      memory: '440Gi',
+    },
   ],
 };
 
@@ -85,6 +96,8 @@ const log = (line: string): void => void process.stderr.write(`[takeover] ${line
 interface Snapshot {
   pods: Map<string, { uid: string; restarts: number; started: string }>;
   children: Map<string, { uid: string; rv: string; body: unknown; managers: string[] }>;
+  /** Each InferenceSet's spec and its child Workspaces (name → uid). */
+  sets: Map<string, { spec: string; members: Map<string, string> }>;
 }
 
 async function snapshot(kubectl: (args: string[]) => Promise<string>): Promise<Snapshot> {
@@ -112,7 +125,31 @@ async function snapshot(kubectl: (args: string[]) => Promise<string>): Promise<S
       });
     }
   }
-  return { pods, children };
+  const sets = new Map<string, { spec: string; members: Map<string, string> }>();
+  const setItems = await items('inferencesets.kaito.sh').catch(() => []);
+  const memberItems = setItems.length ? await items('workspaces.kaito.sh') : [];
+  for (const is of setItems) {
+    const name = is.metadata?.name ?? '';
+    const members = memberItems.filter((w) => w.metadata?.labels?.[LABEL_INFERENCESET_CREATED_BY] === name);
+    sets.set(name, { spec: JSON.stringify(is.spec), members: new Map(members.map((w) => [w.metadata?.name ?? '', w.metadata?.uid ?? ''])) });
+  }
+  return { pods, children, sets };
+}
+
+/** No child Workspace of an InferenceSet created or deleted, no set's spec changed. */
+function compareSets(before: Snapshot, after: Snapshot): string[] {
+  const problems: string[] = [];
+  for (const [name, b] of before.sets) {
+    const a = after.sets.get(name);
+    if (!a) {
+      problems.push(`inferenceset/${name} is gone`);
+      continue;
+    }
+    if (a.spec !== b.spec) problems.push(`inferenceset/${name} spec changed: ${b.spec} → ${a.spec}`);
+    for (const [child, uid] of b.members) if (a.members.get(child) !== uid) problems.push(`inferenceset/${name}: child ${child} was deleted or re-created`);
+    for (const child of a.members.keys()) if (!b.members.has(child)) problems.push(`inferenceset/${name}: child ${child} is new`);
+  }
+  return problems;
 }
 
 function compare(before: Snapshot, after: Snapshot): { problems: string[]; notes: string[] } {
@@ -356,6 +393,17 @@ async function main(opts: TakeoverOptions): Promise<number> {
     const api = kc.makeApiClient(CustomObjectsApi);
     for (const body of WORKSPACES)
       await api.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: NS, body }).catch(() => undefined);
+    const SETS = takeoverInferenceSets(mode, from);
+    for (const set of SETS)
+      await api
+        .createNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          plural: INFERENCESET_PLURAL,
+          namespace: NS,
+          body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'InferenceSet', ...set, metadata: { ...set.metadata, namespace: NS } },
+        })
+        .catch(() => undefined);
     const workspaces = async () =>
       (
         (await api.listNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: NS })) as {
@@ -364,11 +412,18 @@ async function main(opts: TakeoverOptions): Promise<number> {
       ).items;
     // Done: an inference workspace serves; a tuning one's Job succeeded.
     const tuningNames = new Set(WORKSPACES.filter((w) => w.tuning).map((w) => w.metadata.name));
-    const allReady = async () =>
-      (await workspaces()).every((w) => {
-        const done = tuningNames.has(w.metadata.name) ? 'WorkspaceSucceeded' : 'InferenceReady';
-        return w.status?.conditions?.some((c) => c.type === done && c.status === 'True');
-      });
+    // Every set's children exist too (they are Workspaces: the check above covers their readiness).
+    const childCount = SETS.reduce((n, s) => n + s.spec.replicas, 0);
+    const allReady = async () => {
+      const all = await workspaces();
+      return (
+        all.length === WORKSPACES.length + childCount &&
+        all.every((w) => {
+          const done = tuningNames.has(w.metadata.name) ? 'WorkspaceSucceeded' : 'InferenceReady';
+          return w.status?.conditions?.some((c) => c.type === done && c.status === 'True');
+        })
+      );
+    };
 
     // Models outside the catalog come from the fake hub: KAITO v0.12 reaches it as https://huggingface.co.
     const generic = WORKSPACES.filter((w) => (w.inference as { preset?: { name?: string } } | undefined)?.preset?.name === GENERIC_HF_ID);
@@ -446,10 +501,12 @@ async function main(opts: TakeoverOptions): Promise<number> {
       .map(([k, v]) => `${k} × ${v}`);
 
     const { problems, notes } = compare(before, after);
+    const setProblems = compareSets(before, after);
     const k = karpenterBefore && karpenterAfter ? compareKarpenter(karpenterBefore, karpenterAfter) : undefined;
     const out = [
       `${from} → kaito-ts, ${mode} mode`,
       `workspaces: ${WORKSPACES.map((w) => w.metadata.name).join(', ')}; pods ${before.pods.size}; children ${before.children.size}`,
+      ...[...before.sets].map(([name, s]) => `inferenceset ${name}: children ${[...s.members.keys()].join(', ')}`),
       ...(karpenterBefore && karpenterAfter ? [`before: ${describeKarpenter(karpenterBefore)}`, `after:  ${describeKarpenter(karpenterAfter)}`] : []),
       `kaito-ts diff after ${from} stopped: exit ${diff.code}; with --rebuild: exit ${rebuilt.code}`,
       ...(hub
@@ -477,6 +534,11 @@ async function main(opts: TakeoverOptions): Promise<number> {
       ...(problems.length
         ? problems.map((p) => `FAIL: ${p}`)
         : ['PASS: no pod restarted or re-created; no StatefulSet, Service, ControllerRevision or Job re-created or changed apart from status']),
+      ...(before.sets.size
+        ? setProblems.length
+          ? setProblems.map((p) => `FAIL: ${p}`)
+          : [`PASS: InferenceSets ${[...before.sets.keys()].join(', ')}: no child Workspace created or deleted, spec unchanged`]
+        : []),
       `--- generator differences: kaito-ts diff --rebuild (what kaito-ts would build, compared although the revision matches; nothing of it was written) ---`,
       ...rebuilt.stdout
         .split('\n')
@@ -484,7 +546,7 @@ async function main(opts: TakeoverOptions): Promise<number> {
         .map((l) => l.trimEnd()),
     ];
     process.stdout.write(`${out.join('\n')}\n`);
-    return problems.length || k?.problems.length || diff.code !== 0 || rolled.problem ? 1 : 0;
+    return problems.length || setProblems.length || k?.problems.length || diff.code !== 0 || rolled.problem ? 1 : 0;
   } finally {
     log('stopping the private cluster');
     await sh(process.execPath, [CLI, 'simcluster', 'down'], CLUSTER_ENV);

@@ -10,7 +10,7 @@ import type { DeepReadonly } from '../runtime/readonly.js';
 import { ownedMeta, workspaceName, workspaceNamespace } from './meta.js';
 
 // KAITO v1beta1 Go structs (api/v1beta1/workspace_types.go at 0.8.0), fields in declaration order.
-const KAITO_STRUCTS: GoStructTable = {
+export const KAITO_STRUCTS: GoStructTable = {
   ...K8S_STRUCTS,
   ResourceSpec: [
     ['count', '*number', true],

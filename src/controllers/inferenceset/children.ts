@@ -1,5 +1,6 @@
 // Pure parts of the InferenceSet controller: the child Workspace KAITO would create, how a child's
 // readiness is read, which children a scale-down removes, and the spec hash. No client, no clock.
+import { inferenceSetSpecHash } from '../../builders/inferenceset-revision.js';
 import { createHash } from 'node:crypto';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { InferenceSet } from '../../api/inferenceset-types.js';
@@ -158,9 +159,7 @@ export function selectToDelete<T>(candidates: DeleteCandidate<T>[], desired: num
   return out;
 }
 
-/** sha256 of the spec's JSON (KAITO: json.Encoder, so with a trailing newline). */
+/** KAITO's revision hash of the spec (Go's encoding of it: builders/inferenceset-revision.ts). */
 export function specHash(is: InferenceSet): string {
-  return createHash('sha256')
-    .update(`${JSON.stringify(is.spec)}\n`)
-    .digest('hex');
+  return inferenceSetSpecHash(is.spec);
 }

@@ -4,6 +4,7 @@
 //               creates and deletes (rollout.ts: KAITO's scale up and down, template rollouts,
 //               nodeCountLimit), labels copied onto children, in Karpenter mode the members'
 //               Drifted budget (drift.ts: one member at a time), status.
+import { inferenceSetRevisionData } from '../../builders/inferenceset-revision.js';
 import type { V1ControllerRevision } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import { controllerOwnerRef } from '../../builders/meta.js';
@@ -141,7 +142,7 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
           ownerReferences: [controllerOwnerRef(is, 'InferenceSet')],
         },
         revision,
-        data: { Spec: is.spec },
+        data: inferenceSetRevisionData(is.spec),
       } as V1ControllerRevision,
     });
     if (sorted.length > MAX_REVISION_HISTORY && sorted[0]?.metadata?.uid) {

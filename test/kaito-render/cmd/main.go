@@ -5,6 +5,8 @@
 //	                       node selectors, provisioning states (test/e2e/kaito-v012-nodepool-parity.test.ts)
 //	kaito-render workload  cases (workspace + cluster objects) → target node count, Services, StatefulSet
 //	                       (workload.go; test/e2e/kaito-v012-workload-parity.test.ts)
+//	kaito-render inferenceset-hash  InferenceSets → their revision hashes (inferenceset.go;
+//	                       test/e2e/kaito-v012-inferenceset-hash.test.ts)
 //
 // simcluster/build-kaito.sh builds it inside KAITO's source tree as cmd/kaito-render.
 package main
@@ -71,6 +73,15 @@ func asMap(v any) map[string]any {
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "workload" {
 		write(map[string]any{"cases": runWorkloads(os.Stdin)})
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "inferenceset-hash" {
+		hashes, err := runInferenceSetHashes(os.Stdin)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "kaito-render: reading stdin:", err)
+			os.Exit(2)
+		}
+		write(map[string]any{"hashes": hashes})
 		return
 	}
 	var in input
