@@ -200,6 +200,8 @@ export const ANNOTATION_MAX_SURGE = 'kaito-ts.io/max-surge';
 export const ANNOTATION_SURGE_TIMEOUT = 'kaito-ts.io/surge-timeout';
 /** On the InferenceSet: `"false"` leaves spec.nodeCountLimit unenforced, as in KAITO. */
 export const ANNOTATION_ENFORCE_NODE_COUNT_LIMIT = 'kaito-ts.io/enforce-node-count-limit';
+/** On the InferenceSet: `"all-pods"` gives status.selector as KAITO does (every pod of every child, workers too). */
+export const ANNOTATION_SCALE_SELECTOR = 'kaito-ts.io/scale-selector';
 
 export const InferenceSetConditionMessage = {
   ready: 'inferenceset is ready',

@@ -1,17 +1,19 @@
 // Pure parts of the InferenceSet controller: the child Workspace KAITO would create, how a child's
 // readiness is read, which children a scale-down removes, and the spec hash. No client, no clock.
-import { inferenceSetSpecHash } from '../../builders/inferenceset-revision.js';
 import { createHash } from 'node:crypto';
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { inferenceSetSpecHash } from '../../builders/inferenceset-revision.js';
 import type { InferenceSet } from '../../api/inferenceset-types.js';
 import {
   ANNOTATION_ADOPTED_TEMPLATE_HASH,
   ANNOTATION_CHILD_TEMPLATE_HASH,
   ANNOTATION_DISABLE_BENCHMARK,
+  ANNOTATION_SCALE_SELECTOR,
   ConditionType,
   LABEL_INFERENCE_ROLE,
   LABEL_INFERENCESET_CREATED_BY,
   LABEL_MULTIROLE_INFERENCE_PARENT,
+  LABEL_POD_INDEX,
 } from '../../api/labels.js';
 import { API_VERSION, KIND, type Workspace } from '../../api/types.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
@@ -23,8 +25,17 @@ export type ChildWorkspace = Workspace & KubernetesObject;
 /** `spec.replicas`, defaulted as the CRD does (1). */
 export const desiredReplicas = (is: InferenceSet): number => is.spec?.replicas ?? 1;
 
-/** `inferenceset.kaito.sh/created-by=<name>`: status.selector, and the label selecting the children. */
-export const selectorOf = (is: InferenceSet): string => `${LABEL_INFERENCESET_CREATED_BY}=${is.metadata.name ?? ''}`;
+/**
+ * status.selector, what an HPA lists pods by for Resource and Pods metrics: each child's pod 0 (the
+ * whole of a single-node member, the serving leader of a multi-node one), so the average is over one
+ * pod per replica, as LeaderWorkerSet selects leaders. KAITO's `created-by=<name>` also takes Ray
+ * workers, which serve no requests and report no vLLM metrics; `kaito-ts.io/scale-selector: all-pods`
+ * keeps it.
+ */
+export function scaleSelectorOf(is: InferenceSet): string {
+  const all = `${LABEL_INFERENCESET_CREATED_BY}=${is.metadata.name ?? ''}`;
+  return is.metadata.annotations?.[ANNOTATION_SCALE_SELECTOR] === 'all-pods' ? all : `${all},${LABEL_POD_INDEX}=0`;
+}
 
 /**
  * The labels every child carries (KAITO copies them additively onto existing children): the

@@ -4,8 +4,8 @@
 //               creates and deletes (rollout.ts: KAITO's scale up and down, template rollouts,
 //               nodeCountLimit), labels copied onto children, in Karpenter mode the members'
 //               Drifted budget (drift.ts: one member at a time), status.
-import { inferenceSetRevisionData } from '../../builders/inferenceset-revision.js';
 import type { V1ControllerRevision } from '@kubernetes/client-node';
+import { inferenceSetRevisionData } from '../../builders/inferenceset-revision.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import { controllerOwnerRef } from '../../builders/meta.js';
 import type { InferenceSetStatus } from '../../api/inferenceset-types.js';
@@ -28,7 +28,7 @@ import {
   childWorkspace,
   desiredReplicas,
   isReady,
-  selectorOf,
+  scaleSelectorOf,
   specHash,
   templateHash,
   type ChildWorkspace,
@@ -290,7 +290,7 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
       actions.filter((a) => a.kind === 'create' && a.type === Resources.workspaces).length -
       actions.filter((a) => a.kind === 'delete' && a.type === Resources.workspaces).length,
     readyReplicas,
-    selector: selectorOf(is),
+    selector: scaleSelectorOf(is),
     conditions,
   };
   actions.push({ kind: 'status', status });

@@ -78,7 +78,10 @@ test("InferenceSet: 2 BYO replicas become 2 Ready child Workspaces with KAITO's 
     assert.deepEqual([owner?.kind, owner?.name, owner?.uid], ['InferenceSet', 'x', is.metadata?.uid]);
     assert.deepEqual(ws.resource.labelSelector, selectorFor(w.pools[0]!));
   }
-  assert.equal(is.status?.selector, 'inferenceset.kaito.sh/created-by=x');
+  assert.equal(is.status?.selector, 'inferenceset.kaito.sh/created-by=x,apps.kubernetes.io/pod-index=0');
+  // The scale selector picks one pod per child: what an HPA on pod metrics averages over.
+  const selected = await getAll<KubernetesObject>(w.ns, 'pods', is.status?.selector ?? '');
+  assert.deepEqual(selected.map((p) => p.metadata?.name).sort(), kids.map((k) => `${k.metadata.name}-0`).sort());
   assert.equal(is.status?.replicas, 2);
   assert.deepEqual(is.metadata?.finalizers, ['inferenceset.finalizer.kaito.sh']);
   assert.equal(conditionOf(is as never, 'InferenceSetReady')?.status, 'True');
@@ -102,7 +105,7 @@ test('InferenceSet: kubectl scale 0 → 3 → 1 → 0 through the scale subresou
   const scale = JSON.parse(await kubectl(['get', '--raw', `/apis/kaito.sh/v1beta1/namespaces/${w.ns}/inferencesets/x/scale`])) as {
     status?: { selector?: string };
   };
-  assert.equal(scale.status?.selector, 'inferenceset.kaito.sh/created-by=x');
+  assert.equal(scale.status?.selector, 'inferenceset.kaito.sh/created-by=x,apps.kubernetes.io/pod-index=0');
   for (const n of [3, 1, 0]) {
     await kubectl(['scale', 'inferenceset/x', `--replicas=${n}`], { namespace: w.ns });
     await waitReplicas(w.ns, 'x', n);

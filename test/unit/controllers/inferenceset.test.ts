@@ -234,7 +234,10 @@ test("status: KAITO's condition and message, readyReplicas as KAITO counts, live
   );
   assert.equal(s?.readyReplicas, 2); // KAITO counts a terminating Succeeded child
   assert.equal(s?.replicas, 3); // two live + one created this pass
-  assert.equal(s?.selector, 'inferenceset.kaito.sh/created-by=x');
+  assert.equal(s?.selector, 'inferenceset.kaito.sh/created-by=x,apps.kubernetes.io/pod-index=0', 'one pod per child: pod 0, the leader of a multi-node one');
+  const kaitos = iset({ replicas: 3 });
+  kaitos.metadata.annotations = { ...kaitos.metadata.annotations, 'kaito-ts.io/scale-selector': 'all-pods' };
+  assert.equal(statusOf(snap(kaitos, []))?.selector, 'inferenceset.kaito.sh/created-by=x', "KAITO's: every pod of every child");
   assert.deepEqual(
     s?.conditions?.map((c) => [c.type, c.status, c.reason, c.message, c.observedGeneration]),
     [['InferenceSetReady', 'False', 'inferencesetNotReady', 'inferenceset is not ready, 2/3 replicas are ready', 2]],
