@@ -37,6 +37,16 @@ export function startsModelLoad(a: Action<object>): boolean {
   return (a.kind === 'apply' || a.kind === 'create') && MODEL_LOAD_TYPES.has(a.type.plural);
 }
 
+/** The run of creates from `start` of one type whose names the server generates (`generateName`, no name). */
+function generatedCreates(actions: readonly Action<object>[], start: number): Action<object>[] {
+  const first = actions[start];
+  const generated = (a: Action<object> | undefined): boolean =>
+    a?.kind === 'create' && !a.object.metadata?.name && !!a.object.metadata?.generateName && first?.kind === 'create' && a.type === first.type;
+  let end = start;
+  while (generated(actions[end])) end++;
+  return actions.slice(start, end);
+}
+
 export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
   private readonly cacheOf: Partial<Record<string, ObjectCache<KubernetesObject>>>;
   private readonly owner: ResourceType;
@@ -59,12 +69,24 @@ export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
     const last = plan.actions.findLastIndex(startsModelLoad);
     const deferred = last >= 0 && last < plan.actions.length - 1 ? { ...io, client: io.client.deferred() } : io;
     let current = ws;
-    for (const [i, action] of plan.actions.entries()) {
+    for (let i = 0; i < plan.actions.length;) {
+      const batch = generatedCreates(plan.actions, i);
+      const client = i > last ? deferred : io;
+      if (batch.length > 1) {
+        // Objects named by the server (an InferenceSet's children) cannot collide: sent together, within the QPS limit.
+        const results = await Promise.allSettled(batch.map((a) => this.run(client, current, a, record)));
+        const failed = results.findIndex((r) => r.status === 'rejected');
+        if (failed >= 0) throw new ActionFailed(batch[failed]!, (results[failed] as PromiseRejectedResult).reason);
+        i += batch.length;
+        continue;
+      }
+      const action = plan.actions[i]!;
       try {
-        current = await this.run(i > last ? deferred : io, current, action, record);
+        current = await this.run(client, current, action, record);
       } catch (err) {
         throw new ActionFailed(action, err);
       }
+      i++;
     }
     return record;
   }

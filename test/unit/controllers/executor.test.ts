@@ -264,3 +264,40 @@ test("executor: taking a template's ownership reads the object, then one JSON pa
   assert.deepEqual(planErrorPolicy(failed), { terminal: false, notBeforeMs: 0 });
   server.script = undefined;
 });
+
+test('executor: creates the server names (generateName) go out together; the first failure stops the pass with ActionFailed', async () => {
+  let inFlight = 0;
+  let most = 0;
+  const sent: string[] = [];
+  const client = {
+    withSignal: () => client,
+    deferred: () => client,
+    create: async (_type: unknown, obj: KubernetesObject) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      sent.push(obj.metadata?.generateName ?? '');
+      const n = sent.length;
+      await new Promise((r) => setTimeout(r, 20));
+      inFlight--;
+      if (obj.metadata?.labels?.fail) throw Object.assign(new Error('etcd timeout'), { code: 500 });
+      return { ...obj, metadata: { ...obj.metadata, name: `${obj.metadata?.generateName ?? ''}${n}`, namespace: 'ns1' } };
+    },
+  };
+  const d = deps([ws()]);
+  const executor = new PlanExecutor({ ...d, client: client as unknown as typeof d.client, owner: Resources.workspaces });
+  const child = (labels: Record<string, string> = {}) => ({
+    kind: 'create' as const,
+    type: Resources.workspaces,
+    object: { apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', metadata: { generateName: 'set-', namespace: 'ns1', labels } },
+    why: 'a replica',
+  });
+  const record = await executor.execute(ws(), { actions: [child(), child(), child()] });
+  assert.equal(record.writes, 3);
+  assert.equal(most, 3, 'all three in flight at once');
+  assert.equal(d.caches.workspaces.list({ namespace: 'ns1' }).filter((w) => w.metadata?.name?.startsWith('set-')).length, 3, 'each written through');
+
+  most = 0;
+  const failing = child({ fail: 'yes' });
+  await assert.rejects(executor.execute(ws(), { actions: [child(), failing, child()] }), (e: unknown) => e instanceof ActionFailed && e.action === failing);
+  assert.equal(most, 3);
+});
