@@ -39,9 +39,9 @@ export function startsModelLoad(a: Action<object>): boolean {
 
 /** The run of creates from `start` of one type whose names the server generates (`generateName`, no name). */
 function generatedCreates(actions: readonly Action<object>[], start: number): Action<object>[] {
-  const first = actions[start];
+  const type = actions[start]?.kind === 'create' ? actions[start].type : undefined;
   const generated = (a: Action<object> | undefined): boolean =>
-    a?.kind === 'create' && !a.object.metadata?.name && !!a.object.metadata?.generateName && first?.kind === 'create' && a.type === first.type;
+    a?.kind === 'create' && a.type === type && !a.object.metadata?.name && !!a.object.metadata?.generateName;
   let end = start;
   while (generated(actions[end])) end++;
   return actions.slice(start, end);

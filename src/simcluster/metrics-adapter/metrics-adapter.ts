@@ -21,8 +21,8 @@ export function routeOf(path: string): MetricsRequest {
   const p = path.split('?')[0] ?? '';
   if (p === '/healthz' || p === '/readyz' || p === '/livez') return { kind: 'health' };
   if (p === BASE || p === `${BASE}/`) return { kind: 'discovery' };
-  const m = /^\/apis\/external\.metrics\.k8s\.io\/v1beta1\/namespaces\/([^/]+)\/([^/]+)$/.exec(p);
-  if (m && METRIC_NAME.test(m[2] ?? '')) return { kind: 'metric', namespace: decodeURIComponent(m[1] ?? ''), metric: m[2] ?? '' };
+  const [namespace, metric, ...more] = p.startsWith(`${BASE}/namespaces/`) ? p.slice(`${BASE}/namespaces/`.length).split('/') : [];
+  if (namespace && metric && !more.length && METRIC_NAME.test(metric)) return { kind: 'metric', namespace: decodeURIComponent(namespace), metric };
   return { kind: 'unknown' };
 }
 
