@@ -56,6 +56,8 @@ export interface BenchOptions {
   devicePluginDelaySeconds: number;
   /** create: the first N workspaces name a Hugging Face id outside the catalog, served by the fake hub. */
   hfModels: number;
+  /** create: after the idle window each controller is stopped and started again over its converged workspaces. */
+  restart: boolean;
 }
 
 export const BENCH_MODES = ['byo', 'nap', 'karpenter'] as const satisfies readonly NodeMode[];
@@ -113,6 +115,9 @@ export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
   --provision-delay S     nap: seconds from NodeClaim to node; karpenter: the KWOKNodeClass's
                           nodeRegistrationDelay (default ${DEFAULT_PROVISION_DELAY_S})
   --device-plugin-delay S nap, karpenter: seconds from node to nvidia.com/gpu capacity (default ${DEFAULT_DEVICE_PLUGIN_DELAY_S})
+  --restart               once converged and idle, each controller is stopped and started again over its
+                          workspaces: time to its first pass and until every workspace had one, the writes
+                          it makes (0 is right), its peak RSS and CPU (create scenario)
   --hf-models N           the first N workspaces name a Hugging Face id outside the catalog, one repo each,
                           served by a local fake Hugging Face endpoint that counts its requests (KAITO v0.12.0
                           reads it as https://huggingface.co through a proxy; not KAITO v0.8.0)
@@ -179,6 +184,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
         'update-strategy': { type: 'string' },
         replicas: { type: 'string' },
         'hf-models': { type: 'string' },
+        restart: { type: 'boolean' },
       },
     }));
   } catch (err) {
@@ -265,6 +271,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
     if (unknowing.length > 0)
       throw new BenchArgsError(`--hf-models: ${unknowing.join(', ')} knows no Hugging Face ids; use --controllers kaito-ts,kaito-v0.12.0`);
   }
+  const restart = values.restart ?? false;
+  if (restart && (updating || scaling)) throw new BenchArgsError('--restart needs --scenario create');
   return {
     scenario: scenario as BenchScenario,
     ...(update ? { update } : {}),
@@ -287,5 +295,6 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
     provisionDelaySeconds: integer('provision-delay', values['provision-delay'], DEFAULT_PROVISION_DELAY_S, 0),
     devicePluginDelaySeconds: integer('device-plugin-delay', values['device-plugin-delay'], DEFAULT_DEVICE_PLUGIN_DELAY_S, 0),
     hfModels,
+    restart,
   };
 }

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { readyChartSvg } from './chart.js';
 import { inferenceSetMarkdown } from './inferenceset.js';
 import { markdownTable, karpenterStageTable, napStageTable, parseBenchDocument } from './results.js';
+import { restartMarkdown } from './restart.js';
 import { timelineChartSvg } from './timeline-chart.js';
 import { timelineMarkdown } from './timeline-format.js';
 import { updateMarkdown } from './update.js';
@@ -37,6 +38,8 @@ function main(argv: string[]): number {
   if (updates) process.stdout.write(`\nUpdates of a serving workspace (unavailable: no serving endpoint; cut-over: surge pod Ready → serving):\n\n${updates}`);
   const scales = inferenceSetMarkdown(docs);
   if (scales) process.stdout.write(`\nInferenceSet scale 0 → N (seconds since the scale write; floor: load + own writes / QPS):\n\n${scales}`);
+  const restarts = restartMarkdown(docs);
+  if (restarts) process.stdout.write(`\nRestart over the converged workspaces (--restart; seconds since the new process was spawned):\n\n${restarts}`);
   const timeline = timelineMarkdown(docs);
   if (timeline) process.stdout.write(`\nPer-workspace timeline, seconds p50 / p90 / p99 / max:\n\n${timeline}`);
   if (values['timeline-svg']) writeFileSync(values['timeline-svg'], timelineChartSvg(docs));

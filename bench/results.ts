@@ -14,6 +14,7 @@ import { NAP_STAGES, type NapFigures } from './nap.js';
 import type { TimelineFigures } from './timeline.js';
 import { timelineText } from './timeline-format.js';
 import { updateRunLine, updateSettingsLine, updateSummaryLine, type UpdateFigures, type UpdateScenarioOptions } from './update.js';
+import type { RestartFigures } from './restart.js';
 
 export interface ControllerResult {
   controller: ControllerId;
@@ -40,6 +41,8 @@ export interface ControllerResult {
   codeCommit?: string;
   /** --hf-models: requests the fake Hugging Face endpoint answered for this controller. */
   hub?: HubFigures;
+  /** --restart: the controller started again over its converged workspaces. */
+  restart?: RestartFigures;
 }
 
 export interface HubFigures {

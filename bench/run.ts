@@ -64,6 +64,9 @@ import { NapTracker, nodeClaimCreates } from './nap.js';
 import { napPools, planWorkspaces, poolsForPlan, workspaceManifest, type WorkspacePlan } from './plan.js';
 import { clockTicksPerSecond } from './proc.js';
 import { startCountingProxy, type CountingProxy } from './proxy.js';
+import { settle } from './settle.js';
+import { restartController } from './restart-run.js';
+import { restartSummaryLine } from './restart.js';
 import { TimelineTracker } from './timeline.js';
 import { runUpdates } from './update-cluster.js';
 import { updatePlan, updatePools, updateSettingsLine, updateSummaryLine } from './update.js';
@@ -185,7 +188,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
   const codeCommit = id === 'kaito-ts' ? gitCommit(PROJECT_ROOT) : undefined;
   if (codeCommit) tag(`code: commit ${codeCommit}`);
   tag(`starting: ${[launch.command, ...launch.args].join(' ')} (log ${logFile})`);
-  const ctl: RunningController = await startController(launch, logFile, `http://127.0.0.1:${probePort}/readyz`);
+  let ctl: RunningController = await startController(launch, logFile, `http://127.0.0.1:${probePort}/readyz`);
   const stopAll = async (): Promise<void> => {
     await ctl.stop();
     await proxy.close();
@@ -376,7 +379,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
     if (update) tag(updateSummaryLine(update.summary));
 
     // The idle window starts once the controller has been quiet for a moment (the last status writes of
-    // convergence are not idleness), and at the latest SETTLE_MAX_MS after all-ready.
+    // convergence are not idleness), and at the latest a minute after all-ready (settle.ts).
     const atReady = proxy.byVerb();
     const settled = await settle(proxy, ctl);
     const firstMinute = diffCounts(atReady, proxy.byVerb());
@@ -456,6 +459,23 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
       // Every workspace must have had a NodePool of its own; more than one is reported, not refused.
       result.correct &&= result.karpenter.nodePoolsPerWorkspace.min >= 1;
     }
+    // --restart: the same command line again over the converged workspaces.
+    if (opts.restart && readyAt !== undefined && !ctl.exited()) {
+      const restarted = await restartController(ctl, {
+        launch,
+        logFile: join(ctx.logDir, `${id}-restart.log`),
+        readyUrl: `http://127.0.0.1:${probePort}/readyz`,
+        metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+        proxy,
+        workspaces: plan.length,
+        idleSeconds: opts.idleSeconds,
+        log: tag,
+      });
+      ctl = restarted.ctl;
+      result.restart = restarted.figures;
+      result.correct &&= !ctl.exited() && restarted.figures.allPassesSeconds !== null;
+      tag(restartSummaryLine(restarted.figures));
+    }
   } finally {
     clearInterval(progress);
     for (const w of watches) w.stop();
@@ -515,20 +535,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
   return result;
 }
 
-const QUIET_MS = 5_000;
 const CLEANUP_WAIT_MS = 60_000;
-const SETTLE_MAX_MS = 60_000;
-
-/** Waits until the controller sent no write for QUIET_MS (at most SETTLE_MAX_MS); returns the seconds waited. */
-async function settle(proxy: CountingProxy, ctl: RunningController): Promise<number> {
-  const start = performance.now();
-  while (!ctl.exited() && performance.now() - start < SETTLE_MAX_MS) {
-    const quietFor = performance.now() - (proxy.lastWriteAt() ?? 0);
-    if (quietFor >= QUIET_MS) break;
-    await sleep(Math.min(QUIET_MS - quietFor + 10, 1000));
-  }
-  return (performance.now() - start) / 1000;
-}
 
 function round(v: number | undefined): number | null {
   return v === undefined ? null : Math.round(v * 10) / 10;

@@ -21,6 +21,7 @@ describe('parseBenchArgs', () => {
       provisionDelaySeconds: 1,
       devicePluginDelaySeconds: 1,
       hfModels: 0,
+      restart: false,
     });
   });
   it('takes every flag', () => {
@@ -68,6 +69,7 @@ describe('parseBenchArgs', () => {
       provisionDelaySeconds: 1,
       devicePluginDelaySeconds: 1,
       hfModels: 0,
+      restart: false,
     });
   });
   const napCases: Array<[string[], { mode: string; provisionDelaySeconds: number; devicePluginDelaySeconds: number; podReadyDelaySeconds: number }]> = [
@@ -191,7 +193,14 @@ describe('parseBenchArgs', () => {
     [['--workspaces', '5', '--hf-models', '6', '--controllers', 'kaito-ts'], /--hf-models 6 is more than --workspaces 5/],
     [['--workspaces', '5', '--hf-models', '2'], /kaito-v0.8.0 knows no Hugging Face ids/],
     [['--scenario', 'inferenceset', '--hf-models', '2', '--controllers', 'kaito-ts'], /--hf-models needs --scenario create/],
+    [['--scenario', 'update', '--restart'], /--restart needs --scenario create/],
+    [['--scenario', 'inferenceset', '--restart'], /--restart needs --scenario create/],
   ];
+  it('--restart: the create scenario, every controller', () => {
+    const o = parseBenchArgs(['--workspaces', '20', '--restart']);
+    assert.ok(o !== 'help');
+    assert.equal(o.restart, true);
+  });
   it('--hf-models N: kaito-ts alone, N of the workspaces', () => {
     const o = parseBenchArgs(['--workspaces', '20', '--hf-models', '10', '--controllers', 'kaito-ts']);
     assert.ok(o !== 'help');
