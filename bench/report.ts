@@ -1,12 +1,12 @@
 // `node dist/bench/report.js FILE...`: reads --json files of several runs and prints the Markdown table
 // for docs/benchmarks.md; with --svg OUT also writes the time-to-all-ready chart, with --timeline-svg OUT
-// the per-workspace stage chart. Documents of --scenario update also get their update tables, those of
+// the per-workspace stage chart, with --cost the peak RSS and CPU per 100 workspaces (--cost-svg OUT: as a chart). Documents of --scenario update also get their update tables, those of
 // --scenario inferenceset their scale tables.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { readyChartSvg } from './chart.js';
+import { costChartSvg, readyChartSvg } from './chart.js';
 import { inferenceSetMarkdown } from './inferenceset.js';
-import { markdownTable, karpenterStageTable, napStageTable, parseBenchDocument } from './results.js';
+import { costTable, markdownTable, karpenterStageTable, napStageTable, parseBenchDocument } from './results.js';
 import { restartMarkdown } from './restart.js';
 import { timelineChartSvg } from './timeline-chart.js';
 import { timelineMarkdown } from './timeline-format.js';
@@ -17,10 +17,18 @@ function main(argv: string[]): number {
     args: argv,
     allowPositionals: true,
     strict: true,
-    options: { svg: { type: 'string' }, title: { type: 'string' }, 'timeline-svg': { type: 'string' } },
+    options: {
+      svg: { type: 'string' },
+      title: { type: 'string' },
+      'timeline-svg': { type: 'string' },
+      'cost-svg': { type: 'string' },
+      cost: { type: 'boolean' },
+    },
   });
   if (positionals.length === 0) {
-    process.stderr.write('usage: node dist/bench/report.js [--svg OUT.svg [--title TEXT]] [--timeline-svg OUT.svg] [LABEL=]RESULT.json...\n');
+    process.stderr.write(
+      'usage: node dist/bench/report.js [--svg OUT.svg [--title TEXT]] [--timeline-svg OUT.svg] [--cost] [--cost-svg OUT.svg] [LABEL=]RESULT.json...\n',
+    );
     return 2;
   }
   // LABEL=FILE labels a run (e.g. its client limits) in the chart legend.
@@ -42,6 +50,8 @@ function main(argv: string[]): number {
   if (restarts) process.stdout.write(`\nRestart over the converged workspaces (--restart; seconds since the new process was spawned):\n\n${restarts}`);
   const timeline = timelineMarkdown(docs);
   if (timeline) process.stdout.write(`\nPer-workspace timeline, seconds p50 / p90 / p99 / max:\n\n${timeline}`);
+  if (values.cost) process.stdout.write(`\nCost as work grows (one run per row):\n\n${costTable(docs)}`);
+  if (values['cost-svg']) writeFileSync(values['cost-svg'], costChartSvg(docs));
   if (values['timeline-svg']) writeFileSync(values['timeline-svg'], timelineChartSvg(docs));
   if (values.svg) writeFileSync(values.svg, values.title ? readyChartSvg(docs, values.title) : readyChartSvg(docs));
   return 0;

@@ -280,6 +280,22 @@ export function markdownTable(docs: (BenchDocument & { label?: string })[]): str
   return out.join('\n') + '\n';
 }
 
+/** Cost as work grows: peak RSS and CPU per run, and both per 100 workspaces of the run, sorted by N. */
+export function costTable(docs: (BenchDocument & { label?: string })[]): string {
+  const labelled = docs.some((d) => d.label);
+  const per100 = (v: number, n: number): string => (n > 0 ? ((v / n) * 100).toFixed(1) : '-');
+  const out = [
+    `|${labelled ? ' run |' : ''} N | controller | peak RSS (MiB) | peak RSS per 100 workspaces (MiB) | CPU (s) | CPU per 100 workspaces (s) |`,
+    `|${labelled ? '---|' : ''}---|---|---|---|---|---|`,
+  ];
+  for (const d of [...docs].sort((a, b) => a.n - b.n || (a.label ?? '').localeCompare(b.label ?? '')))
+    for (const r of d.results)
+      out.push(
+        `|${labelled ? ` ${d.label ?? ''} |` : ''} ${d.n} | ${r.controller} | ${r.peakRssMiB.toFixed(1)} | ${per100(r.peakRssMiB, d.n)} | ${r.cpuSeconds.toFixed(1)} | ${per100(r.cpuSeconds, d.n)} |`,
+      );
+  return out.join('\n') + '\n';
+}
+
 function sortedDocs<T extends BenchDocument & { label?: string }>(docs: T[]): T[] {
   return [...docs].sort((a, b) => (a.label ?? '').localeCompare(b.label ?? '', undefined, { numeric: true }) || a.n - b.n);
 }

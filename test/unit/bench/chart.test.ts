@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { niceCeiling, readyChartSvg, readySeries } from '../../../bench/chart.js';
+import { costChartSvg, niceCeiling, readyChartSvg, readySeries } from '../../../bench/chart.js';
 import type { BenchDocument } from '../../../bench/results.js';
 
 function doc(n: number, ts: number | null, kaito: number | null): BenchDocument {
@@ -95,5 +95,31 @@ describe('labelled documents', () => {
         ['kaito-v0.8.0 (500/1000)', 1],
       ],
     );
+  });
+});
+
+describe('costChartSvg', () => {
+  const withCost = (n: number, rss: number, cpu: number, kaitoRss: number, kaitoCpu: number): BenchDocument => {
+    const d = doc(n, 1, 2);
+    return {
+      ...d,
+      results: [
+        { ...d.results[0]!, peakRssMiB: rss, cpuSeconds: cpu },
+        { ...d.results[1]!, peakRssMiB: kaitoRss, cpuSeconds: kaitoCpu },
+      ],
+    };
+  };
+  const svg = costChartSvg([withCost(50, 64.5, 3.1, 62.3, 2.1), withCost(500, 94.5, 24.4, 101.4, 34.1)]);
+  it('two panels in one svg: peak RSS and CPU per 100 workspaces', () => {
+    assert.equal(svg.match(/<svg/g)?.length, 1);
+    assert.match(svg, /width="960"/);
+    assert.match(svg, />Peak RSS \(MiB\)</);
+    assert.match(svg, />CPU seconds per 100 workspaces</);
+    assert.equal(svg.match(/<polyline/g)?.length, 4);
+  });
+  it('CPU is per 100 workspaces of the run', () => {
+    assert.match(svg, /<title>kaito-ts: N=50, 6\.2 CPU s<\/title>/); // 3.1 s / 50 × 100
+    assert.match(svg, /<title>kaito-v0\.8\.0: N=500, 6\.8 CPU s<\/title>/); // 34.1 / 500 × 100 = 6.82
+    assert.match(svg, /<title>kaito-v0\.8\.0: N=500, 101\.4 MiB<\/title>/);
   });
 });

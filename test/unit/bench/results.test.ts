@@ -5,6 +5,7 @@ import type { VolumeKind } from '../../../bench/controllers.js';
 import {
   benchDocument,
   checkVolumes,
+  costTable,
   formatTable,
   markdownTable,
   napStageTable,
@@ -154,6 +155,16 @@ describe('formatTable / markdownTable', () => {
     assert.equal(rows.length, 2);
     assert.match(rows[0] ?? '', /^\| 50 \| kaito-v0\.8\.0 \| 70\.0 \| timeout \| 120 \| 9\.0 \| 3 \| no \|/);
     assert.match(rows[1] ?? '', /^\| 500 \| kaito-ts \|/);
+  });
+});
+
+describe('costTable', () => {
+  it('peak RSS and CPU per run and per 100 workspaces, sorted by N', () => {
+    const rows = costTable([benchDocument(200, [kaitoTs]), benchDocument(50, [kaito])])
+      .trimEnd()
+      .split('\n');
+    assert.match(rows[0] ?? '', /peak RSS per 100 workspaces \(MiB\) \| CPU \(s\) \| CPU per 100 workspaces \(s\) \|$/);
+    assert.deepEqual(rows.slice(2), ['| 50 | kaito-v0.8.0 | 120.0 | 240.0 | 9.0 | 18.0 |', '| 200 | kaito-ts | 88.4 | 44.2 | 4.3 | 2.1 |']);
   });
 });
 
