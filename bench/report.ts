@@ -1,7 +1,8 @@
 // `node dist/bench/report.js FILE...`: reads --json files of several runs and prints the Markdown table
 // for docs/benchmarks.md; with --svg OUT also writes the time-to-all-ready chart, with --timeline-svg OUT
-// the per-workspace stage chart, with --cost the peak RSS and CPU per 100 workspaces (--cost-svg OUT: as a chart). Documents of --scenario update also get their update tables, those of
-// --scenario inferenceset their scale tables.
+// the per-workspace stage chart, with --cost the peak RSS and CPU per 100 workspaces (--cost-svg OUT: as a
+// chart). Documents of --scenario update also get their update tables, those of --scenario inferenceset
+// their scale tables, those of --restart their restart table.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { costChartSvg, readyChartSvg } from './chart.js';
