@@ -69,7 +69,9 @@ export function statefulSetReadiness(
   if (fromPods) return { ready: false, ...fromPods };
   if (downPod && ready === desired)
     return { ready: false, reason: NotReadyReason.PodsNotReady, message: `StatefulSet ${name}: pod ${downPod.metadata?.name} is not ready` };
-  if (observed && (updated < desired || !oneRevision)) return rolling;
+  // Generation 1 has no older pods to replace: until its pods exist the StatefulSet controller reports 0
+  // updated replicas and a revision not yet current, which is creation, not a rollout (no status flap).
+  if (observed && generation > 1 && (updated < desired || !oneRevision)) return rolling;
   return { ready: false, reason: NotReadyReason.PodsNotReady, message: `StatefulSet ${name}: ${ready}/${desired} replicas ready` };
 }
 

@@ -37,7 +37,7 @@ const cases: { name: string; sts: V1StatefulSet | undefined; pods?: V1Pod[]; rea
   },
   {
     name: 'old ready pods during a roll (KAITO W6 says ready)',
-    sts: sts({}, { ...healthy, updatedReplicas: 1, updateRevision: 'r2' }),
+    sts: sts({ generation: 2 }, { ...healthy, observedGeneration: 2, updatedReplicas: 1, updateRevision: 'r2' }),
     ready: false,
     reason: NotReadyReason.RolloutInProgress,
     message: /rollout of 2 replica\(s\) in progress/,
@@ -68,8 +68,22 @@ const cases: { name: string; sts: V1StatefulSet | undefined; pods?: V1Pod[]; rea
     message: /^StatefulSet ws: 0\/1 replicas ready$/,
   },
   {
+    name: 'first generation observed before its pods exist (0 updated, no current revision): creation, not a rollout',
+    sts: sts({ replicas: 1 }, { observedGeneration: 1, replicas: 0, updateRevision: 'r1' }),
+    ready: false,
+    reason: NotReadyReason.PodsNotReady,
+    message: /^StatefulSet ws: 0\/1 replicas ready$/,
+  },
+  {
+    name: 'first generation, pod created, revision not yet current: the same words',
+    sts: sts({ replicas: 1 }, { observedGeneration: 1, replicas: 1, updatedReplicas: 1, currentRevision: '', updateRevision: 'r1' }),
+    ready: false,
+    reason: NotReadyReason.PodsNotReady,
+    message: /^StatefulSet ws: 0\/1 replicas ready$/,
+  },
+  {
     name: 'revisions differ although counts agree',
-    sts: sts({}, { ...healthy, currentRevision: 'r1', updateRevision: 'r2' }),
+    sts: sts({ generation: 2 }, { ...healthy, observedGeneration: 2, currentRevision: 'r1', updateRevision: 'r2' }),
     ready: false,
     reason: NotReadyReason.RolloutInProgress,
   },
