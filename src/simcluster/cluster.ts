@@ -319,8 +319,7 @@ export async function ensureCluster(opts: UpOptions = {}): Promise<ClusterInfo> 
   const l = layoutFor();
   const modelLoad = resolveModelLoad(process.env, opts.modelLoad);
   const optIns = { karpenter: karpenterWanted(process.env, opts.karpenter), keda: kedaWanted(process.env, opts.keda), ...(modelLoad ? { modelLoad } : {}) };
-  if (await isRunning(l, optIns))
-    return { kubeconfigPath: l.kubeconfigPath, binDir: l.binDir };
+  if (await isRunning(l, optIns)) return { kubeconfigPath: l.kubeconfigPath, binDir: l.binDir };
   return up(opts);
 }
 

@@ -146,7 +146,11 @@ function options(argv: string[]): { stateDir: string; portOffset: string; limits
     stateDir: values['state-dir'],
     portOffset: values['port-offset'] ?? '0',
     limits: { ...DEFAULT_MEMORY_LIMITS, ...parseMemoryLimits([values['memory-limits'] ?? '']) },
-    optIns: { karpenter: values.karpenter === true, keda: values.keda === true, ...(modelLoad !== undefined ? { modelLoad: parseModelLoad(modelLoad, `--${MODEL_LOAD_FLAG}`) } : {}) },
+    optIns: {
+      karpenter: values.karpenter === true,
+      keda: values.keda === true,
+      ...(modelLoad !== undefined ? { modelLoad: parseModelLoad(modelLoad, `--${MODEL_LOAD_FLAG}`) } : {}),
+    },
   };
 }
 

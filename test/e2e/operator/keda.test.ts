@@ -108,7 +108,11 @@ test('KEDA: a ScaledObject with a metrics-api trigger scales an InferenceSet 1 â
   mark('3 Ready children');
   assert.equal(up.spec?.replicas, 3);
   const value = JSON.parse(
-    await kubectl(['get', '--raw', `/apis/external.metrics.k8s.io/v1beta1/namespaces/${ns}/s0-metric-api-queue?labelSelector=scaledobject.keda.sh%2Fname%3Dchat`]),
+    await kubectl([
+      'get',
+      '--raw',
+      `/apis/external.metrics.k8s.io/v1beta1/namespaces/${ns}/s0-metric-api-queue?labelSelector=scaledobject.keda.sh%2Fname%3Dchat`,
+    ]),
   ) as { items?: { value?: string }[] };
   assert.equal(value.items?.[0]?.value, '30', 'the external metric, served by KEDA through the aggregation layer');
   assert.equal((await getOne<Hpa>(ns, 'hpa', 'keda-hpa-chat'))?.status?.desiredReplicas, 3);

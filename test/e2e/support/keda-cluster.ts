@@ -16,5 +16,7 @@ export function requireKedaBuilt(): void {
   const l = layoutFor();
   const missing = missingKedaOutputs(l);
   if (missing.length > 0)
-    throw new Error(`KEDA is not built (${missing.join(', ')} missing in ${l.kedaBinDir}): run \`bash simcluster/build-keda.sh\` once (about 8 min on 2 cores)`);
+    throw new Error(
+      `KEDA is not built (${missing.join(', ')} missing in ${l.kedaBinDir}): run \`bash simcluster/build-keda.sh\` once (about 8 min on 2 cores)`,
+    );
 }

@@ -110,7 +110,10 @@ describe('memory limits', () => {
   it('flags win over the environment, which wins over the defaults', () => {
     const l = resolveMemoryLimits({ KAITO_TS_SIM_MEMORY_LIMITS: 'etcd=1Gi,kwok=3Gi' }, ['kwok=4Gi']);
     assert.deepEqual(l, { ...DEFAULT_MEMORY_LIMITS, etcd: GI, kwok: 4 * GI });
-    assert.match(formatMemoryLimits(l), /^etcd=1Gi,kube-apiserver=3Gi,.*kwok=4Gi,gpu-provisioner=1Gi,metrics-adapter=1Gi,model-load=1Gi,karpenter=2Gi,keda-operator=1Gi,keda-adapter=1Gi$/);
+    assert.match(
+      formatMemoryLimits(l),
+      /^etcd=1Gi,kube-apiserver=3Gi,.*kwok=4Gi,gpu-provisioner=1Gi,metrics-adapter=1Gi,model-load=1Gi,karpenter=2Gi,keda-operator=1Gi,keda-adapter=1Gi$/,
+    );
   });
   it('bounds every component (the opt-ins too), 17 GiB in all', () => {
     assert.deepEqual(
