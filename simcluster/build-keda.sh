@@ -33,12 +33,12 @@ cp -r "$dir" "$tmp/src" && chmod -R u+w "$tmp/src"
 # The version shows in KEDA's startup log and its metrics.
 ldflags="-s -w -X github.com/kedacore/keda/v2/version.Version=$V"
 if [ ! -x "$BIN/keda" ]; then
-  step "github.com/kedacore/keda/v2/cmd/operator $V (about 7 min on 2 cores with the modules downloaded)"
+  step "github.com/kedacore/keda/v2/cmd/operator $V (7–14 min on 2 cores, module downloads included)"
   (cd "$tmp/src" && nice -n 10 go build -trimpath -ldflags "$ldflags" -o "$tmp/keda" ./cmd/operator)
   mv "$tmp/keda" "$BIN/keda"
 fi
 if [ ! -x "$BIN/keda-adapter" ]; then
-  step "github.com/kedacore/keda/v2/cmd/adapter $V (about 1 min more)"
+  step "github.com/kedacore/keda/v2/cmd/adapter $V (about 2 min more)"
   (cd "$tmp/src" && nice -n 10 go build -trimpath -ldflags "$ldflags" -o "$tmp/keda-adapter" ./cmd/adapter)
   mv "$tmp/keda-adapter" "$BIN/keda-adapter"
 fi

@@ -11,12 +11,12 @@ process.env[KEDA_ENV] = '1';
 
 export { stopPrivateCluster };
 
-/** A test run never builds KEDA (8 min on 2 cores): CI builds it first (.ci/run); missing, the test fails and says what to run. */
+/** A test run never builds KEDA (8–16 min on 2 cores): CI builds it first (.ci/run); missing, the test fails and says what to run. */
 export function requireKedaBuilt(): void {
   const l = layoutFor();
   const missing = missingKedaOutputs(l);
   if (missing.length > 0)
     throw new Error(
-      `KEDA is not built (${missing.join(', ')} missing in ${l.kedaBinDir}): run \`bash simcluster/build-keda.sh\` once (about 8 min on 2 cores)`,
+      `KEDA is not built (${missing.join(', ')} missing in ${l.kedaBinDir}): run \`bash simcluster/build-keda.sh\` once (8–16 min on 2 cores the first time)`,
     );
 }
