@@ -44,6 +44,36 @@ export function missingKarpenterOutputs(l: Layout): string[] {
   ];
 }
 
+/**
+ * The CRDs KEDA's operator watches from its start (config/crd/bases), as simcluster/build-keda.sh copies
+ * them: without one, its manager's cache never syncs and nothing is reconciled.
+ */
+export const KEDA_CRDS = [
+  'keda.sh_scaledobjects.yaml',
+  'keda.sh_scaledjobs.yaml',
+  'keda.sh_triggerauthentications.yaml',
+  'keda.sh_clustertriggerauthentications.yaml',
+  'eventing.keda.sh_cloudeventsources.yaml',
+  'eventing.keda.sh_clustercloudeventsources.yaml',
+] as const;
+
+/** KEDA's two binaries as build-keda.sh names them: the operator and its metrics server. */
+export const KEDA_BINARIES = ['keda', 'keda-adapter'] as const;
+
+export function kedaCrdPaths(l: Layout): string[] {
+  return KEDA_CRDS.map((f) => join(l.kedaBinDir, 'crds', f));
+}
+
+/** What build-keda.sh must still produce. */
+export function missingKedaOutputs(l: Layout): string[] {
+  return [
+    ...KEDA_BINARIES.filter((b) => !isExecutable(join(l.kedaBinDir, b))),
+    ...kedaCrdPaths(l)
+      .filter((f) => !existsSync(f))
+      .map((f) => basename(f)),
+  ];
+}
+
 /** Runs a build script (a no-op when everything is built), forwarding its progress lines to `log`. */
 export function runBuild(script: string, log: (line: string) => void): Promise<void> {
   return new Promise((resolve, reject) => {

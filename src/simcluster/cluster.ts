@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { karpenterCrdPaths, kwokStagesPath, missingBuildOutputs, missingKarpenterOutputs, nodeClaimCrdPath, runBuild } from './binaries.js';
+import { karpenterCrdPaths, kwokStagesPath, missingBuildOutputs, missingKarpenterOutputs, missingKedaOutputs, nodeClaimCrdPath, runBuild } from './binaries.js';
 import {
   components,
   METRICS_ADAPTER_PAIR,
@@ -16,7 +16,7 @@ import {
   SUPERVISOR_SCRIPT,
   type Component,
   type ComponentName,
-  type ComponentOptions,
+  type OptIns,
   type SupervisorCommand,
 } from './components.js';
 import { installCrd } from './crds.js';
@@ -28,6 +28,7 @@ import { withLock } from './lock.js';
 import { addNodes, isNodeReady, loadNodePools, scalePools, type NodePool } from './nodes.js';
 import { ensurePki, ensureServingPair } from './pki.js';
 import { ADAPTER_DNS_NAMES, registerMetricsAdapter } from './metrics-adapter/registration.js';
+import { installKedaApi, KEDA_ADAPTER_SERVICE, writeKedaCerts } from './keda/keda.js';
 import { isOurProcess, processArgs, readPid, startDetached, stopProcess } from './process.js';
 import { resolveDelays, type Delays } from './provisioner/provisioner-options.js';
 import { formatMemoryLimits, resolveMemoryLimits } from './supervision.js';
@@ -52,6 +53,8 @@ export interface UpOptions {
   memoryLimits?: string[];
   /** Also run Karpenter's kwok provider (default: KAITO_TS_SIM_KARPENTER=1); `up` never stops a running one. */
   karpenter?: boolean;
+  /** Also run KEDA, whose metrics server then serves the external metrics API (default: KAITO_TS_SIM_KEDA=1); a running KEDA stays. */
+  keda?: boolean;
   /**
    * Also run the model-load simulation with these delays (default: KAITO_TS_SIM_MODEL_LOAD); other delays
    * restart it; `up` without it keeps a running one with its delays.
@@ -63,8 +66,20 @@ export interface UpOptions {
 /** The env var that asks `up`, the e2e harness and the bench for Karpenter. */
 export const KARPENTER_ENV = 'KAITO_TS_SIM_KARPENTER';
 
+/** The env var that asks `up` and the e2e harness for KEDA. */
+export const KEDA_ENV = 'KAITO_TS_SIM_KEDA';
+
+/** An explicit choice, else the env var `key` set to 1 or true. */
+function wanted(env: NodeJS.ProcessEnv, key: string, explicit?: boolean): boolean {
+  return explicit ?? ['1', 'true'].includes((env[key] ?? '').toLowerCase());
+}
+
 export function karpenterWanted(env: NodeJS.ProcessEnv, explicit?: boolean): boolean {
-  return explicit ?? ['1', 'true'].includes((env[KARPENTER_ENV] ?? '').toLowerCase());
+  return wanted(env, KARPENTER_ENV, explicit);
+}
+
+export function kedaWanted(env: NodeJS.ProcessEnv, explicit?: boolean): boolean {
+  return wanted(env, KEDA_ENV, explicit);
 }
 
 export interface ComponentStatus {
@@ -214,32 +229,43 @@ export async function up(opts: UpOptions = {}): Promise<ClusterInfo> {
       const t0 = Date.now();
       // A running Karpenter stays: another test may be using it.
       const karpenter = karpenterWanted(process.env, opts.karpenter) || optInPid(l, 'karpenter') !== undefined;
+      const keda = kedaWanted(process.env, opts.keda) || optInPid(l, 'keda-operator') !== undefined;
       const modelLoad = resolveModelLoad(process.env, opts.modelLoad) ?? runningModelLoad(l);
       await ensureBuilt(l.binDir, l.buildScript, () => missingBuildOutputs(l.binDir, l.versions.karpenter), log);
       if (karpenter) await ensureBuilt(l.karpenterBinDir, l.karpenterBuildScript, () => missingKarpenterOutputs(l), log);
+      if (keda) await ensureBuilt(l.kedaBinDir, l.kedaBuildScript, () => missingKedaOutputs(l), log);
       await ensurePki(l.pkiDir);
       await ensureServingPair(l.pkiDir, METRICS_ADAPTER_PAIR, ADAPTER_DNS_NAMES);
+      if (keda) await writeKedaCerts(l);
       writeConfigFiles(l);
       // Written before kwok starts (again on every `up`: the stock Stages may have gained a Stage since).
       if (modelLoad) writeFileSync(l.modelLoadStagesPath, withModelLoadStages(readFileSync(kwokStagesPath(l.binDir), 'utf8')));
-      const optIns = { karpenter, ...(modelLoad ? { modelLoad } : {}) };
+      const optIns = { karpenter, keda, ...(modelLoad ? { modelLoad } : {}) };
       const [etcd, apiserver, ...rest] = components(l, { delays: resolveDelays(process.env, opts.provisioner), ...optIns });
       const provisioner = rest.find((c) => c.name === 'gpu-provisioner');
       const karpenterComponent = rest.find((c) => c.name === 'karpenter');
+      // Started after their CRDs, in order: the metrics server dials the operator.
+      const kedaComponents = rest.filter((c) => c.name === 'keda-operator' || c.name === 'keda-adapter');
       if (!etcd || !apiserver || !provisioner) throw new Error('component list is incomplete');
       await startComponent(l, etcd, log);
       await startComponent(l, apiserver, log);
-      await Promise.all(rest.filter((c) => c !== provisioner && c !== karpenterComponent).map((c) => startComponent(l, c, log)));
+      await Promise.all(rest.filter((c) => c !== provisioner && c !== karpenterComponent && !kedaComponents.includes(c)).map((c) => startComponent(l, c, log)));
 
       const kc = adminKubeConfig(l);
       await waitForDefaultServiceAccount(kc);
-      await registerMetricsAdapter(kc, l.ports.metricsAdapter, join(l.pkiDir, 'ca.crt'));
+      // One APIService per group-version: KEDA's metrics server takes it on a cluster with KEDA.
+      if (!keda) await registerMetricsAdapter(kc, l.ports.metricsAdapter, join(l.pkiDir, 'ca.crt'));
       // The provisioner lists NodeClaims from its first second: the CRDs come first.
       await installClaimCrds(kc, l, karpenter);
       await startComponent(l, provisioner, log);
       if (karpenterComponent) {
         writeFileSync(l.instanceTypesPath, `${JSON.stringify(kwokInstanceTypes(loadNodePools(l.defaultNodesFile), withheldSkus()), null, 2)}\n`);
         await startComponent(l, karpenterComponent, log);
+      }
+      if (keda) {
+        await installKedaApi(kc, l);
+        for (const c of kedaComponents) await startComponent(l, c, log);
+        await registerMetricsAdapter(kc, l.ports.kedaAdapter, join(l.pkiDir, 'ca.crt'), KEDA_ADAPTER_SERVICE);
       }
       await ensureSupervisor(l, supervisorCommand(l, formatMemoryLimits(limits), optIns), log);
       const names = await addNodes(kc, pools, l.versions.k8s);
@@ -277,7 +303,7 @@ async function ensureBuilt(binDir: string, script: string, missing: () => string
 }
 
 /** Every component's pid alive and healthy (the opt-ins' too when asked for), without touching the API objects. */
-export async function isRunning(l: Layout = layoutFor(), optIns: Pick<ComponentOptions, 'karpenter' | 'modelLoad'> = {}): Promise<boolean> {
+export async function isRunning(l: Layout = layoutFor(), optIns: OptIns = {}): Promise<boolean> {
   if (!existsSync(l.kubeconfigPath)) return false;
   const all = components(l, optIns);
   if (all.some((c) => runningPid(l, c) === undefined)) return false;
@@ -292,8 +318,8 @@ export async function isRunning(l: Layout = layoutFor(), optIns: Pick<ComponentO
 export async function ensureCluster(opts: UpOptions = {}): Promise<ClusterInfo> {
   const l = layoutFor();
   const modelLoad = resolveModelLoad(process.env, opts.modelLoad);
-  if (await isRunning(l, { karpenter: karpenterWanted(process.env, opts.karpenter), ...(modelLoad ? { modelLoad } : {}) }))
-    return { kubeconfigPath: l.kubeconfigPath, binDir: l.binDir };
+  const optIns = { karpenter: karpenterWanted(process.env, opts.karpenter), keda: kedaWanted(process.env, opts.keda), ...(modelLoad ? { modelLoad } : {}) };
+  if (await isRunning(l, optIns)) return { kubeconfigPath: l.kubeconfigPath, binDir: l.binDir };
   return up(opts);
 }
 

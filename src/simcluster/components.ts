@@ -1,16 +1,27 @@
-// The command lines of the control-plane processes (plus Karpenter and the model-load simulation, opt-in). Pure: a Layout in, argv lists out.
+// The command lines of the control-plane processes (plus Karpenter, KEDA and the model-load simulation, opt-in). Pure: a Layout in, argv lists out.
 import { isDeepStrictEqual } from 'node:util';
 import { join } from 'node:path';
 import { hasNotReadyStage, kwokStagesPath } from './binaries.js';
+import { kedaComponents } from './keda/keda.js';
 import { DEFAULT_PORTS, type Layout } from './layout.js';
 import { formatModelLoad, MODEL_LOAD_FLAG, modelLoadArgs, type ModelLoadDelays } from './model-load/model-load-options.js';
 import { DEFAULT_DELAYS, provisionerArgs, type Delays } from './provisioner/provisioner-options.js';
 
 export type ComponentName =
-  'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok' | 'gpu-provisioner' | 'metrics-adapter' | 'model-load' | 'karpenter';
+  | 'etcd'
+  | 'kube-apiserver'
+  | 'kube-controller-manager'
+  | 'kube-scheduler'
+  | 'kwok'
+  | 'gpu-provisioner'
+  | 'metrics-adapter'
+  | 'model-load'
+  | 'karpenter'
+  | 'keda-operator'
+  | 'keda-adapter';
 
-/** Components that run only when asked for (`up --karpenter`, `up --model-load`); a running one stays. */
-export const OPT_IN_COMPONENTS: readonly ComponentName[] = ['model-load', 'karpenter'];
+/** Components that run only when asked for (`up --karpenter`, `up --keda`, `up --model-load`); a running one stays. */
+export const OPT_IN_COMPONENTS: readonly ComponentName[] = ['model-load', 'karpenter', 'keda-operator', 'keda-adapter'];
 
 /** How the provisioner's Node process is told apart from other node processes (any checkout). */
 export const PROVISIONER_SCRIPT = 'dist/src/simcluster/provisioner/main.js';
@@ -35,7 +46,7 @@ export interface Component {
   script?: string;
   /** `up` restarts a running process when this says its command line (argv after argv[0]) is stale. */
   stale?: (argv: string[]) => boolean;
-  /** Set over the starter's environment (Karpenter reads its kubeconfig only from KUBECONFIG). */
+  /** Set over the starter's environment (Karpenter reads its kubeconfig only from KUBECONFIG; KEDA its namespaces). */
   env?: Record<string, string>;
 }
 
@@ -45,7 +56,12 @@ export interface ComponentOptions {
   karpenter?: boolean;
   /** The model-load simulation with these delays (`simcluster up --model-load`); kwok then gets the model-load Stages. */
   modelLoad?: ModelLoadDelays;
+  /** KEDA's operator and metrics server run last (`simcluster up --keda`); the external metrics API is then KEDA's. */
+  keda?: boolean;
 }
+
+/** The opt-in components a cluster runs, as `up`, `isRunning` and the supervisor pass them around. */
+export type OptIns = Pick<ComponentOptions, 'karpenter' | 'modelLoad' | 'keda'>;
 
 const HEALTH_PATHS = '/healthz,/readyz,/livez,/metrics';
 
@@ -202,6 +218,7 @@ export function components(l: Layout, opts: ComponentOptions = {}): Component[] 
     metricsAdapterComponent(l),
     ...(opts.modelLoad ? [modelLoadComponent(l, opts.modelLoad)] : []),
     ...(opts.karpenter ? [karpenterComponent(l)] : []),
+    ...(opts.keda ? kedaComponents(l) : []),
   ];
 }
 
@@ -210,7 +227,7 @@ export function components(l: Layout, opts: ComponentOptions = {}): Component[] 
  * URLs (`down`, `status`, CPU samples): the opt-ins' arguments are placeholders.
  */
 export function everyComponent(l: Layout): Component[] {
-  return components(l, { karpenter: true, modelLoad: { coldMs: 0, warmMs: 0 } });
+  return components(l, { karpenter: true, keda: true, modelLoad: { coldMs: 0, warmMs: 0 } });
 }
 
 /** The model-load delays a running simulation was started with, read from its command line (argv after argv[0]). */
@@ -307,7 +324,7 @@ export interface SupervisorCommand {
 }
 
 /** The supervisor `up` starts: this checkout's script, the state folder, the port offset, every memory limit and the opt-ins. */
-export function supervisorCommand(l: Layout, memoryLimits: string, optIns: Pick<ComponentOptions, 'karpenter' | 'modelLoad'> = {}): SupervisorCommand {
+export function supervisorCommand(l: Layout, memoryLimits: string, optIns: OptIns = {}): SupervisorCommand {
   const portOffset = l.ports.etcd - DEFAULT_PORTS.etcd;
   return {
     binary: l.nodeBinary,
@@ -318,6 +335,7 @@ export function supervisorCommand(l: Layout, memoryLimits: string, optIns: Pick<
       `--memory-limits=${memoryLimits}`,
       ...(optIns.modelLoad ? [`--${MODEL_LOAD_FLAG}=${formatModelLoad(optIns.modelLoad)}`] : []),
       ...(optIns.karpenter ? ['--karpenter'] : []),
+      ...(optIns.keda ? ['--keda'] : []),
     ],
     script: SUPERVISOR_SCRIPT,
   };

@@ -3,7 +3,7 @@
 // the module it came from, so `up --karpenter` can swap KAITO v0.8.0's NodeClaim CRD for its own.
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiextensionsV1Api, type KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, loadYaml, type KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { isAlreadyExists, isNotFound } from '../runtime/errors.js';
 
@@ -19,18 +19,25 @@ export interface InstallOptions {
   /** Replace a CRD installed from another source (else an existing one is kept as is). */
   replace?: boolean;
   timeoutMs?: number;
+  /**
+   * Read the file into the client's typed model, so the schema's `x-kubernetes-*` keys reach the server.
+   * Read as plain YAML, the client's serializer drops the keys it knows only by their model names: KEDA's
+   * `x-kubernetes-int-or-string` (the server then refuses the CRD), and some of Karpenter's
+   * `x-kubernetes-validations` rules, which its CRDs are still installed without (docs/simcluster.md).
+   */
+  typed?: boolean;
 }
 
 /** The file's CRD with its source annotation. Pure. */
-export function crdFromFile(text: string, source: string): V1CustomResourceDefinition {
-  const body = parse(text) as V1CustomResourceDefinition;
+export function crdFromFile(text: string, source: string, typed = false): V1CustomResourceDefinition {
+  const body = typed ? loadYaml<V1CustomResourceDefinition>(text) : (parse(text) as V1CustomResourceDefinition);
   body.metadata = { ...body.metadata, annotations: { ...body.metadata?.annotations, [CRD_SOURCE_ANNOTATION]: source } };
   return body;
 }
 
 /** Creates the CRD when missing (or replaces one from another source) and waits until it is Established. Returns its name. */
 export async function installCrd(kc: KubeConfig, file: string, o: InstallOptions): Promise<string> {
-  const body = crdFromFile(readFileSync(file, 'utf8'), o.source);
+  const body = crdFromFile(readFileSync(file, 'utf8'), o.source, o.typed);
   const name = body.metadata?.name ?? '';
   const api = kc.makeApiClient(ApiextensionsV1Api);
   await api.createCustomResourceDefinition({ body }).catch(async (err: unknown) => {

@@ -13,6 +13,8 @@ export interface Versions {
   karpenter: string;
   /** sigs.k8s.io/karpenter whose kwok provider `up --karpenter` runs, with its CRDs (its own cache folder). */
   karpenterKwok: string;
+  /** github.com/kedacore/keda/v2, whose operator and metrics server a cluster with KEDA runs (its own cache folder). */
+  keda: string;
 }
 
 /**
@@ -35,6 +37,13 @@ export interface Ports {
   modelLoad: number;
   /** The external metrics adapter (HTTPS, reached by the aggregation layer). */
   metricsAdapter: number;
+  /** KEDA's operator (opt-in): health, Prometheus metrics and the gRPC metrics service its metrics server calls. */
+  kedaOperatorHealth: number;
+  kedaOperatorMetrics: number;
+  kedaMetricsService: number;
+  /** KEDA's metrics server: external.metrics.k8s.io over HTTPS, and its own /metrics (bound on every interface: it takes only a port). */
+  kedaAdapter: number;
+  kedaAdapterMetrics: number;
 }
 
 export const DEFAULT_PORTS: Ports = {
@@ -49,6 +58,11 @@ export const DEFAULT_PORTS: Ports = {
   karpenterMetrics: 27250,
   modelLoad: 27251,
   metricsAdapter: 27253,
+  kedaOperatorHealth: 27252,
+  kedaOperatorMetrics: 27254,
+  kedaMetricsService: 27255,
+  kedaAdapter: 27256,
+  kedaAdapterMetrics: 27258,
 };
 
 /** KAITO_TS_SIM_PORT_OFFSET moves every port, so a second cluster (another state dir) can run beside the first. */
@@ -65,6 +79,11 @@ export interface Layout {
   /** Karpenter's kwok provider and its CRDs (simcluster/build-karpenter.sh). */
   karpenterBinDir: string;
   karpenterBuildScript: string;
+  /** KEDA's operator and metrics server and their CRDs (simcluster/build-keda.sh). */
+  kedaBinDir: string;
+  kedaBuildScript: string;
+  /** ca.crt, tls.crt and tls.key for KEDA's gRPC link and its metrics server, written by `up` from the cluster's PKI. */
+  kedaCertDir: string;
   /** The instance types `up --karpenter` writes from the GPU SKU catalog for Karpenter to read. */
   instanceTypesPath: string;
   /** kwok's Stages with the model-load Stage, which `up --model-load` writes and gives kwok. */
@@ -113,6 +132,7 @@ export function parseVersions(text: string): Versions {
     kwok: need('KWOK_VERSION'),
     karpenter: need('KARPENTER_VERSION'),
     karpenterKwok: need('KARPENTER_KWOK_VERSION'),
+    keda: need('KEDA_VERSION'),
   };
 }
 
@@ -124,6 +144,11 @@ export function binDirFor(versions: Versions, cacheRoot: string): string {
 /** Same key as simcluster/build-karpenter.sh. */
 export function karpenterBinDirFor(versions: Versions, cacheRoot: string): string {
   return join(cacheRoot, 'simcluster', `karpenter-${versions.karpenterKwok}`, 'bin');
+}
+
+/** Same key as simcluster/build-keda.sh. */
+export function kedaBinDirFor(versions: Versions, cacheRoot: string): string {
+  return join(cacheRoot, 'simcluster', `keda-${versions.keda}`, 'bin');
 }
 
 /** dist/src/simcluster/layout.js and src/simcluster/layout.ts are both three levels below the root. */
@@ -142,6 +167,9 @@ export function layoutFor(env: NodeJS.ProcessEnv = process.env): Layout {
     buildScript: join(simDir, 'build.sh'),
     karpenterBinDir: karpenterBinDirFor(versions, cacheRoot),
     karpenterBuildScript: join(simDir, 'build-karpenter.sh'),
+    kedaBinDir: kedaBinDirFor(versions, cacheRoot),
+    kedaBuildScript: join(simDir, 'build-keda.sh'),
+    kedaCertDir: join(stateDir, 'keda-certs'),
     instanceTypesPath: join(stateDir, 'karpenter-instance-types.json'),
     modelLoadStagesPath: join(stateDir, 'kwok-stages-model-load.yaml'),
     defaultNodesFile: join(simDir, 'nodes.yaml'),

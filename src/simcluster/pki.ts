@@ -77,14 +77,30 @@ export async function ensurePki(dir: string): Promise<void> {
   }
 }
 
+export interface ServingPairOptions {
+  /** IP addresses the certificate also names (a client that dials 127.0.0.1 checks for it). */
+  ips?: string[];
+  /** Also a client certificate: for mutual TLS where one pair serves and dials, as KEDA's gRPC link does. */
+  clientAuth?: boolean;
+}
+
 /**
  * A serving pair `<name>.crt`/`<name>.key` for these DNS names, signed by the cluster's CA (made once),
  * for stand-ins of outside services that a program reaches by a hard-coded host name.
  */
-export async function ensureServingPair(dir: string, name: string, dnsNames: string[]): Promise<{ certFile: string; keyFile: string }> {
+export async function ensureServingPair(
+  dir: string,
+  name: string,
+  dnsNames: string[],
+  o: ServingPairOptions = {},
+): Promise<{ certFile: string; keyFile: string }> {
   const pair = { certFile: join(dir, `${name}.crt`), keyFile: join(dir, `${name}.key`) };
   if (existsSync(pair.certFile)) return pair;
-  const ext = SERVER_EXT.replace(/^subjectAltName=.*$/m, `subjectAltName=${dnsNames.map((d) => `DNS:${d}`).join(',')}`);
+  const names = [...dnsNames.map((d) => `DNS:${d}`), ...(o.ips ?? []).map((ip) => `IP:${ip}`)];
+  const ext = SERVER_EXT.replace(/^subjectAltName=.*$/m, `subjectAltName=${names.join(',')}`).replace(
+    /^extendedKeyUsage=.*$/m,
+    o.clientAuth ? 'extendedKeyUsage=serverAuth,clientAuth' : 'extendedKeyUsage=serverAuth',
+  );
   await issue(dir, name, `/CN=${dnsNames[0] ?? name}`, ext);
   return pair;
 }

@@ -9,7 +9,7 @@ const MI = 1024 * 1024;
 const GI = 1024 * MI;
 
 /**
- * RSS ceilings, 8–20 × the measured idle RSS (docs/simcluster.md), 15 GiB in all with the opt-ins on a 23 GiB host: a
+ * RSS ceilings, 8–20 × the measured idle RSS (docs/simcluster.md), 17 GiB in all with the opt-ins on a 23 GiB host: a
  * busy run stays far below, a runaway (the controller-manager once grew to 23 GB) is stopped early.
  */
 export const DEFAULT_MEMORY_LIMITS: MemoryLimits = {
@@ -22,6 +22,8 @@ export const DEFAULT_MEMORY_LIMITS: MemoryLimits = {
   'metrics-adapter': 1 * GI,
   'model-load': 1 * GI,
   karpenter: 2 * GI,
+  'keda-operator': 1 * GI,
+  'keda-adapter': 1 * GI,
 };
 
 const NAMES = Object.keys(DEFAULT_MEMORY_LIMITS) as ComponentName[];

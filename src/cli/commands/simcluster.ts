@@ -19,6 +19,9 @@ const USAGE = `Usage: kaito-ts simcluster <up|down|status|env> [flags]
                                   (repeatable; env KAITO_TS_SIM_MEMORY_LIMITS; defaults in docs/simcluster.md)
             --karpenter           also run Karpenter's kwok provider with static NodePools (env
                                   KAITO_TS_SIM_KARPENTER=1); builds it on first use; only down stops it
+            --keda                also run KEDA's operator and metrics server, which then serves the
+                                  external metrics API (env KAITO_TS_SIM_KEDA=1); builds it on first
+                                  use (simcluster/build-keda.sh); only down stops it
             --model-load <cold=S,warm=S>  workspace pods turn Ready S seconds after binding: cold when
                                   their claims hold no loaded weights yet, warm when all do (env
                                   ${MODEL_LOAD_ENV}); only down stops it
@@ -74,6 +77,7 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
           scale: { type: 'string', multiple: true },
           'memory-limit': { type: 'string', multiple: true },
           karpenter: { type: 'boolean' },
+          keda: { type: 'boolean' },
           'model-load': { type: 'string' },
           ...Object.fromEntries(DELAY_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
         },
@@ -92,10 +96,11 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
       values.scale !== undefined ||
       values['memory-limit'] !== undefined ||
       values.karpenter !== undefined ||
+      values.keda !== undefined ||
       modelLoad !== undefined ||
       Object.keys(delays).length > 0)
   ) {
-    throw new CliError(`--nodes-file, --scale, --memory-limit, --karpenter, --model-load and the provisioner delays only apply to "simcluster up"`);
+    throw new CliError(`--nodes-file, --scale, --memory-limit, --karpenter, --keda, --model-load and the provisioner delays only apply to "simcluster up"`);
   }
   const cluster = await import('../../simcluster/cluster.js');
   const { NodeSpecError } = await import('../../simcluster/nodes.js');
@@ -119,6 +124,7 @@ export async function simcluster(args: string[], io: CliIO): Promise<number> {
           provisioner: delays,
           memoryLimits,
           ...(values.karpenter ? { karpenter: true } : {}),
+          ...(values.keda ? { keda: true } : {}),
           ...(modelLoad ? { modelLoad } : {}),
           ...(nodesFile !== undefined ? { nodesFile } : {}),
         });

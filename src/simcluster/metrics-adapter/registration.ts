@@ -12,12 +12,20 @@ export const ADAPTER_SERVICE = { namespace: 'kube-system', name: 'sim-metrics-ad
 export const ADAPTER_DNS_NAMES = [`${ADAPTER_SERVICE.name}.${ADAPTER_SERVICE.namespace}.svc`, 'localhost'];
 const FIELD_MANAGER = 'kaito-ts-simcluster';
 
-/** The Service and the APIService, for the adapter on `port`, trusted through `caFile`. Pure but for reading the CA. */
-export function adapterRegistration(port: number, caPem: string): KubernetesObject[] {
+export interface ServiceRef {
+  namespace: string;
+  name: string;
+}
+
+/**
+ * The Service and the APIService, for the adapter on `port` behind `ref` (the simcluster's own by
+ * default; KEDA's metrics server on a cluster with KEDA), trusted through the CA `caPem`. Pure.
+ */
+export function adapterRegistration(port: number, caPem: string, ref: ServiceRef = ADAPTER_SERVICE): KubernetesObject[] {
   const service: V1Service = {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { ...ADAPTER_SERVICE },
+    metadata: { ...ref },
     spec: { type: 'ExternalName', externalName: 'localhost', ports: [{ name: 'https', port, protocol: 'TCP' }] },
   };
   const apiService = {
@@ -27,7 +35,7 @@ export function adapterRegistration(port: number, caPem: string): KubernetesObje
     spec: {
       group: EXTERNAL_METRICS_GROUP,
       version: EXTERNAL_METRICS_VERSION,
-      service: { ...ADAPTER_SERVICE, port },
+      service: { ...ref, port },
       caBundle: Buffer.from(caPem).toString('base64'),
       groupPriorityMinimum: 100,
       versionPriority: 100,
@@ -36,9 +44,12 @@ export function adapterRegistration(port: number, caPem: string): KubernetesObje
   return [service, apiService];
 }
 
-/** Applies both (server-side apply: a changed port or CA is updated, an unchanged one is a no-op). */
-export async function registerMetricsAdapter(kc: KubeConfig, port: number, caFile: string): Promise<void> {
+/**
+ * Applies both (server-side apply: a changed port, Service or CA is updated, an unchanged one is a no-op).
+ * The APIService has one name per group-version, so the last registration wins.
+ */
+export async function registerMetricsAdapter(kc: KubeConfig, port: number, caFile: string, ref: ServiceRef = ADAPTER_SERVICE): Promise<void> {
   const api = KubernetesObjectApi.makeApiClient(kc);
-  for (const obj of adapterRegistration(port, readFileSync(caFile, 'utf8')))
+  for (const obj of adapterRegistration(port, readFileSync(caFile, 'utf8'), ref))
     await api.patch(obj, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
 }

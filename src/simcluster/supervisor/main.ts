@@ -7,7 +7,7 @@ import { closeSync, existsSync, openSync, readSync, fstatSync, writeFileSync } f
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { components, SUPERVISOR_SCRIPT, type Component, type ComponentName, type ComponentOptions } from '../components.js';
+import { components, SUPERVISOR_SCRIPT, type Component, type ComponentName, type OptIns } from '../components.js';
 import { componentHealthy } from '../health.js';
 import { layoutFor, pidPath, type Layout } from '../layout.js';
 import { tryWithLock } from '../lock.js';
@@ -59,7 +59,7 @@ class Supervisor {
   constructor(
     private readonly l: Layout,
     private readonly limits: MemoryLimits,
-    private readonly optIns: Pick<ComponentOptions, 'karpenter' | 'modelLoad'>,
+    private readonly optIns: OptIns,
   ) {
     // A supervisor restarted by `up` (new limits) keeps the record of its predecessor.
     const before = readSupervisorState(l.supervisorStatePath)?.components ?? {};
@@ -127,7 +127,7 @@ class Supervisor {
   }
 }
 
-function options(argv: string[]): { stateDir: string; portOffset: string; limits: MemoryLimits; optIns: Pick<ComponentOptions, 'karpenter' | 'modelLoad'> } {
+function options(argv: string[]): { stateDir: string; portOffset: string; limits: MemoryLimits; optIns: OptIns } {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -135,6 +135,7 @@ function options(argv: string[]): { stateDir: string; portOffset: string; limits
       'port-offset': { type: 'string' },
       'memory-limits': { type: 'string' },
       karpenter: { type: 'boolean' },
+      keda: { type: 'boolean' },
       [MODEL_LOAD_FLAG]: { type: 'string' },
     },
     strict: true,
@@ -145,7 +146,11 @@ function options(argv: string[]): { stateDir: string; portOffset: string; limits
     stateDir: values['state-dir'],
     portOffset: values['port-offset'] ?? '0',
     limits: { ...DEFAULT_MEMORY_LIMITS, ...parseMemoryLimits([values['memory-limits'] ?? '']) },
-    optIns: { karpenter: values.karpenter === true, ...(modelLoad !== undefined ? { modelLoad: parseModelLoad(modelLoad, `--${MODEL_LOAD_FLAG}`) } : {}) },
+    optIns: {
+      karpenter: values.karpenter === true,
+      keda: values.keda === true,
+      ...(modelLoad !== undefined ? { modelLoad: parseModelLoad(modelLoad, `--${MODEL_LOAD_FLAG}`) } : {}),
+    },
   };
 }
 

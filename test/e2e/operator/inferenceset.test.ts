@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { LABEL_INFERENCESET_CREATED_BY } from '../../../src/api/labels.js';
-import type { InferenceSet } from '../../../src/api/inferenceset-types.js';
 import { kubectl, waitFor } from '../harness.js';
+import { applyInferenceSet, members, succeeded, waitReplicas, type IS } from '../support/inferenceset.js';
 import {
   conditionOf,
   getAll,
@@ -23,48 +23,6 @@ import {
 } from '../support/operator.js';
 import type { WorkspaceObject } from '../../../src/controllers/workspace/context.js';
 import { EXTERNAL_METRICS_GROUP, EXTERNAL_METRICS_VERSION, METRIC_VALUES_CONFIGMAP } from '../../../src/simcluster/metrics-adapter/metrics-adapter.js';
-
-type IS = InferenceSet & KubernetesObject;
-
-async function applyInferenceSet(
-  ns: string,
-  name: string,
-  replicas: number,
-  selector: { matchLabels: Record<string, string> },
-  more: { templateAnnotations?: Record<string, string>; nodeCountLimit?: number } = {},
-): Promise<void> {
-  const body = {
-    apiVersion: 'kaito.sh/v1beta1',
-    kind: 'InferenceSet',
-    metadata: { name, namespace: ns },
-    spec: {
-      replicas,
-      ...(more.nodeCountLimit ? { nodeCountLimit: more.nodeCountLimit } : {}),
-      labelSelector: selector,
-      template: {
-        metadata: { labels: { team: 'e2e' }, ...(more.templateAnnotations ? { annotations: more.templateAnnotations } : {}) },
-        inference: { preset: { name: 'phi-3-mini-4k-instruct' } },
-      },
-    },
-  };
-  await kubectl(['apply', '--server-side', '--field-manager=e2e', '-f', '-'], { namespace: ns, input: JSON.stringify(body) });
-}
-
-const members = async (ns: string, name: string) => (await listWorkspaces(ns)).filter((ws) => ws.metadata.labels?.[LABEL_INFERENCESET_CREATED_BY] === name);
-const succeeded = (ws: Awaited<ReturnType<typeof members>>[number]) => conditionOf(ws, 'WorkspaceSucceeded')?.status === 'True';
-
-async function waitReplicas(ns: string, name: string, n: number, timeoutMs = 120_000): Promise<IS> {
-  return waitFor(
-    `${name}: ${n} Ready children and nothing else`,
-    async () => {
-      const all = await members(ns, name);
-      const is = await getOne<IS>(ns, 'inferenceset', name);
-      const ok = all.length === n && all.filter(succeeded).length === n && is?.status?.readyReplicas === n;
-      return ok ? is : undefined;
-    },
-    { timeoutMs },
-  );
-}
 
 test("InferenceSet: 2 BYO replicas become 2 Ready child Workspaces with KAITO's labels, owner and status", async (t) => {
   const w = await world(t, { pools: [pool('a10', 2)] });

@@ -274,9 +274,9 @@ describe('the model-load component', () => {
     rmSync(state, { recursive: true, force: true });
   });
 
-  it('every component for down and status: both opt-ins, distinct ports', () => {
+  it('every component for down and status: every opt-in, distinct ports', () => {
     const names = everyComponent(l).map((c) => c.name);
-    assert.ok(names.includes('model-load') && names.includes('karpenter'));
+    assert.ok(names.includes('model-load') && names.includes('karpenter') && names.includes('keda-operator') && names.includes('keda-adapter'));
     const ports = everyComponent(l).flatMap((c) => c.ports);
     assert.equal(new Set(ports).size, ports.length);
   });

@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { components } from '../../../src/simcluster/components.js';
 import { envLines } from '../../../src/simcluster/cluster.js';
 import { adminKubeconfig, tokenKubeconfig } from '../../../src/simcluster/kubeconfig.js';
-import { binDirFor, DEFAULT_PORTS, karpenterBinDirFor, layoutFor, parseVersions, shiftPorts } from '../../../src/simcluster/layout.js';
+import { binDirFor, DEFAULT_PORTS, karpenterBinDirFor, kedaBinDirFor, layoutFor, parseVersions, shiftPorts } from '../../../src/simcluster/layout.js';
 import { loadNodePools, nodeManifests, NodeSpecError, parseNodePools, scalePools } from '../../../src/simcluster/nodes.js';
 import { localPvManifests, NVME_STORAGE_CLASS, storageClassManifest } from '../../../src/simcluster/storage.js';
 
@@ -16,14 +16,19 @@ const defaults = loadNodePools(layout.defaultNodesFile);
 describe('versions and layout', () => {
   it('reads the pinned versions and keys the binary cache on them', () => {
     const v = parseVersions(
-      '# pins\nK8S_VERSION=v1.36.3\n\nETCD_VERSION="v3.6.14"\nKWOK_VERSION=v0.8.0\nKARPENTER_VERSION=v1.6.2\nKARPENTER_KWOK_VERSION=v1.10.0\n',
+      '# pins\nK8S_VERSION=v1.36.3\n\nETCD_VERSION="v3.6.14"\nKWOK_VERSION=v0.8.0\nKARPENTER_VERSION=v1.6.2\nKARPENTER_KWOK_VERSION=v1.10.0\nKEDA_VERSION=v2.21.0\n',
     );
-    assert.deepEqual(v, { k8s: 'v1.36.3', etcd: 'v3.6.14', kwok: 'v0.8.0', karpenter: 'v1.6.2', karpenterKwok: 'v1.10.0' });
+    assert.deepEqual(v, { k8s: 'v1.36.3', etcd: 'v3.6.14', kwok: 'v0.8.0', karpenter: 'v1.6.2', karpenterKwok: 'v1.10.0', keda: 'v2.21.0' });
     assert.equal(binDirFor(v, '/c'), '/c/simcluster/k8s-v1.36.3-etcd-v3.6.14-kwok-v0.8.0/bin');
     assert.equal(karpenterBinDirFor(v, '/c'), '/c/simcluster/karpenter-v1.10.0/bin');
+    assert.equal(kedaBinDirFor(v, '/c'), '/c/simcluster/keda-v2.21.0/bin');
     assert.throws(() => parseVersions('K8S_VERSION=v1\nETCD_VERSION=v3\n'), /KWOK_VERSION is missing/);
     assert.throws(() => parseVersions('K8S_VERSION=v1\nETCD_VERSION=v3\nKWOK_VERSION=v0\n'), /KARPENTER_VERSION is missing/);
     assert.throws(() => parseVersions('K8S_VERSION=v1\nETCD_VERSION=v3\nKWOK_VERSION=v0\nKARPENTER_VERSION=v1\n'), /KARPENTER_KWOK_VERSION is missing/);
+    assert.throws(
+      () => parseVersions('K8S_VERSION=v1\nETCD_VERSION=v3\nKWOK_VERSION=v0\nKARPENTER_VERSION=v1\nKARPENTER_KWOK_VERSION=v1\n'),
+      /KEDA_VERSION is missing/,
+    );
   });
 
   it('follows the environment overrides', () => {

@@ -110,9 +110,12 @@ describe('memory limits', () => {
   it('flags win over the environment, which wins over the defaults', () => {
     const l = resolveMemoryLimits({ KAITO_TS_SIM_MEMORY_LIMITS: 'etcd=1Gi,kwok=3Gi' }, ['kwok=4Gi']);
     assert.deepEqual(l, { ...DEFAULT_MEMORY_LIMITS, etcd: GI, kwok: 4 * GI });
-    assert.match(formatMemoryLimits(l), /^etcd=1Gi,kube-apiserver=3Gi,.*kwok=4Gi,gpu-provisioner=1Gi,metrics-adapter=1Gi,model-load=1Gi,karpenter=2Gi$/);
+    assert.match(
+      formatMemoryLimits(l),
+      /^etcd=1Gi,kube-apiserver=3Gi,.*kwok=4Gi,gpu-provisioner=1Gi,metrics-adapter=1Gi,model-load=1Gi,karpenter=2Gi,keda-operator=1Gi,keda-adapter=1Gi$/,
+    );
   });
-  it('bounds every component (the opt-ins too), 15 GiB in all', () => {
+  it('bounds every component (the opt-ins too), 17 GiB in all', () => {
     assert.deepEqual(
       Object.keys(DEFAULT_MEMORY_LIMITS).sort(),
       everyComponent(layoutFor({}))
@@ -121,7 +124,7 @@ describe('memory limits', () => {
     );
     assert.equal(
       Object.values(DEFAULT_MEMORY_LIMITS).reduce((a, b) => a + b, 0),
-      15 * GI,
+      17 * GI,
     );
   });
   it('reads VmRSS from /proc', () => {
