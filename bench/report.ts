@@ -1,12 +1,13 @@
 // `node dist/bench/report.js FILE...`: reads --json files of several runs and prints the Markdown table
 // for docs/benchmarks.md; with --svg OUT also writes the time-to-all-ready chart, with --timeline-svg OUT
 // the per-workspace stage chart. Documents of --scenario update also get their update tables, those of
-// --scenario inferenceset their scale tables.
+// --scenario inferenceset their scale tables (and, with --scale-probes, the first-child percentiles).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readyChartSvg } from './chart.js';
 import { inferenceSetMarkdown } from './inferenceset.js';
 import { markdownTable, karpenterStageTable, napStageTable, parseBenchDocument } from './results.js';
+import { scaleProbeMarkdown } from './scale-probes.js';
 import { timelineChartSvg } from './timeline-chart.js';
 import { timelineMarkdown } from './timeline-format.js';
 import { updateMarkdown } from './update.js';
@@ -37,6 +38,8 @@ function main(argv: string[]): number {
   if (updates) process.stdout.write(`\nUpdates of a serving workspace (unavailable: no serving endpoint; cut-over: surge pod Ready → serving):\n\n${updates}`);
   const scales = inferenceSetMarkdown(docs);
   if (scales) process.stdout.write(`\nInferenceSet scale 0 → N (seconds since the scale write; floor: load + own writes / QPS):\n\n${scales}`);
+  const probes = scaleProbeMarkdown(docs);
+  if (probes) process.stdout.write(`\nInferenceSet scale 0 → 1, K times (ms from the scale write to the new child first seen by a watch):\n\n${probes}`);
   const timeline = timelineMarkdown(docs);
   if (timeline) process.stdout.write(`\nPer-workspace timeline, seconds p50 / p90 / p99 / max:\n\n${timeline}`);
   if (values['timeline-svg']) writeFileSync(values['timeline-svg'], timelineChartSvg(docs));
