@@ -50,7 +50,9 @@ async function childrenLeft(kc: KubeConfig, namespace: string): Promise<string |
 /** Scales to 0 and waits until nothing of a child is left; throws with `what` when that takes longer than `timeoutMs`. */
 async function scaleToClean(ctx: ScaleProbeContext, what: string, timeoutMs: number): Promise<void> {
   await scaleInferenceSet(ctx.kc, ctx.namespace, ctx.name, 0);
-  const clean = await waitUntil(what, () => childrenLeft(ctx.kc, ctx.namespace), timeoutMs, ctx, CLEAN_POLL_MS);
+  // A failed list (a busy API server) is one more poll, not the end of the run.
+  const left = (): Promise<string | undefined> => childrenLeft(ctx.kc, ctx.namespace).catch((err: unknown) => `a list failed: ${String(err)}`);
+  const clean = await waitUntil(what, left, timeoutMs, ctx, CLEAN_POLL_MS);
   if (clean === undefined) throw new Error(`${what}: the children were not gone within ${timeoutMs / 1000}s, or the controller exited`);
   // The NVMe volumes of deleted claims are Available again for the next child's pod.
   await recycleReleasedPvs(ctx.kc);
