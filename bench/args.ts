@@ -82,7 +82,7 @@ export class BenchArgsError extends Error {}
 
 export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
        npm run bench -- --scenario update [--cold-load S] [--warm-load S] [--no-spare-node] [--repeat N] [flags]
-       npm run bench -- --scenario inferenceset [--replicas N] [--pod-ready-delay S] [flags]
+       npm run bench -- --scenario inferenceset [--replicas N] [--pod-ready-delay S] [--scale-probes K] [flags]
 
   --scenario create|update|inferenceset
                           create (default): N workspaces converge; update: per controller one serving
@@ -135,6 +135,9 @@ export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
 --scenario inferenceset only:
   --replicas N            the scale write's replicas, and the GPU nodes (default ${DEFAULT_INFERENCESET_REPLICAS})
   --pod-ready-delay S     defaults to ${DEFAULT_INFERENCESET_LOAD_S} here (the model load of every child)
+  --scale-probes K        after the 0 → N measurement, back to 0, then K times: one scale write 0 → 1, the time
+                          until the new child is first seen, and 1 → 0 until nothing of it is left; reports
+                          p50/p90/p99/max of the K times (default 0: none)
 `;
 
 const UPDATE_FLAGS = ['cold-load', 'warm-load', 'no-spare-node', 'repeat', 'repeat-kaito', 'update-strategy'] as const;
@@ -183,6 +186,7 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
         'repeat-kaito': { type: 'string' },
         'update-strategy': { type: 'string' },
         replicas: { type: 'string' },
+        'scale-probes': { type: 'string' },
         'hf-models': { type: 'string' },
         restart: { type: 'boolean' },
       },
@@ -200,8 +204,8 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
     if (values.workspaces !== undefined)
       throw new BenchArgsError('--scenario inferenceset scales one InferenceSet per controller: use --replicas, not --workspaces');
     if ((values.mode ?? 'byo') !== 'byo') throw new BenchArgsError('--scenario inferenceset runs with bring-your-own nodes only (--mode byo)');
-  } else if (values.replicas !== undefined) {
-    throw new BenchArgsError('--replicas needs --scenario inferenceset');
+  } else {
+    for (const f of ['replicas', 'scale-probes'] as const) if (values[f] !== undefined) throw new BenchArgsError(`--${f} needs --scenario inferenceset`);
   }
   if (updating) {
     if (values.workspaces !== undefined) throw new BenchArgsError('--scenario update runs one workspace per controller: drop --workspaces');
@@ -259,8 +263,14 @@ export function parseBenchArgs(argv: string[]): BenchOptions | 'help' {
       }
     : undefined;
   const qps = integer('qps', values.qps, 30, 1);
+  const scaleProbes = integer('scale-probes', values['scale-probes'], 0, 0);
   const inferenceSet: InferenceSetScenarioOptions | undefined = scaling
-    ? { replicas: integer('replicas', values.replicas, DEFAULT_INFERENCESET_REPLICAS, 1), podReadyDelaySeconds: podReadyDelay, qps }
+    ? {
+        replicas: integer('replicas', values.replicas, DEFAULT_INFERENCESET_REPLICAS, 1),
+        podReadyDelaySeconds: podReadyDelay,
+        qps,
+        ...(scaleProbes > 0 ? { scaleProbes } : {}),
+      }
     : undefined;
   const workspaces = updating ? 1 : inferenceSet ? inferenceSet.replicas : integer('workspaces', values.workspaces, undefined, 1);
   const hfModels = integer('hf-models', values['hf-models'], 0, 0);

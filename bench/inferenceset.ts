@@ -10,6 +10,7 @@ import { API_VERSION, type Workspace } from '../src/api/types.js';
 import { POOL_LABEL, type NodePool } from '../src/simcluster/nodes.js';
 import { isInferenceReady } from './convergence.js';
 import { BENCH_LABEL, type WorkspacePlan } from './plan.js';
+import type { ScaleProbeFigures } from './scale-probes.js';
 import { spread, type Spread } from './spread.js';
 import { isWriteVerb } from './verbs.js';
 
@@ -21,6 +22,8 @@ export interface InferenceSetScenarioOptions {
   podReadyDelaySeconds: number;
   /** The client QPS every controller ran with (the floor's write rate). */
   qps: number;
+  /** --scale-probes K: scale writes 0 → 1 per controller after the measurement (absent: none). */
+  scaleProbes?: number;
 }
 
 export const INFERENCESET_NAME = 'bench-set';
@@ -99,6 +102,8 @@ export interface InferenceSetFigures {
   /** Scale write → `replicas` children InferenceReady=True. */
   allChildrenReadySeconds: number | null;
   writes?: InferenceSetWrites;
+  /** --scale-probes: the first child after each of K scale writes 0 → 1. */
+  scaleProbes?: ScaleProbeFigures;
 }
 
 const round1 = (v: number | undefined): number | null => (v === undefined ? null : Math.round(v * 10) / 10);
@@ -274,7 +279,7 @@ const triple = (v: Spread | null): string => (v ? `${v.p50} / ${v.p99} / ${v.max
 
 /** The scenario in a line. */
 export function inferenceSetSettingsLine(o: InferenceSetScenarioOptions): string {
-  return `InferenceSet ${INFERENCESET_PRESET} on ${o.replicas} × ${INFERENCESET_POOL} (bring-your-own), scale 0 → ${o.replicas}, model load ${o.podReadyDelaySeconds}s, client QPS ${o.qps}`;
+  return `InferenceSet ${INFERENCESET_PRESET} on ${o.replicas} × ${INFERENCESET_POOL} (bring-your-own), scale 0 → ${o.replicas}, model load ${o.podReadyDelaySeconds}s, client QPS ${o.qps}${o.scaleProbes ? `, then ${o.scaleProbes} scale writes 0 → 1` : ''}`;
 }
 
 /** One controller's figures in a line. */

@@ -2,13 +2,15 @@
 // for docs/benchmarks.md; with --svg OUT also writes the time-to-all-ready chart, with --timeline-svg OUT
 // the per-workspace stage chart, with --cost the peak RSS and CPU per 100 workspaces (--cost-svg OUT: as a
 // chart). Documents of --scenario update also get their update tables, those of --scenario inferenceset
-// their scale tables, those of --restart their restart table.
+// their scale tables (and, with --scale-probes, the first-child percentiles), those of --restart their
+// restart table.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { costChartSvg, readyChartSvg } from './chart.js';
 import { inferenceSetMarkdown } from './inferenceset.js';
 import { costTable, markdownTable, karpenterStageTable, napStageTable, parseBenchDocument } from './results.js';
 import { restartMarkdown } from './restart.js';
+import { scaleProbeMarkdown } from './scale-probes.js';
 import { timelineChartSvg } from './timeline-chart.js';
 import { timelineMarkdown } from './timeline-format.js';
 import { updateMarkdown } from './update.js';
@@ -49,6 +51,8 @@ function main(argv: string[]): number {
   if (scales) process.stdout.write(`\nInferenceSet scale 0 → N (seconds since the scale write; floor: load + own writes / QPS):\n\n${scales}`);
   const restarts = restartMarkdown(docs);
   if (restarts) process.stdout.write(`\nRestart over the converged workspaces (--restart; seconds since the new process was spawned):\n\n${restarts}`);
+  const probes = scaleProbeMarkdown(docs);
+  if (probes) process.stdout.write(`\nInferenceSet scale 0 → 1, K times (ms from the scale write to the new child first seen by a watch):\n\n${probes}`);
   const timeline = timelineMarkdown(docs);
   if (timeline) process.stdout.write(`\nPer-workspace timeline, seconds p50 / p90 / p99 / max:\n\n${timeline}`);
   if (values.cost) process.stdout.write(`\nCost as work grows (one run per row):\n\n${costTable(docs)}`);

@@ -11,6 +11,7 @@ import {
 } from './inferenceset.js';
 import { KARPENTER_STAGES, karpenterStageSummary, karpenterSummary, type KarpenterFigures } from './karpenter.js';
 import { NAP_STAGES, type NapFigures } from './nap.js';
+import { scaleProbeLine } from './scale-probes.js';
 import type { TimelineFigures } from './timeline.js';
 import { timelineText } from './timeline-format.js';
 import { updateRunLine, updateSettingsLine, updateSummaryLine, type UpdateFigures, type UpdateScenarioOptions } from './update.js';
@@ -216,6 +217,7 @@ export function formatTable(doc: BenchDocument): string {
       ? [
           `${r.controller}: ${inferenceSetSummaryLine(r.inferenceSet)}`,
           ...(r.inferenceSet.writes ? [`  writes scale → Ready: ${writesLine(r.inferenceSet.writes.toReadyByResource)}`] : []),
+          ...(r.inferenceSet.scaleProbes ? [`  ${scaleProbeLine(r.inferenceSet.scaleProbes)}`] : []),
         ]
       : []),
   ]);

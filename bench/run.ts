@@ -59,6 +59,8 @@ import {
   windowWrites,
   type InferenceSetWrites,
 } from './inferenceset.js';
+import { runScaleProbes } from './scale-probes-cluster.js';
+import { ScaleProbeTracker, scaleProbeLine } from './scale-probes.js';
 import { NODECLAIMS_PATH, NODES_PATH, removeNodeClaims, runSelector, waitForCleanup } from './nap-cluster.js';
 import { NapTracker, nodeClaimCreates } from './nap.js';
 import { napPools, planWorkspaces, poolsForPlan, workspaceManifest, type WorkspacePlan } from './plan.js';
@@ -200,6 +202,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
   const tracker = new ConvergenceTracker(names);
   const timeline = new TimelineTracker(names);
   const isTracker = scaling ? new InferenceSetTracker(INFERENCESET_NAME, scaling.replicas) : undefined;
+  const probeTracker = scaling?.scaleProbes ? new ScaleProbeTracker(INFERENCESET_NAME) : undefined;
   let t0 = performance.now();
   const now = (): number => (performance.now() - t0) / 1000;
   const live = (type: string): boolean => type !== 'DELETED' && type !== 'BOOKMARK';
@@ -215,6 +218,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
       if (isTracker && parentOf(ws) === INFERENCESET_NAME && ws.metadata.name) {
         names.add(ws.metadata.name);
         isTracker.onChild(ws, now());
+        probeTracker?.onChild(ws, performance.now());
       }
       tracker.onWorkspace(ws, now());
       timeline.onWorkspace(ws, now());
@@ -475,6 +479,22 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
       result.restart = restarted.figures;
       result.correct &&= !ctl.exited() && restarted.figures.allPassesSeconds !== null;
       tag(restartSummaryLine(restarted.figures));
+    }
+    // --scale-probes: after every figure above is taken, so none of them counts the probes' work.
+    if (probeTracker && scaling?.scaleProbes && result.inferenceSet && !ctl.exited()) {
+      clearInterval(progress);
+      const probes = await runScaleProbes({
+        kc,
+        namespace: ns,
+        name: INFERENCESET_NAME,
+        probes: scaling.scaleProbes,
+        tracker: probeTracker,
+        alive: () => !ctl.exited(),
+        log: tag,
+      });
+      tag(scaleProbeLine(probes));
+      result.inferenceSet.scaleProbes = probes;
+      result.correct &&= probes.childrenCreated === probes.probes;
     }
   } finally {
     clearInterval(progress);

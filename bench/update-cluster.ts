@@ -8,6 +8,7 @@ import { GROUP, PLURAL, VERSION, type Workspace } from '../src/api/types.js';
 import { watchAvailability } from '../src/simcluster/availability.js';
 import { recycleReleasedPvs } from '../src/simcluster/storage.js';
 import { UPDATE_SETTLE_MS, UpdateTracker, adapterChange, measureUpdate, updateFigures, updateRunLine, type UpdateFigures, type UpdateRun } from './update.js';
+import { waitUntil } from './wait.js';
 import { watchForever } from './watch.js';
 
 export interface UpdateRunContext {
@@ -26,30 +27,6 @@ export interface UpdateRunContext {
 
 /** Extra time over one cold and one warm load before an update counts as not done. */
 const UPDATE_SLACK_MS = 10 * 60_000;
-const PROGRESS_MS = 15_000;
-
-/** Polls `why()` (undefined: done) every 50 ms; logs what it still waits for every 15 s. Returns the time it was first done, or undefined. */
-async function waitUntil(what: string, why: () => string | undefined, timeoutMs: number, ctx: UpdateRunContext): Promise<number | undefined> {
-  const start = Date.now();
-  let lastLog = start;
-  for (;;) {
-    const missing = why();
-    if (missing === undefined) return Date.now();
-    if (!ctx.alive()) {
-      ctx.log(`${what}: the controller exited (${missing})`);
-      return undefined;
-    }
-    if (Date.now() - start > timeoutMs) {
-      ctx.log(`${what}: not within ${Math.round(timeoutMs / 1000)}s (${missing})`);
-      return undefined;
-    }
-    if (Date.now() - lastLog >= PROGRESS_MS) {
-      lastLog = Date.now();
-      ctx.log(`${what}: ${Math.round((lastLog - start) / 1000)}s, waiting for: ${missing}`);
-    }
-    await sleep(50);
-  }
-}
 
 export async function runUpdates(ctx: UpdateRunContext): Promise<UpdateFigures> {
   const { kc, namespace: ns, workspace: name } = ctx;
