@@ -45,6 +45,22 @@ describe('Controller', { timeout: 15_000 }, () => {
     assert.equal(ctl.metrics.reconciles.success, 10);
   });
 
+  it('a backlog of passes that do no I/O still lets timers and sockets run between passes', async () => {
+    const done: string[] = [];
+    // Each pass burns 2 ms of CPU and awaits nothing real, as a pass over a converged workspace does.
+    const ctl = make(async (key) => {
+      const until2ms = performance.now() + 2;
+      while (performance.now() < until2ms);
+      done.push(key);
+    });
+    await ctl.start();
+    for (let i = 0; i < 200; i++) ctl.enqueue(`ns/w${i}`);
+    // A macrotask queued behind the backlog (a health probe, a watch chunk) runs long before it is drained.
+    const seenAt = await new Promise<number>((resolve) => setImmediate(() => resolve(done.length)));
+    await until(() => done.length === 200);
+    assert.ok(seenAt < 50, `the event loop was starved until ${seenAt} of 200 passes were done`);
+  });
+
   it('retries errors with growing backoff and forgets the count on success', async () => {
     const seen: { retries: number; at: number }[] = [];
     const ctl = make(async (_key, ctx) => {
