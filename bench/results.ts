@@ -117,6 +117,7 @@ export function benchDocument(
       ...(r.inferenceSet ? { inferenceSet: r.inferenceSet } : {}),
       ...(r.codeCommit ? { codeCommit: r.codeCommit } : {}),
       ...(r.hub ? { hub: r.hub } : {}),
+      ...(r.restart ? { restart: r.restart } : {}),
     })),
   };
 }

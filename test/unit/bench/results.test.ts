@@ -59,6 +59,21 @@ describe('benchDocument', () => {
     assert.throws(() => parseBenchDocument('{"results": []}', 'x.json'), /x.json: expected/);
     assert.throws(() => parseBenchDocument('{"n": 5, "results": [{}]}'), /no controller/);
   });
+  it('--restart: the restart figures go into the document', () => {
+    const restart = {
+      workspaces: 50,
+      metricsUpSeconds: 0.3,
+      readySeconds: 0.7,
+      firstPassSeconds: 0.6,
+      allPassesSeconds: 0.9,
+      writesToSettled: 0,
+      writesPerIdleMinute: 0,
+      writesByResource: {},
+      peakRssMiB: 60,
+      cpuSeconds: 1.1,
+    };
+    assert.deepEqual(benchDocument(50, [{ ...kaitoTs, restart }]).results[0]?.restart, restart);
+  });
   it('--hf-models: the Hugging Face endpoint figures go into the document and the printed table', () => {
     const hub = { models: 25, requestsToIdle: 50, requestsPerIdleMinute: 0 };
     const doc = benchDocument(50, [{ ...kaitoTs, hub }]);
