@@ -65,7 +65,7 @@ export interface CacheReader<T extends KubernetesObject> {
   get(namespace: string | undefined, name: string): DeepReadonly<T> | undefined;
   getByKey(key: string): DeepReadonly<T> | undefined;
   keys(): string[];
-  list(opts?: { namespace?: string; selector?: V1LabelSelector }): DeepReadonly<T>[];
+  list(opts?: { namespace?: string; selector?: V1LabelSelector }): readonly DeepReadonly<T>[];
   listByOwnerUid(uid: string): DeepReadonly<T>[];
   listByOwner(kind: string, namespace: string | undefined, name: string): DeepReadonly<T>[];
 }
@@ -78,6 +78,9 @@ export class ObjectCache<T extends KubernetesObject> implements CacheReader<T> {
   private readonly byOwnerUid = new KeyIndex();
   private readonly byNamespace = new KeyIndex();
   private readonly byLabel = new KeyIndex();
+  /** Bumped by every change; `list()` of everything is rebuilt only when it moved. */
+  private version = 0;
+  private everything?: { version: number; objects: readonly DeepReadonly<T>[] };
 
   constructor(o: CacheOptions<T> = {}) {
     this.transform = o.transform ?? withoutFieldSets;
@@ -110,7 +113,8 @@ export class ObjectCache<T extends KubernetesObject> implements CacheReader<T> {
   }
 
   /** All objects, optionally in one namespace and matching a label selector. */
-  list(opts: { namespace?: string; selector?: V1LabelSelector } = {}): DeepReadonly<T>[] {
+  list(opts: { namespace?: string; selector?: V1LabelSelector } = {}): readonly DeepReadonly<T>[] {
+    if (opts.namespace === undefined && opts.selector === undefined) return this.all();
     const out: DeepReadonly<T>[] = [];
     const candidates = this.candidates(opts.namespace, opts.selector);
     for (const obj of candidates ? [...candidates].map((k) => this.objects.get(k)) : this.objects.values()) {
@@ -120,6 +124,16 @@ export class ObjectCache<T extends KubernetesObject> implements CacheReader<T> {
       out.push(asReadonly(obj));
     }
     return out;
+  }
+
+  /**
+   * Every object, as one frozen array shared by all readers until the cache changes: a pass that reads
+   * every node gets the array the previous pass got, so what is derived from it can be memoized by identity.
+   */
+  private all(): readonly DeepReadonly<T>[] {
+    if (this.everything?.version !== this.version)
+      this.everything = { version: this.version, objects: Object.freeze([...this.objects.values()].map((o) => asReadonly(o))) };
+    return this.everything.objects;
   }
 
   /** Objects whose controller ownerReference has this UID (what `Owns()` needs). */
@@ -145,6 +159,7 @@ export class ObjectCache<T extends KubernetesObject> implements CacheReader<T> {
     deepFreeze(obj);
     this.objects.set(key, obj);
     this.index(key, obj);
+    this.version++;
     return old ? { type: 'update', obj: asReadonly(obj), old: asReadonly(old) } : { type: 'add', obj: asReadonly(obj) };
   }
 
@@ -154,6 +169,7 @@ export class ObjectCache<T extends KubernetesObject> implements CacheReader<T> {
     if (!old) return undefined;
     this.unindex(key, old);
     this.objects.delete(key);
+    this.version++;
     // Emit the last state we knew, kept like everything else.
     return { type: 'delete', obj: asReadonly(obj.metadata?.resourceVersion ? this.transform(obj) : old) };
   }

@@ -87,7 +87,7 @@ export class Provisioner {
     return this.d.caches.nodes.list().find((n) => n.metadata?.labels?.[AGENT_POOL_LABEL] === claimName && n.metadata.labels[AKS_CLUSTER_LABEL] === rg);
   }
 
-  volumesOf(claimName: string): DeepReadonly<V1PersistentVolume>[] {
+  volumesOf(claimName: string): readonly DeepReadonly<V1PersistentVolume>[] {
     return this.d.caches.volumes.list({ selector: { matchLabels: { [PV_CLAIM_LABEL]: claimName } } });
   }
 

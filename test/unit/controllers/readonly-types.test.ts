@@ -53,8 +53,8 @@ describe('cached state is read-only by type', () => {
     assert.ok(refused(() => (live.spec!.template.spec!.containers[0] = { name: 'sidecar' })));
     // @ts-expect-error a cached object's top-level field is readonly
     assert.ok(refused(() => (n.status = {})));
-    // @ts-expect-error the snapshot's lists are readonly (fresh arrays from list: no TypeError, still no write)
-    snap.nodes[0] = n;
+    // @ts-expect-error the snapshot's lists are readonly (every node: the cache's one frozen array, so it throws too)
+    assert.ok(refused(() => (snap.nodes[0] = n)));
     // The workspace is the pass's own copy: it may change (the plan builder keeps its own next state).
     snap.ws.metadata.labels = { own: 'copy' };
     assert.equal(snapshot().snap.ws.metadata.labels, undefined);
@@ -65,8 +65,8 @@ describe('cached state is read-only by type', () => {
     const n = facts.nodes[0]!;
     // @ts-expect-error a fact node's labels are readonly
     assert.ok(refused(() => (n.metadata!.labels!.x = 'y')));
-    // @ts-expect-error the facts' lists are readonly (a copy of the cache's list: no TypeError, still no write)
-    facts.nodes[0] = n;
+    // @ts-expect-error the facts' lists are readonly (the cache's frozen array: a write throws)
+    assert.ok(refused(() => (facts.nodes[0] = n)));
   });
 
   it('the caches a reconciler or mapper reads: no write methods, read-only objects', () => {

@@ -233,3 +233,29 @@ describe('label selectors', () => {
     assert.throws(() => matchesSelector({ matchExpressions: [{ key: 'a', operator: 'Gt' }] }, labels), /unknown label selector operator Gt/);
   });
 });
+
+describe('ObjectCache list() of everything', () => {
+  it('is one frozen array shared until the cache changes, then a new one', () => {
+    const cache = new ObjectCache<KubernetesObject>();
+    cache.upsert({ metadata: { name: 'a', uid: '1', resourceVersion: '1' } });
+    const first = cache.list();
+    assert.equal(cache.list(), first);
+    assert.ok(Object.isFrozen(first));
+    // The same object again (no newer resourceVersion) changes nothing: the same array.
+    cache.upsert({ metadata: { name: 'a', uid: '1', resourceVersion: '1' } });
+    assert.equal(cache.list(), first);
+    cache.upsert({ metadata: { name: 'b', uid: '2', resourceVersion: '2' } });
+    const second = cache.list();
+    assert.notEqual(second, first);
+    assert.deepEqual(
+      second.map((o) => o.metadata?.name),
+      ['a', 'b'],
+    );
+    cache.remove({ metadata: { name: 'a', uid: '1' } });
+    assert.deepEqual(
+      cache.list().map((o) => o.metadata?.name),
+      ['b'],
+    );
+    assert.deepEqual(first.length, 1);
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { V1Node } from '@kubernetes/client-node';
+import { matchingNodes, readyMatchingNodes } from '../../../src/builders/facts.js';
+import type { Workspace } from '../../../src/api/types.js';
+
+const node = (name: string, labels: Record<string, string>, ready = true): V1Node => ({
+  metadata: { name, labels },
+  status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
+});
+const ws = (matchLabels: Record<string, string>): Workspace =>
+  ({ apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', metadata: { name: 'w' }, resource: { labelSelector: { matchLabels } } }) as Workspace;
+
+describe('matchingNodes', () => {
+  const nodes = Object.freeze([node('c', { pool: 'a100', zone: '1' }), node('a', { pool: 'a100', zone: '2' }, false), node('b', { pool: 'a10' })]);
+  const cases: Array<[string, Record<string, string>, string[], string[]]> = [
+    ['every matchLabels entry, sorted by name', { pool: 'a100' }, ['a', 'c'], ['c']],
+    ['two entries', { pool: 'a100', zone: '1' }, ['c'], ['c']],
+    ['no node matches', { pool: 'h100' }, [], []],
+    ['an empty selector matches every node', {}, ['a', 'b', 'c'], ['b', 'c']],
+  ];
+  for (const [name, labels, want, ready] of cases)
+    it(name, () => {
+      assert.deepEqual(
+        matchingNodes(ws(labels), nodes).map((n) => n.metadata?.name),
+        want,
+      );
+      assert.deepEqual(
+        readyMatchingNodes(ws(labels), nodes).map((n) => n.metadata?.name),
+        ready,
+      );
+    });
+
+  it('is memoized by the list and the labels: the same frozen answer for the same list, a fresh one for another', () => {
+    const first = matchingNodes(ws({ pool: 'a100' }), nodes);
+    assert.equal(matchingNodes(ws({ pool: 'a100' }), nodes), first);
+    assert.ok(Object.isFrozen(first));
+    assert.notEqual(matchingNodes(ws({ pool: 'a10' }), nodes), first);
+    // A new list (the cache changed) is matched anew, never answered from the old one.
+    const changed = [...nodes, node('d', { pool: 'a100' })];
+    assert.deepEqual(
+      matchingNodes(ws({ pool: 'a100' }), changed).map((n) => n.metadata?.name),
+      ['a', 'c', 'd'],
+    );
+  });
+});
