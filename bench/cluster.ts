@@ -5,18 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  ApiextensionsV1Api,
-  AppsV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  KubeConfig,
-  PatchStrategy,
-  StorageV1Api,
-  loadAllYaml,
-  setHeaderOptions,
-  type V1CustomResourceDefinition,
-} from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, StorageV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { defaultTuningTemplate, TRAINING_CONFIG_KEY, TUNING_METHODS } from '../src/api/tuning-config.js';
 import { builtinTrainingConfig } from '../src/builders/tuning/config.js';
@@ -24,6 +13,7 @@ import { INFERENCESET_PLURAL } from '../src/api/inferenceset-types.js';
 import { GROUP, PLURAL, VERSION, type Workspace } from '../src/api/types.js';
 import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, INFERENCE_CONFIG_KEY } from '../src/api/labels.js';
 import { adminKubeConfig, isRunning, up } from '../src/simcluster/cluster.js';
+import { installCrdObject } from '../src/simcluster/crds.js';
 import { components, everyComponent } from '../src/simcluster/components.js';
 import { probe } from '../src/simcluster/health.js';
 import { isOurProcess, readPid, startDetached, stopProcess } from '../src/simcluster/process.js';
@@ -235,29 +225,9 @@ export async function inBatches<T>(items: T[], width: number, f: (item: T) => Pr
   await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
 }
 
-/** Replaces (or creates) each CRD as given, then waits until it is Established with that schema. */
-export async function installCrds(kc: KubeConfig, crds: object[]): Promise<void> {
-  const api = kc.makeApiClient(ApiextensionsV1Api);
-  for (const raw of crds) {
-    // Through YAML into client-node's model: its serializer only knows model names (x_kubernetes_...),
-    // so a plain object would lose x-kubernetes-preserve-unknown-fields and friends on the way out.
-    const body = loadAllYaml(stringify(raw))[0] as V1CustomResourceDefinition;
-    const name = body.metadata?.name ?? '';
-    try {
-      const current = await api.readCustomResourceDefinition({ name });
-      body.metadata = { ...body.metadata, resourceVersion: current.metadata?.resourceVersion };
-      await api.replaceCustomResourceDefinition({ name, body });
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      await api.createCustomResourceDefinition({ body });
-    }
-    for (let i = 0; ; i++) {
-      const crd = await api.readCustomResourceDefinition({ name });
-      if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-      if (i > 300) throw new Error(`CRD ${name} not Established after 60s`);
-      await sleep(200);
-    }
-  }
+/** Creates or replaces each CRD as given (source: the controller whose CRDs they are), each Established. */
+export async function installCrds(kc: KubeConfig, crds: object[], source: string): Promise<void> {
+  for (const crd of crds) await installCrdObject(kc, crd, { source, replace: true });
   // The API server swaps its handler for a changed CRD asynchronously; give it a moment.
   await sleep(2000);
 }

@@ -149,7 +149,7 @@ async function runController(id: ControllerId, ctx: RunContext): Promise<Control
   const nap = opts.mode === 'nap';
   const karpenter = opts.mode === 'karpenter';
   const scaling = opts.inferenceSet;
-  await installCrds(kc, spec.crds(opts.mode, !!scaling));
+  await installCrds(kc, spec.crds(opts.mode, !!scaling), id);
   // Each controller creates the NodeClass from its own flags (both leave an existing one as it is).
   if (karpenter) await removeNodeClass(kc);
   await createRunNamespace(kc, ns);

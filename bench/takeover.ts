@@ -373,7 +373,7 @@ async function main(opts: TakeoverOptions): Promise<number> {
     kc.loadFromFile(kubeconfig);
     const kubectlBin = (await must(process.execPath, [CLI, 'simcluster', 'env'], CLUSTER_ENV)).match(/PATH='([^']+)'/)?.[1] ?? '';
     const kubectl = (args: string[]) => must(join(kubectlBin, 'kubectl'), ['--kubeconfig', kubeconfig, ...args]);
-    await installCrds(kc, CONTROLLERS[from].crds(mode));
+    await installCrds(kc, CONTROLLERS[from].crds(mode), from);
     await ensureReleaseNamespace(kc, RELEASE_NAMESPACE);
     await kubectl(['create', 'namespace', NS]).catch(() => '');
     // The multi-node preset is gated: its modelAccessSecret must hold HF_TOKEN.
@@ -453,7 +453,7 @@ async function main(opts: TakeoverOptions): Promise<number> {
     const rebuilt = await sh(process.execPath, [CLI, 'diff', '-n', NS, '--kubeconfig', kubeconfig, ...operatorFlags, '--rebuild']);
     log(`kaito-ts diff --rebuild (exit ${rebuilt.code}):\n${rebuilt.stdout}${rebuilt.stderr}`);
 
-    await installCrds(kc, CONTROLLERS['kaito-ts'].crds(mode));
+    await installCrds(kc, CONTROLLERS['kaito-ts'].crds(mode), 'kaito-ts');
     // kaito-ts talks through the counting proxy, so every request it sends is counted by resource.
     const pki = (f: string): string => join(CLUSTER_ENV.KAITO_TS_SIMCLUSTER_DIR, 'pki', f);
     const proxy = await startCountingProxy(kc.getCurrentCluster()?.server ?? '', {

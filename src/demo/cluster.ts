@@ -12,6 +12,7 @@ import { ignoreNotFound, isAlreadyExists } from '../runtime/errors.js';
 import { Resources, type ResourceType } from '../runtime/resources.js';
 import { KubeTransport } from '../runtime/transport.js';
 import { adminKubeConfig, isRunning, up, type ClusterInfo } from '../simcluster/cluster.js';
+import { CRDS } from '../simcluster/crds.js';
 import { layoutFor } from '../simcluster/layout.js';
 import { recycleReleasedPvs } from '../simcluster/storage.js';
 import { ownedLegacyDeployment, type Samples } from './samples.js';
@@ -21,13 +22,6 @@ import { waitUntil } from './wait.js';
 export const DEMO_FIELD_MANAGER = 'kaito-ts-demo';
 
 const SERVICE_ACCOUNTS: ResourceType = { group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
-const CRDS: ResourceType = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  kind: 'CustomResourceDefinition',
-  namespaced: false,
-};
 
 type Log = (line: string) => void;
 

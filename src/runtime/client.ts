@@ -120,6 +120,19 @@ export class KubeClient {
     });
   }
 
+  /** Replaces the whole object (PUT); `obj.metadata.resourceVersion` guards it: 409 when the object moved on. */
+  update<T extends KubernetesObject>(type: ResourceType, obj: T): Promise<T> {
+    const name = obj.metadata?.name;
+    if (!name) throw new Error(`update ${type.kind}: metadata.name is required`);
+    return this.send<T>({
+      verb: 'update',
+      method: 'PUT',
+      path: resourcePath(type, obj.metadata?.namespace, name),
+      query: { fieldManager: this.fieldManager },
+      body: withTypeMeta(type, obj),
+    });
+  }
+
   /**
    * Server-side apply: send only the fields we have an opinion on. Re-applying the same intent
    * is a no-op on the server (resourceVersion unchanged).

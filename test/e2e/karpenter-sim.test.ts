@@ -156,4 +156,26 @@ describe('Karpenter in the simcluster (private cluster)', () => {
     assert.equal(launched.message, `translating nodeclaim to node, instance type not found (instance-type=${sku})`);
     assert.equal((await nodesOf(ns, pool)).length, 0);
   });
+
+  it("Karpenter's CEL rules hold: a static pool with a weight, a restricted template label, an empty NodeClass reference or a switch to dynamic is refused", async (t) => {
+    await bed();
+    const pool = uniqueName('ws');
+    type Pool = {
+      spec: { weight?: number; replicas?: number; template: { metadata: { labels: Record<string, string> }; spec: { nodeClassRef: { group: string } } } };
+    };
+    const refused = async (edit: (p: Pool) => void, message: RegExp): Promise<void> => {
+      const p = JSON.parse(nodePoolYaml(pool, NVME_SKU, 0)) as Pool;
+      edit(p);
+      await assert.rejects(kubectl(['create', '--dry-run=server', '-f', '-'], { input: JSON.stringify(p) }), message);
+    };
+    await refused((p) => (p.spec.weight = 10), /'weight' is not supported on static NodePools/);
+    await refused((p) => (p.spec.template.metadata.labels[NODEPOOL_LABEL] = 'other'), /label "karpenter.sh\/nodepool" is restricted/);
+    await refused((p) => (p.spec.template.spec.nodeClassRef.group = ''), /group may not be empty/);
+    await kubectl(['create', '-f', '-'], { input: nodePoolYaml(pool, NVME_SKU, 0) });
+    t.after(() => kubectl(['delete', 'nodepool', pool, '--ignore-not-found']));
+    await assert.rejects(
+      kubectl(['patch', 'nodepool', pool, '--dry-run=server', '--type=json', '-p', '[{"op":"remove","path":"/spec/replicas"}]']),
+      /Cannot transition NodePool between static \(replicas set\) and dynamic \(replicas unset\) provisioning modes/,
+    );
+  });
 });

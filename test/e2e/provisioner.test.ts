@@ -100,17 +100,23 @@ describe('simulated gpu-provisioner', () => {
     assert.match(stdout, /^gpu-provisioner\s+running pid \d+$/m);
   });
 
-  it("the NodeClaim CRD validates: KAITO's claim is accepted, a restricted requirement is not", async () => {
+  it("the NodeClaim CRD validates: KAITO's claim is accepted; a restricted requirement, an empty NodeClass reference and a spec change are not", async (t) => {
     await bed();
     await kubectl(['create', '--dry-run=server', '-f', '-'], { input: kaitoNodeClaimYaml(claimName(), 'Standard_NC24ads_A100_v4', 'ok') });
     const hostname = kaitoNodeClaimYaml(claimName(), 'Standard_NC24ads_A100_v4', 'bad').replace('key: kubernetes.io/os', 'key: kubernetes.io/hostname');
     await assert.rejects(kubectl(['create', '--dry-run=server', '-f', '-'], { input: hostname }), /label "kubernetes.io\/hostname" is restricted/);
-    // Measured, against the reference's guess: the "group may not be empty" CEL rule does not reject an
-    // empty nodeClassRef.group (KAITO's claims for clouds other than azure/aws) on this apiserver.
+    // KAITO's claims for clouds other than azure/aws have an empty nodeClassRef group and kind: the CRD's CEL rules refuse them.
     const emptyGroup = kaitoNodeClaimYaml(claimName(), 'Standard_NC24ads_A100_v4', 'arc')
       .replace('group: kaito.sh', 'group: ""')
       .replace('kind: KaitoNodeClass', 'kind: ""');
-    await kubectl(['create', '--dry-run=server', '-f', '-'], { input: emptyGroup });
+    await assert.rejects(kubectl(['create', '--dry-run=server', '-f', '-'], { input: emptyGroup }), /group may not be empty[\s\S]*kind may not be empty/);
+    // A claim's spec is immutable (the CRD's `self == oldSelf` rule).
+    const name = claimName();
+    await createClaim(t, kaitoNodeClaimYaml(name, 'Standard_NC24ads_A100_v4', 'immutable'), name);
+    await assert.rejects(
+      kubectl(['patch', 'nodeclaim', name, '--dry-run=server', '--type=merge', '-p', '{"spec":{"resources":{"requests":{"storage":"1Ti"}}}}']),
+      /spec is immutable/,
+    );
   });
 
   it("turns KAITO's NodeClaim on an NVMe SKU into a Ready GPU node with local volumes, and removes them with the claim", async (t) => {

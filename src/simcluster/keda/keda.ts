@@ -117,5 +117,5 @@ export async function installKedaApi(kc: KubeConfig, l: Layout): Promise<void> {
       if (!isAlreadyExists(err)) throw err;
     });
   const source = `github.com/kedacore/keda/v2@${l.versions.keda}`;
-  for (const file of kedaCrdPaths(l)) await installCrd(kc, file, { source, typed: true });
+  for (const file of kedaCrdPaths(l)) await installCrd(kc, file, { source });
 }

@@ -23,6 +23,7 @@ const CLIENT_VERBS: Record<string, { verbs: string[]; subresource?: string }> = 
   list: { verbs: ['list'] },
   watch: { verbs: ['watch'] },
   create: { verbs: ['create'] },
+  update: { verbs: ['update'] },
   apply: { verbs: ['patch', 'create'] },
   applyStatus: { verbs: ['patch'], subresource: 'status' },
   mergePatchStatus: { verbs: ['patch'], subresource: 'status' },

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
 import { supportedSkus } from '../../../src/catalog/gpu-skus.js';
 import { karpenterWanted } from '../../../src/simcluster/cluster.js';
-import { CRD_SOURCE_ANNOTATION, crdFromFile } from '../../../src/simcluster/crds.js';
+import { CRD_DIGEST_ANNOTATION, CRD_SOURCE_ANNOTATION, crdFromFile } from '../../../src/simcluster/crds.js';
 import { devicePluginStep, isKarpenterKwokNode, karpenterNvmeVolumes, KARPENTER_PV_LABEL } from '../../../src/simcluster/karpenter/device-plugin.js';
 import { kwokInstanceTypes, SIM_ZONE } from '../../../src/simcluster/karpenter/instance-types.js';
 import { readyStatus } from '../../../src/simcluster/karpenter/node-class.js';
@@ -131,6 +131,8 @@ describe('Karpenter mode switches', () => {
 
   it('stamps each installed CRD with the module it came from', () => {
     const crd = crdFromFile('metadata:\n  name: nodeclaims.karpenter.sh\n  annotations:\n    a: b\nspec: {}\n', 'sigs.k8s.io/karpenter@v1.10.0');
-    assert.deepEqual(crd.metadata?.annotations, { a: 'b', [CRD_SOURCE_ANNOTATION]: 'sigs.k8s.io/karpenter@v1.10.0' });
+    const { [CRD_DIGEST_ANNOTATION]: digest, ...rest } = crd.metadata?.annotations ?? {};
+    assert.deepEqual(rest, { a: 'b', [CRD_SOURCE_ANNOTATION]: 'sigs.k8s.io/karpenter@v1.10.0' });
+    assert.match(digest ?? '', /^[0-9a-f]{16}$/);
   });
 });

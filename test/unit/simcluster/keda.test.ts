@@ -2,8 +2,6 @@
 // gRPC link between its two processes, its certificates from the cluster's PKI, the supervisor flag.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
-import { crdFromFile } from '../../../src/simcluster/crds.js';
 import { components, everyComponent, supervisorCommand } from '../../../src/simcluster/components.js';
 import { KEDA_ADAPTER_SERVICE, kedaAdapterArgs, kedaOperatorArgs } from '../../../src/simcluster/keda/keda.js';
 import { DEFAULT_PORTS, layoutFor } from '../../../src/simcluster/layout.js';
@@ -72,24 +70,5 @@ describe('KEDA on the simcluster', () => {
   it('tells the supervisor, so it restarts KEDA too', () => {
     assert.ok(supervisorCommand(l, 'etcd=1Gi', { keda: true }).args.includes('--keda'));
     assert.ok(!supervisorCommand(l, 'etcd=1Gi').args.includes('--keda'));
-  });
-
-  it('keeps a schema extension of a CRD in what the client sends when read into the typed model', () => {
-    const file = [
-      'apiVersion: apiextensions.k8s.io/v1',
-      'kind: CustomResourceDefinition',
-      'metadata: {name: scaledobjects.keda.sh}',
-      'spec:',
-      '  versions:',
-      '  - name: v1alpha1',
-      '    schema:',
-      '      openAPIV3Schema:',
-      '        properties:',
-      '          tolerance: {anyOf: [{type: integer}, {type: string}], x-kubernetes-int-or-string: true}',
-      '',
-    ].join('\n');
-    const sent = (typed: boolean): string => JSON.stringify(ObjectSerializer.serialize(crdFromFile(file, 'keda', typed), 'V1CustomResourceDefinition', ''));
-    assert.ok(sent(true).includes('"x-kubernetes-int-or-string":true'));
-    assert.ok(!sent(false).includes('x-kubernetes-int-or-string'), 'plain YAML loses it: why KEDA goes the typed way');
   });
 });
