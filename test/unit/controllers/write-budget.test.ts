@@ -157,6 +157,9 @@ async function life(s: Scenario): Promise<{ steps: Step[]; idle: string[]; ws: W
     d.caches.persistentVolumeClaims.upsert(server.put(`/api/v1/namespaces/${NS}/persistentvolumeclaims/${claimName}`, claim));
     await pass('StatefulSet controller: weights claim created (Pending, WaitForFirstConsumer)');
   }
+  // Watches of different kinds arrive in any order: the StatefulSet's first status may come before its pod.
+  putSts({ observedGeneration: 1, replicas: 0, updateRevision: 'ws1-r1' });
+  await pass('StatefulSet controller: status observes generation 1 before its pod is seen (0 updated, no current revision)');
   d.caches.pods.upsert(
     server.put(POD_PATH, {
       apiVersion: 'v1',
