@@ -20,19 +20,28 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-function httpOk(url: string): Promise<boolean> {
+/** The body of a 200 answer to a GET, or undefined (another status, an error, no answer within `timeoutMs`). */
+export function httpGetText(url: string, timeoutMs = 2000): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const req = get(url, { timeout: 2000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200);
+    const req = get(url, { timeout: timeoutMs }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        return resolve(undefined);
+      }
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve(body));
     });
-    req.on('error', () => resolve(false));
+    req.on('error', () => resolve(undefined));
     req.on('timeout', () => {
       req.destroy();
-      resolve(false);
+      resolve(undefined);
     });
   });
 }
+
+const httpOk = async (url: string): Promise<boolean> => (await httpGetText(url)) !== undefined;
 
 export interface RunningController {
   pid: number;

@@ -1,9 +1,8 @@
 // `--restart`: stop the controller over its converged workspaces and start it again with the same
 // command line, scraping its metrics endpoint every 50 ms from the spawn on (bench/restart.ts reads them).
-import { get } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startController, type RunningController } from './child.js';
+import { httpGetText, startController, type RunningController } from './child.js';
 import type { Launch } from './controllers.js';
 import { windowWrites } from './inferenceset.js';
 import { clockTicksPerSecond } from './proc.js';
@@ -14,26 +13,6 @@ import { settle } from './settle.js';
 const SCRAPE_MS = 50;
 /** Every workspace must have had its pass within this long after the spawn. */
 const PASSES_TIMEOUT_MS = 600_000;
-
-function scrape(url: string): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const req = get(url, { timeout: 1000 }, (res) => {
-      if (res.statusCode !== 200) {
-        res.resume();
-        return resolve(undefined);
-      }
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve(body));
-    });
-    req.on('error', () => resolve(undefined));
-    req.on('timeout', () => {
-      req.destroy();
-      resolve(undefined);
-    });
-  });
-}
 
 export interface RestartRun {
   launch: Launch;
@@ -58,7 +37,7 @@ export async function restartController(ctl: RunningController, run: RestartRun)
   const scraper = (async () => {
     while (scraping && !clock.done()) {
       const sent = at();
-      clock.observe(sent, await scrape(run.metricsUrl));
+      clock.observe(sent, await httpGetText(run.metricsUrl, 1000));
       await sleep(SCRAPE_MS);
     }
   })();
