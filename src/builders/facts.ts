@@ -77,7 +77,7 @@ export function matchingNodes<N extends DeepReadonly<V1Node>>(ws: Workspace, nod
   const want = Object.entries(ws.resource?.labelSelector?.matchLabels ?? {});
   const key = JSON.stringify(want);
   let byLabels = matched.get(nodes);
-  if (!byLabels) matched.set(nodes, (byLabels = new Map()));
+  if (!byLabels) matched.set(nodes, (byLabels = new Map<string, readonly object[]>()));
   const hit = byLabels.get(key);
   if (hit) return hit as readonly N[];
   const out = Object.freeze(

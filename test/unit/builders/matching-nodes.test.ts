@@ -8,8 +8,12 @@ const node = (name: string, labels: Record<string, string>, ready = true): V1Nod
   metadata: { name, labels },
   status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
 });
-const ws = (matchLabels: Record<string, string>): Workspace =>
-  ({ apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', metadata: { name: 'w' }, resource: { labelSelector: { matchLabels } } }) as Workspace;
+const ws = (matchLabels: Record<string, string>): Workspace => ({
+  apiVersion: 'kaito.sh/v1beta1',
+  kind: 'Workspace',
+  metadata: { name: 'w' },
+  resource: { labelSelector: { matchLabels } },
+});
 
 describe('matchingNodes', () => {
   const nodes = Object.freeze([node('c', { pool: 'a100', zone: '1' }), node('a', { pool: 'a100', zone: '2' }, false), node('b', { pool: 'a10' })]);
