@@ -96,7 +96,8 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     onWatchError: (type, err) => watchFailure(type.plural, err.message),
   })
     .for('workspaces', resource<WorkspaceObject>(Resources.workspaces), { transform: leanWorkspace })
-    .owns('statefulSets', resource<V1StatefulSet>(Resources.statefulSets), { lane: 'fast', transform: leanStatefulSet })
+    // Indexed by workspace label: a pass lists its surge StatefulSets and weights claims by it, not the whole namespace.
+    .owns('statefulSets', resource<V1StatefulSet>(Resources.statefulSets), { lane: 'fast', transform: leanStatefulSet, indexLabel: LABEL_WORKSPACE_NAME })
     // Any Deployment named like a workspace matters: owned ones migrate, foreign ones are reported.
     .watches('deployments', resource<V1Deployment>(Resources.deployments), { map: (c) => sameNameWorkspace(c.workspaces) })
     .owns('services', resource<V1Service>(Resources.services))
@@ -116,6 +117,7 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     // The weights claims carry the template's workspace label: a claim stranded on a vanished node is noticed.
     .watches('persistentVolumeClaims', resource<V1PersistentVolumeClaim>(Resources.persistentVolumeClaims), {
       labelSelector: LABEL_WORKSPACE_NAME,
+      indexLabel: LABEL_WORKSPACE_NAME,
       map: () => labelledWorkspace,
     })
     .watches('persistentVolumes', resource<V1PersistentVolume>(Resources.persistentVolumes), {
