@@ -28,12 +28,13 @@ export interface RestartFigures {
  * with controller="workspace", as both kaito-ts and controller-runtime (KAITO) expose it.
  */
 export function workspacePasses(metricsText: string, controller = 'workspace'): number {
+  const ours = new RegExp(`(^|,)controller="${controller}"`);
   let total = 0;
   for (const line of metricsText.split('\n')) {
     if (!line.startsWith('controller_runtime_reconcile_total{')) continue;
     const close = line.lastIndexOf('}');
     const labels = line.slice(line.indexOf('{') + 1, close);
-    if (!new RegExp(`(^|,)controller="${controller}"`).test(labels)) continue;
+    if (!ours.test(labels)) continue;
     const value = Number(
       line
         .slice(close + 1)
