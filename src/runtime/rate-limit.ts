@@ -137,3 +137,57 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', done, { once: true });
   });
 }
+
+/**
+ * At most `size` holders at once; the others wait in arrival order. Bounds work whose transient memory
+ * adds up when it runs side by side (the reflectors' list pages at start). An abort ends a wait with
+ * the signal's reason; a held slot is handed straight to the next waiter on release.
+ */
+export class Slots {
+  private held = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(readonly size: number) {
+    if (!(size >= 1)) throw new Error(`slots needs size >= 1 (got ${size})`);
+  }
+
+  async run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    await this.acquire(signal);
+    try {
+      return await work();
+    } finally {
+      this.release();
+    }
+  }
+
+  /** Holders now (tests). */
+  get inUse(): number {
+    return this.held;
+  }
+
+  private acquire(signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    if (this.held < this.size) {
+      this.held++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const grant = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = (): void => {
+        this.waiting.splice(this.waiting.indexOf(grant), 1);
+        const reason: unknown = signal?.reason;
+        reject(reason instanceof Error ? reason : new Error('aborted while waiting for a slot'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(grant);
+    });
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.held--;
+  }
+}

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { JitteredBackoff, TokenBucket } from '../../../src/runtime/rate-limit.js';
+import { JitteredBackoff, Slots, TokenBucket } from '../../../src/runtime/rate-limit.js';
 import { KubeTransport } from '../../../src/runtime/transport.js';
 import { KubeClient } from '../../../src/runtime/client.js';
 import { Resources } from '../../../src/runtime/resources.js';
@@ -45,6 +45,61 @@ describe('JitteredBackoff (list/watch restarts)', () => {
   });
 });
 
+describe('Slots', () => {
+  it('runs at most `size` at once and the waiting ones in arrival order', async () => {
+    const slots = new Slots(2);
+    const order: string[] = [];
+    let running = 0;
+    let most = 0;
+    const job = (name: string) =>
+      slots.run(async () => {
+        running++;
+        most = Math.max(most, running);
+        order.push(name);
+        await new Promise((r) => setTimeout(r, 5));
+        running--;
+      });
+    await Promise.all(['a', 'b', 'c', 'd', 'e'].map(job));
+    assert.equal(most, 2);
+    assert.deepEqual(order, ['a', 'b', 'c', 'd', 'e']);
+    assert.equal(slots.inUse, 0);
+  });
+
+  it('a failing holder frees its slot', async () => {
+    const slots = new Slots(1);
+    await assert.rejects(
+      slots.run(() => Promise.reject(new Error('boom'))),
+      /boom/,
+    );
+    assert.equal(await slots.run(() => Promise.resolve(7)), 7);
+    assert.equal(slots.inUse, 0);
+  });
+
+  it('an abort ends a wait with the signal reason and leaves the queue as it was', async () => {
+    const slots = new Slots(1);
+    let release!: () => void;
+    const held = slots.run(() => new Promise<void>((r) => (release = r)));
+    const ac = new AbortController();
+    const waiting = slots.run(() => Promise.resolve('never'), ac.signal);
+    const next = slots.run(() => Promise.resolve('next'));
+    ac.abort(new Error('stopping'));
+    await assert.rejects(waiting, /stopping/);
+    release();
+    await held;
+    assert.equal(await next, 'next');
+    assert.equal(slots.inUse, 0);
+    await assert.rejects(
+      slots.run(() => Promise.resolve(1), ac.signal),
+      /stopping/,
+      'an aborted signal never waits',
+    );
+  });
+
+  it('rejects a size below 1', () => {
+    assert.throws(() => new Slots(0), /size >= 1/);
+  });
+});
+
 describe('KubeTransport', () => {
   it('limits requests client-side (QPS/burst) and counts them by verb', async () => {
     const server = new FakeApiServer();
@@ -66,7 +121,7 @@ describe('KubeTransport', () => {
 });
 
 it('TokenBucket: a deferrable acquire yields to every other request, even later ones; deferrable ones keep their order', async () => {
-  const b = new TokenBucket(200, 1);
+  const b = new TokenBucket(20, 1); // a token per 50 ms: the 1 ms pause below stays far inside it on a loaded machine
   await b.acquire(); // the bucket is empty now
   const order: string[] = [];
   const done = (name: string) => () => void order.push(name);

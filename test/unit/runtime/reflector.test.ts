@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { KubeClient } from '../../../src/runtime/client.js';
 import type { ObjectEvent } from '../../../src/runtime/cache.js';
-import { JitteredBackoff, sleep } from '../../../src/runtime/rate-limit.js';
+import { JitteredBackoff, Slots, sleep } from '../../../src/runtime/rate-limit.js';
 import { Reflector } from '../../../src/runtime/reflector.js';
 import { Resources } from '../../../src/runtime/resources.js';
 import { KubeTransport } from '../../../src/runtime/transport.js';
@@ -109,6 +109,64 @@ describe('Reflector (fake API server)', { timeout: 15_000 }, () => {
       server.listQueries.map((q) => q.get('continue')),
       [null, '2', '4'],
     );
+  });
+
+  it('asks for pages of 100 by default', async () => {
+    start();
+    await reflector.synced;
+    assert.equal(server.listQueries[0]!.get('limit'), '100');
+  });
+
+  it('reflectors sharing list slots list one after another, never two pages in flight, and all sync', async () => {
+    const items = ['a', 'b', 'c', 'd', 'e'].map((n, i) => cm(n, String(i + 1)));
+    let inFlight = 0;
+    let most = 0;
+    let served = 0;
+    const continues: (string | null)[] = [];
+    server.handler = (_req, res, url) => {
+      if (url.searchParams.get('watch') === 'true') return false;
+      continues.push(url.searchParams.get('continue'));
+      inFlight++;
+      most = Math.max(most, inFlight);
+      const from = Number(url.searchParams.get('continue') ?? 0);
+      setTimeout(() => {
+        inFlight--;
+        served++;
+        const more = from + 2 < items.length ? String(from + 2) : undefined;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '100', continue: more }, items: items.slice(from, from + 2) }),
+        );
+      }, 10);
+      return true;
+    };
+    const slots = new Slots(1);
+    const client = new KubeClient(transport);
+    const others = [Resources.configMaps, Resources.services, Resources.pods].map((type) =>
+      new Reflector<KubernetesObject>({ client, type, pageSize: 2, listSlots: slots }).start(),
+    );
+    try {
+      await Promise.all(others.map((r) => r.synced));
+      assert.equal(served, 9, 'three lists of three pages');
+      assert.equal(most, 1, 'one page in flight at a time');
+      assert.deepEqual(continues, [null, '2', '4', null, '2', '4', null, '2', '4'], 'each list runs to its last page before the next starts');
+      for (const r of others) assert.equal(r.cache.size, 5);
+    } finally {
+      await Promise.all(others.map((r) => r.stop()));
+    }
+  });
+
+  it('a reflector stopped while it waits for a list slot ends without listing', async () => {
+    const slots = new Slots(1);
+    let release!: () => void;
+    const held = slots.run(() => new Promise<void>((r) => (release = r)));
+    start({ listSlots: slots });
+    await sleep(20);
+    await reflector.stop();
+    release();
+    await held;
+    assert.equal(server.listQueries.length, 0);
+    assert.equal(slots.inUse, 0);
   });
 
   it('a forced watch restart resumes from the last version', async () => {
