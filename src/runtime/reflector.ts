@@ -55,9 +55,9 @@ interface WatchLine {
 /**
  * Every reflector starts by listing, all at once. A page is held three times while it is read (the
  * chunks, their concatenation, the string) and once more parsed before the cache keeps a reduced copy,
- * so pages of 100 and one list at a time per process bound that transient memory. Measured on a restart
- * over 500 converged workspaces: peak RSS 107 MiB with pages of 500 side by side, 89–93 MiB with this,
- * about 97 with the slot passed on after every page (docs/benchmarks.md); caches synced as fast.
+ * so pages of 100 and one list at a time per process bound that transient memory: a restart over 1000
+ * converged workspaces peaked at 143–153 MiB before, 124 MiB with this, about a second slower to have
+ * passed every workspace (docs/benchmarks.md, "One list at a time").
  */
 const DEFAULT_PAGE_SIZE = 100;
 const LIST_SLOTS = new Slots(1);
