@@ -101,7 +101,8 @@ export const BENCH_USAGE = `Usage: npm run bench -- --workspaces N [flags]
   --remove-nodes          delete the benchmark GPU nodes at the end
   --shared-cluster        use the project's cluster (.simcluster) instead of the benchmark's own
   --keep-cluster          leave the benchmark's own cluster running at the end (by default a run stops
-                          the cluster it started; one that was already running is left as found)
+                          the cluster it started; one that was already running is left as found; a
+                          failed run first copies the cluster's component logs to bench/results/cluster-logs-*)
   --node-options=OPTS     Node.js flags for kaito-ts (e.g. "--cpu-prof --cpu-prof-dir=bench/results")
   --kaito-ts-flags=FLAGS  extra "kaito-ts run" flags (e.g. "--max-concurrent-reconciles=20")
   --kcm-qps N             client QPS (burst 2×) of the benchmark cluster's kube-controller-manager,

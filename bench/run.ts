@@ -4,7 +4,7 @@
 // it serves (bench/update-cluster.ts). `--scenario inferenceset`: per controller an InferenceSet made at
 // replicas 0 and scaled to N by one write of its scale subresource (bench/inferenceset.ts).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -107,6 +107,16 @@ const log = (line: string): void => {
 
 /** Things to stop if the run is interrupted. */
 const cleanups = new Set<() => Promise<void>>();
+/** Set before the cleanups run when the run ends in an error or an interrupt. */
+let runFailed = false;
+
+/** Copies the cluster's component logs under bench/results before the cluster (and they) go. */
+function keepClusterLogs(clusterLogDir: string): void {
+  if (!existsSync(clusterLogDir)) return;
+  const kept = join(PROJECT_ROOT, 'bench', 'results', `cluster-logs-${Date.now().toString(36)}`);
+  cpSync(clusterLogDir, kept, { recursive: true });
+  log(`the cluster's component logs are kept in ${kept}`);
+}
 
 interface RunContext {
   opts: BenchOptions;
@@ -634,6 +644,8 @@ async function main(argv: string[]): Promise<number> {
   // BENCH_PORT_OFFSET would otherwise stay taken by seven processes), unless --keep-cluster.
   if (!opts.sharedCluster && !opts.keepCluster && !(await isRunning())) {
     cleanups.add(async () => {
+      // `down` removes the cluster's state, its component logs with it: a failed run keeps them.
+      if (runFailed) keepClusterLogs(layoutFor().logDir);
       log('stopping the benchmark cluster this run started (--keep-cluster leaves it running)');
       await down(log);
     });
@@ -701,6 +713,7 @@ async function main(argv: string[]): Promise<number> {
 
 const interrupted = async (): Promise<void> => {
   log('interrupted: stopping the controller (the next run removes the namespace it leaves)');
+  runFailed = true;
   for (const c of cleanups) await c().catch(() => undefined);
   process.exit(130);
 };
@@ -714,6 +727,7 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
+    runFailed = true;
     void Promise.all([...cleanups].map((c) => c().catch(() => undefined))).then(() => process.exit(1));
   },
 );
