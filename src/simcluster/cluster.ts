@@ -21,7 +21,7 @@ import {
 } from './components.js';
 import { installCrd } from './crds.js';
 import { isNotFound } from '../runtime/errors.js';
-import { clientCert, componentHealthy, portFree } from './health.js';
+import { clientCert, componentHealthy, portFree, PORT_RELEASE_TIMEOUT_MS, waitPortsFree } from './health.js';
 import { adminKubeconfig } from './kubeconfig.js';
 import { layoutFor, pidPath, type Layout } from './layout.js';
 import { withLock } from './lock.js';
@@ -144,6 +144,7 @@ async function startComponent(l: Layout, c: Component, log: (line: string) => vo
   if (running !== undefined && c.stale?.(processArgs(running))) {
     log(`${c.name} (pid ${running}) runs with an outdated command line; restarting it`);
     await stopProcess(running, c.binary, c.stopGraceMs, c.script);
+    await waitPortsFree(c.ports, PORT_RELEASE_TIMEOUT_MS);
   }
   if (runningPid(l, c) === undefined) {
     const t0 = Date.now();

@@ -2,16 +2,8 @@
 // ones (the bench cluster at +1000, a test's private cluster): a random offset alone may land one
 // component on another cluster's port.
 import { randomInt } from 'node:crypto';
-import { createServer } from 'node:net';
+import { portFree } from './health.js';
 import { DEFAULT_PORTS, shiftPorts } from './layout.js';
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
 
 /** An offset in [lo, hi) with all of the cluster's ports free on 127.0.0.1; throws after `tries` random picks. */
 export async function freePortOffset(lo: number, hi: number, tries = 50): Promise<number> {

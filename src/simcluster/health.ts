@@ -4,6 +4,7 @@ import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Component } from './components.js';
 import type { Layout } from './layout.js';
 
@@ -42,6 +43,22 @@ export function portFree(port: number): Promise<boolean> {
     server.once('error', () => resolve(false));
     server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/** How long a stopped component's ports may take to be released before a restart gives up. */
+export const PORT_RELEASE_TIMEOUT_MS = 10_000;
+
+/**
+ * Waits until nothing listens on any of `ports` (true), or `timeoutMs` passes (false). A stopped
+ * process can look gone (its main thread a zombie) while its other threads still hold its sockets.
+ */
+export async function waitPortsFree(ports: readonly number[], timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(100);
+  }
 }
 
 /** The admin client certificate (the apiserver's /readyz needs one). */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { components, SUPERVISOR_SCRIPT, type Component, type ComponentName, type OptIns } from '../components.js';
-import { componentHealthy } from '../health.js';
+import { componentHealthy, PORT_RELEASE_TIMEOUT_MS, waitPortsFree } from '../health.js';
 import { layoutFor, pidPath, type Layout } from '../layout.js';
 import { tryWithLock } from '../lock.js';
 import { MODEL_LOAD_FLAG, parseModelLoad } from '../model-load/model-load-options.js';
@@ -95,7 +95,10 @@ class Supervisor {
       const current = readPid(pidPath(this.l, c.name));
       if (verdict.reason === 'exited' && current !== undefined && current !== pid && isOurProcess(current, c.binary, c.script)) return undefined;
       if (!existsSync(this.l.runDir)) return undefined;
-      if (verdict.reason === 'memory' && pid !== undefined) await stopProcess(pid, c.binary, c.stopGraceMs, c.script);
+      if (verdict.reason === 'memory' && pid !== undefined) {
+        await stopProcess(pid, c.binary, c.stopGraceMs, c.script);
+        await waitPortsFree(c.ports, PORT_RELEASE_TIMEOUT_MS);
+      }
       return startDetached(c.binary, e.args ?? c.args, logFile, pidPath(this.l, c.name), c.env);
     });
     if (started === undefined) return; // busy or taken care of: look again next tick
