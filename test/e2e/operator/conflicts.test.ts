@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1StatefulSet } from '@kubernetes/client-node';
-import { ANNOTATION_REVISION, WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
+import { ANNOTATION_HASH, ANNOTATION_REVISION, WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
 import { Reason } from '../../../src/controllers/workspace/reasons.js';
 import { bed, waitFor } from '../harness.js';
 import {
@@ -16,7 +16,6 @@ import {
   getWorkspace,
   pool,
   selectorFor,
-  waitCondition,
   waitReady,
   waitRolledOut,
   warningEvents,
@@ -70,14 +69,6 @@ async function startWriters(t: TestContext, ns: string): Promise<{ stop(): Promi
   };
 }
 
-/** Waits for the reported conflict (condition and Warning event); returns the seconds it took. */
-async function waitReported(w: World, since: number): Promise<number> {
-  const reported = await waitCondition(w.ns, NAME, 'InferenceReady', 'False', { reason: Reason.PersistentConflict, timeoutMs: 120_000 });
-  const seconds = (Date.now() - since) / 1000;
-  await assertReported(w, reported);
-  return seconds;
-}
-
 /** The condition's message and the Warning event of a reported conflict. */
 async function assertReported(w: World, reported: WorkspaceObject): Promise<void> {
   assert.match(conditionOf(reported, 'InferenceReady')?.message ?? '', /409 Conflict \d+ times in a row/);
@@ -89,18 +80,18 @@ async function assertReported(w: World, reported: WorkspaceObject): Promise<void
 }
 
 /**
- * After a spec change: the seconds until the conflict was reported, or undefined when the operator's
- * metadata write of `revision` got through first (the writers all paused at that moment, so there was
- * no persistent conflict to report).
+ * The seconds until the conflict was reported, or undefined when the operator's metadata write got
+ * through first (`written` says it did: every writer paused at that moment, so there was no persistent
+ * conflict to report).
  */
-async function reportedOrWritten(w: World, since: number, revision: string): Promise<number | undefined> {
+async function reportedOrWritten(w: World, since: number, what: string, written: (ws: WorkspaceObject) => boolean): Promise<number | undefined> {
   const outcome = await waitFor(
-    `${w.ns}/${NAME}: PersistentConflict reported, or revision ${revision} written`,
+    `${w.ns}/${NAME}: PersistentConflict reported, or ${what}`,
     async () => {
       const ws = await getWorkspace(w.ns, NAME);
       const c = conditionOf(ws, 'InferenceReady');
       if (c?.status === 'False' && c.reason === Reason.PersistentConflict && c.observedGeneration === ws?.metadata.generation) return { reported: ws };
-      return ws?.metadata.annotations?.[ANNOTATION_REVISION] === revision ? { written: true } : undefined;
+      return ws && written(ws) ? { written: true } : undefined;
     },
     { timeoutMs: 120_000 },
   );
@@ -118,11 +109,25 @@ test('a workspace that others keep changing reports PersistentConflict with a Wa
   });
   await applyWorkspace(w.ns, { metadata: { name: NAME }, resource: { labelSelector: selectorFor(w.pools[0]!) }, inference: { template: template('first') } });
 
-  // 1. A new workspace: the operator starts while the writers run, so even its finalizer cannot be added.
+  // 1. A new workspace: the operator starts while the writers run, so even its finalizer cannot be
+  // added. Should its first write win the race all the same, the operator is stopped, the workspace
+  // made new again (no finalizer, no revision annotations) and the operator started again.
   let writers = await startWriters(t, w.ns);
   let started = Date.now();
-  await w.start();
-  const newReported = await waitReported(w, started);
+  let newReported: number | undefined;
+  for (let attempt = 1; attempt <= 3 && newReported === undefined; attempt++) {
+    if (attempt > 1) {
+      t.diagnostic(`new workspace, start ${attempt - 1}: the operator's metadata write got through before 10 conflicts in a row`);
+      await w.op?.stop();
+      await (
+        await patcher(w.ns)
+      )({ metadata: { finalizers: null, annotations: { [ANNOTATION_HASH]: null, [ANNOTATION_REVISION]: null } } });
+    }
+    started = Date.now();
+    await w.start();
+    newReported = await reportedOrWritten(w, started, 'the finalizer added', (ws) => !!ws.metadata.finalizers?.includes(WORKSPACE_FINALIZER));
+  }
+  assert.ok(newReported !== undefined, 'no PersistentConflict in three starts under the writers');
   let patches = await writers.stop();
   let stopped = Date.now();
   let ready = await waitReady(w.ns, NAME, 120_000);
@@ -148,7 +153,12 @@ test('a workspace that others keep changing reports PersistentConflict with a Wa
     await (
       await patcher(w.ns)
     )({ inference: { template: template(mode) } });
-    changeReported = await reportedOrWritten(w, started, String(revision));
+    changeReported = await reportedOrWritten(
+      w,
+      started,
+      `revision ${revision} written`,
+      (ws) => ws.metadata.annotations?.[ANNOTATION_REVISION] === String(revision),
+    );
     if (changeReported === undefined) t.diagnostic(`spec change ${attempt}: the operator's metadata write got through before 10 conflicts in a row`);
   }
   assert.ok(changeReported !== undefined, 'no PersistentConflict in three spec changes under the writers');
