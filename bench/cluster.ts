@@ -15,8 +15,8 @@ import { DEFAULT_INFERENCE_CONFIG_TEMPLATE, INFERENCE_CONFIG_KEY } from '../src/
 import { adminKubeConfig, isRunning, up } from '../src/simcluster/cluster.js';
 import { installCrdObject } from '../src/simcluster/crds.js';
 import { components, everyComponent } from '../src/simcluster/components.js';
-import { PORT_RELEASE_TIMEOUT_MS, probe, waitPortsFree } from '../src/simcluster/health.js';
-import { isOurProcess, readPid, startDetached, stopProcess } from '../src/simcluster/process.js';
+import { probe, stopComponent } from '../src/simcluster/health.js';
+import { isOurProcess, readPid, startDetached } from '../src/simcluster/process.js';
 import { withPodReadyDelay } from '../src/simcluster/kwok-stages.js';
 import { isAlreadyExists, isNotFound } from '../src/runtime/errors.js';
 import { layoutFor, type Layout } from '../src/simcluster/layout.js';
@@ -105,9 +105,7 @@ async function runComponentWith(l: Layout, name: string, args: string[], log: (l
       if (pid !== undefined && isOurProcess(pid, c.binary)) {
         const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1, -1);
         if (argv.length === args.length && argv.every((a, i) => a === args[i])) return undefined;
-        await stopProcess(pid, c.binary);
-        if (!(await waitPortsFree(c.ports, PORT_RELEASE_TIMEOUT_MS)))
-          throw new Error(`${name} stopped, but its ports ${c.ports.join(', ')} were still taken ${PORT_RELEASE_TIMEOUT_MS / 1000} s later`);
+        if ((await stopComponent(pid, c)) === 'ports still taken') throw new Error(`${name} stopped, but its ports ${c.ports.join(', ')} were still taken`);
       }
       return startDetached(c.binary, args, join(l.logDir, `${c.name}.log`), pidFile);
     },

@@ -21,7 +21,7 @@ import {
 } from './components.js';
 import { installCrd } from './crds.js';
 import { isNotFound } from '../runtime/errors.js';
-import { clientCert, componentHealthy, portFree, PORT_RELEASE_TIMEOUT_MS, waitPortsFree } from './health.js';
+import { clientCert, componentHealthy, portFree, stopComponent } from './health.js';
 import { adminKubeconfig } from './kubeconfig.js';
 import { layoutFor, pidPath, type Layout } from './layout.js';
 import { withLock } from './lock.js';
@@ -143,8 +143,7 @@ async function startComponent(l: Layout, c: Component, log: (line: string) => vo
   const running = runningPid(l, c);
   if (running !== undefined && c.stale?.(processArgs(running))) {
     log(`${c.name} (pid ${running}) runs with an outdated command line; restarting it`);
-    await stopProcess(running, c.binary, c.stopGraceMs, c.script);
-    await waitPortsFree(c.ports, PORT_RELEASE_TIMEOUT_MS);
+    await stopComponent(running, c);
   }
   if (runningPid(l, c) === undefined) {
     const t0 = Date.now();
@@ -336,7 +335,7 @@ export async function down(log: (line: string) => void = silent): Promise<{ stop
       const stop = async (c: Component): Promise<void> => {
         const pid = readPid(pidFile(l, c));
         if (pid === undefined) return;
-        const result = await stopProcess(pid, c.binary, c.stopGraceMs, c.script);
+        const result = await stopComponent(pid, c);
         if (result !== 'absent') {
           stopped.push(c.name);
           log(`${c.name} (pid ${pid}) ${result}`);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Component } from './components.js';
 import type { Layout } from './layout.js';
+import { stopProcess } from './process.js';
 
 export interface ClientCert {
   caFile: string;
@@ -46,7 +47,17 @@ export function portFree(port: number): Promise<boolean> {
 }
 
 /** How long a stopped component's ports may take to be released before a restart gives up. */
-export const PORT_RELEASE_TIMEOUT_MS = 10_000;
+const PORT_RELEASE_TIMEOUT_MS = 10_000;
+
+/**
+ * Stops component `c` running as `pid` (stopProcess) and waits until its ports are free again, so a
+ * start that follows can bind them; 'ports still taken' when one was after PORT_RELEASE_TIMEOUT_MS.
+ */
+export async function stopComponent(pid: number, c: Component): Promise<'stopped' | 'killed' | 'absent' | 'ports still taken'> {
+  const result = await stopProcess(pid, c.binary, c.stopGraceMs, c.script);
+  if (result === 'absent') return result;
+  return (await waitPortsFree(c.ports, PORT_RELEASE_TIMEOUT_MS)) ? result : 'ports still taken';
+}
 
 /**
  * Waits until nothing listens on any of `ports` (true), or `timeoutMs` passes (false). A stopped

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { components, SUPERVISOR_SCRIPT, type Component, type ComponentName, type OptIns } from '../components.js';
-import { componentHealthy, PORT_RELEASE_TIMEOUT_MS, waitPortsFree } from '../health.js';
+import { componentHealthy, stopComponent } from '../health.js';
 import { layoutFor, pidPath, type Layout } from '../layout.js';
 import { tryWithLock } from '../lock.js';
 import { MODEL_LOAD_FLAG, parseModelLoad } from '../model-load/model-load-options.js';
-import { isOurProcess, processArgs, readPid, rssBytes, startDetached, stopProcess } from '../process.js';
+import { isOurProcess, processArgs, readPid, rssBytes, startDetached } from '../process.js';
 import { decide, formatBytes, parseMemoryLimits, DEFAULT_MEMORY_LIMITS, type MemoryLimits, type Watched } from '../supervision.js';
 import { readSupervisorState, type SupervisorState } from './state.js';
 
@@ -95,10 +95,7 @@ class Supervisor {
       const current = readPid(pidPath(this.l, c.name));
       if (verdict.reason === 'exited' && current !== undefined && current !== pid && isOurProcess(current, c.binary, c.script)) return undefined;
       if (!existsSync(this.l.runDir)) return undefined;
-      if (verdict.reason === 'memory' && pid !== undefined) {
-        await stopProcess(pid, c.binary, c.stopGraceMs, c.script);
-        await waitPortsFree(c.ports, PORT_RELEASE_TIMEOUT_MS);
-      }
+      if (verdict.reason === 'memory' && pid !== undefined) await stopComponent(pid, c);
       return startDetached(c.binary, e.args ?? c.args, logFile, pidPath(this.l, c.name), c.env);
     });
     if (started === undefined) return; // busy or taken care of: look again next tick
