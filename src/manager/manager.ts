@@ -53,6 +53,7 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
     recorder,
     log,
     maxConcurrentReconciles: o.maxConcurrentReconciles,
+    maxReleasedPasses: o.maxReleasedPasses,
     namespace: o.namespace,
     syncPeriodMs: o.syncPeriodMs,
     config: {

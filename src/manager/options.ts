@@ -9,6 +9,7 @@ import { DEFAULT_RELEASE_NAMESPACE } from '../builders/facts.js';
 import { parseNodeClassConfig, type NodeClassConfig } from '../api/node-class-config.js';
 import { resolveNodeProvisioner, type NodeProvisioner } from '../api/node-provisioner.js';
 import { positiveDurationFlag } from '../runtime/duration.js';
+import { DEFAULT_RELEASED_PASSES } from '../runtime/controller.js';
 import { resolveHubEndpoint } from '../runtime/hub-client.js';
 import { checkTimings, DEFAULT_LEADER_ELECTION_NAMESPACE, DEFAULT_TIMINGS, type LeaderElectionTimings } from './leader-election.js';
 
@@ -29,6 +30,7 @@ export interface ManagerOptions {
   /** Hugging Face endpoint for ids outside KAITO's catalog: --hf-endpoint, else HF_ENDPOINT, else huggingface.co. */
   hubEndpoint: string;
   maxConcurrentReconciles: number;
+  maxReleasedPasses: number;
   kubeClientQps: number;
   kubeClientBurst: number;
   metricsBindAddress: string;
@@ -60,6 +62,8 @@ export const RUN_USAGE = `Usage: kaito-ts run [flags]
   --hf-endpoint URL                  Hugging Face endpoint (or mirror) read for model ids outside
                                      KAITO's catalog (else HF_ENDPOINT, else https://huggingface.co)
   --max-concurrent-reconciles N      workers (default 5)
+  --max-released-passes N            passes that finish their Services and status without a worker,
+                                     so the workers start later model loads first (default 50; 0: off)
   --kube-client-qps N                client-side QPS limit (default 30)
   --kube-client-burst N              client-side burst (default 50)
   --metrics-bind-address HOST:PORT   Prometheus /metrics (default :8080; "0" disables; port 0 picks one)
@@ -88,10 +92,12 @@ function updateStrategyFlag(value: string | undefined): UpdateStrategy {
   return value;
 }
 
-function positiveInt(flag: string, value: string | undefined, fallback: number): number {
+/** An integer flag of at least `min` (1 unless said). */
+function positiveInt(flag: string, value: string | undefined, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${flag} must be a positive integer, got "${value}"`);
+  if (value.trim() === '' || !Number.isInteger(n) || n < min)
+    throw new Error(`--${flag} must be ${min === 0 ? 'a whole number' : 'a positive integer'}, got "${value}"`);
   return n;
 }
 
@@ -166,6 +172,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
       'cloud-provider': { type: 'string' },
       ...PROVISIONER_FLAGS,
       'max-concurrent-reconciles': { type: 'string' },
+      'max-released-passes': { type: 'string' },
       'kube-client-qps': { type: 'string' },
       'kube-client-burst': { type: 'string' },
       'metrics-bind-address': { type: 'string' },
@@ -207,6 +214,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
     hubEndpoint: hubEndpointFlag(values['hf-endpoint'], env),
     defaultUpdateStrategy: updateStrategyFlag(values['default-update-strategy']),
     maxConcurrentReconciles: positiveInt('max-concurrent-reconciles', values['max-concurrent-reconciles'], DEFAULT_WORKERS),
+    maxReleasedPasses: positiveInt('max-released-passes', values['max-released-passes'], DEFAULT_RELEASED_PASSES, 0),
     kubeClientQps: positiveInt('kube-client-qps', values['kube-client-qps'], 30),
     kubeClientBurst: positiveInt('kube-client-burst', values['kube-client-burst'], 50),
     metricsBindAddress: values['metrics-bind-address'] ?? ':8080',

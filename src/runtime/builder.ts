@@ -60,6 +60,8 @@ export interface SourceOptions<T extends KubernetesObject> {
   when?: (e: ObjectEvent<T>) => boolean;
   /** `fast`: this kind's events report progress (a pod turned Ready) and jump the queue's normal lane. */
   lane?: Lane;
+  /** A fast event for which this holds also ends the deferral of its key's pass in process (`ReconcileContext.urgent`). */
+  urgentWhen?: (e: ObjectEvent<T>) => boolean;
 }
 
 export interface WatchesOptions<T extends KubernetesObject, C> extends SourceOptions<T> {
@@ -153,6 +155,7 @@ export class ControllerBuilder<M extends KindMap = Record<never, never>> {
       controller.watch(reflector, row.options.when ? onlyWhen(row.options.when, mapper) : mapper, {
         required: row.options.required ?? true,
         ...(row.options.lane ? { lane: row.options.lane } : {}),
+        ...(row.options.urgentWhen ? { urgentWhen: row.options.urgentWhen } : {}),
       });
     }
     // The rows were added under M's keys with M's object types: they come back typed.

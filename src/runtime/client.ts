@@ -4,6 +4,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { apiVersionOf, resourcePath, type ResourceType } from './resources.js';
 import type { HttpRequest, KubeTransport, Query, StreamHandle } from './transport.js';
+import { anySignal } from './rate-limit.js';
 
 export const FIELD_MANAGER = 'kaito-ts';
 export const APPLY_PATCH = 'application/apply-patch+yaml';
@@ -51,6 +52,8 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Every request may wait behind the others for the QPS budget (`deferred`). */
   deferrable?: boolean;
+  /** Ends the deferral: once it fires, requests queue like any other. */
+  urgent?: AbortSignal;
 }
 
 export class KubeClient {
@@ -92,9 +95,11 @@ export class KubeClient {
   /**
    * The same client whose requests yield the QPS budget to every request of other clients: for
    * writes that can follow later (a new workspace's Services and status once its model load started).
+   * `urgent` ends that: a request waiting when it fires, or sent after, queues like any other.
    */
-  deferred(): KubeClient {
-    return new KubeClient(this.transport, { fieldManager: this.fieldManager, force: this.force }, { ...this.call, deferrable: true });
+  deferred(urgent?: AbortSignal): KubeClient {
+    const call = { ...this.call, deferrable: true, ...(urgent ? { urgent } : {}) };
+    return new KubeClient(this.transport, { fieldManager: this.fieldManager, force: this.force }, call);
   }
 
   get counter() {
@@ -236,15 +241,9 @@ export class KubeClient {
       ...req,
       signal: anySignal(this.call.signal, req.signal),
       timeoutMs: req.timeoutMs ?? this.call.timeoutMs,
-      ...(this.call.deferrable ? { deferrable: true } : {}),
+      ...(this.call.deferrable ? { deferrable: true, ...(this.call.urgent ? { urgent: this.call.urgent } : {}) } : {}),
     });
   }
-}
-
-/** One signal that fires when either does (undefined when neither is given). */
-function anySignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
-  if (!a || !b || a === b) return a ?? b;
-  return AbortSignal.any([a, b]);
 }
 
 export interface ObjectRefLike {

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { toKubeError } from './errors.js';
 import { reconcileScope, silentLogger, type Logger } from './log.js';
+import type { ObjectEvent } from './cache.js';
 import type { Mapper } from './mappers.js';
 import type { Reflector } from './reflector.js';
 import { WorkQueue, type Lane } from './workqueue.js';
@@ -25,7 +26,24 @@ export interface ReconcileContext {
   reconcileID: string;
   /** Failures of this key so far (0 on a fresh key). */
   retries: number;
+  /**
+   * Frees this pass's worker for the next key while the pass goes on: what is left of it only waits
+   * for the client's QPS budget behind other passes' model loads. The key stays in process until the
+   * pass ends. False when releasing is off (`maxReleasedPasses` 0): the pass keeps its worker.
+   */
+  release(): boolean;
+  /**
+   * Fires on a fast event that status must report at once (a pod turned Ready, `urgentWhen`) while
+   * this pass runs: writes it deferred wait no longer, so the pass that reports it is not held up.
+   */
+  urgent: AbortSignal;
 }
+
+/**
+ * Passes that may wait for the QPS budget without a worker. On a burst of new workspaces each holds
+ * its Services and status while later workspaces' StatefulSets go first (docs/runtime.md).
+ */
+export const DEFAULT_RELEASED_PASSES = 50;
 
 export type Reconciler = (key: string, ctx: ReconcileContext) => Promise<Result | void>;
 
@@ -68,6 +86,11 @@ export interface ControllerOptions {
   errorPolicy?: ErrorPolicy;
   /** Workers; KAITO uses 5 (--max-concurrent-reconciles). */
   maxConcurrentReconciles?: number;
+  /**
+   * Released passes (`ReconcileContext.release`) beyond which the normal lane waits: workers then take
+   * only fast keys until one ends. 0 turns releasing off.
+   */
+  maxReleasedPasses?: number;
   queue?: WorkQueue;
   /** How long start() waits for required sources (controller-runtime CacheSyncTimeout: 2 min). */
   cacheSyncTimeoutMs?: number;
@@ -108,9 +131,14 @@ export class Controller {
   private workers: Promise<void>[] = [];
   private readonly log: Logger;
   private resyncTimer?: NodeJS.Timeout;
+  private released = 0;
+  /** The `urgent` trigger of each pass in process, by key. */
+  private readonly urgent = new Map<string, AbortController>();
 
   constructor(private readonly o: ControllerOptions) {
     this.queue = o.queue ?? new WorkQueue();
+    // Released passes hold their memory until they end: past the limit no first pass starts, but fast keys do.
+    this.queue.gateNormalLane(() => this.maxReleasedPasses === 0 || this.released < this.maxReleasedPasses);
     this.log = o.log ?? silentLogger;
   }
 
@@ -118,15 +146,27 @@ export class Controller {
     return this.o.maxConcurrentReconciles ?? 5;
   }
 
+  get maxReleasedPasses(): number {
+    return this.o.maxReleasedPasses ?? DEFAULT_RELEASED_PASSES;
+  }
+
   /**
    * Feeds events of a reflector through a mapper into the queue. `required: false` for sources
    * that may never sync (an optional CRD that is not installed) so they cannot block start().
    */
-  watch<T extends KubernetesObject>(reflector: Reflector<T>, mapper: Mapper<T>, opts: { required?: boolean; lane?: Lane } = {}): this {
+  watch<T extends KubernetesObject>(
+    reflector: Reflector<T>,
+    mapper: Mapper<T>,
+    opts: { required?: boolean; lane?: Lane; urgentWhen?: (e: ObjectEvent<T>) => boolean } = {},
+  ): this {
     // Events before the cache synced are the initial list: every key's first pass, never the fast lane.
     reflector.on((event) => {
       const lane = opts.lane === 'fast' && reflector.hasSynced ? 'fast' : 'normal';
-      for (const key of mapper(event)) this.queue.add(key, lane);
+      const urgent = lane === 'fast' && !!opts.urgentWhen?.(event);
+      for (const key of mapper(event)) {
+        if (urgent) this.urgent.get(key)?.abort();
+        this.queue.add(key, lane);
+      }
     });
     this.sources.push({ reflector: reflector as unknown as Reflector<KubernetesObject>, required: opts.required ?? true });
     return this;
@@ -183,12 +223,24 @@ export class Controller {
       const key = await this.queue.get();
       if (key === undefined) return;
       this.metrics.activeWorkers++;
-      try {
-        await this.processOne(key);
-      } finally {
+      let released = false;
+      let freeWorker = (): void => {};
+      const freed = new Promise<void>((resolve) => (freeWorker = resolve));
+      const release = (): boolean => {
+        if (released || this.maxReleasedPasses === 0) return released;
+        released = true;
+        this.released++;
         this.metrics.activeWorkers--;
+        freeWorker();
+        return true;
+      };
+      const pass = this.processOne(key, release).finally(() => {
+        if (released) this.released--;
+        else this.metrics.activeWorkers--;
         this.queue.done(key);
-      }
+        if (released) this.queue.reopened();
+      });
+      await Promise.race([pass, freed]);
       // A pass that writes nothing never leaves the microtask queue, and neither does the next `get`:
       // without this yield a backlog of such passes (a restart over 1000 converged workspaces: ~13 s)
       // starves watches, health probes and metrics until the queue is empty.
@@ -200,8 +252,16 @@ export class Controller {
     return this.o.name;
   }
 
-  private async processOne(key: string): Promise<void> {
-    const ctx: ReconcileContext = { signal: this.stopper.signal, reconcileID: randomUUID(), retries: this.queue.numRequeues(key) };
+  private async processOne(key: string, release: () => boolean): Promise<void> {
+    const urgent = new AbortController();
+    this.urgent.set(key, urgent);
+    const ctx: ReconcileContext = {
+      signal: this.stopper.signal,
+      reconcileID: randomUUID(),
+      retries: this.queue.numRequeues(key),
+      release,
+      urgent: urgent.signal,
+    };
     const started = performance.now();
     let error: string | undefined;
     const outcome = await reconcileScope.run({ controller: this.o.name, key, reconcileID: ctx.reconcileID }, () =>
@@ -213,6 +273,7 @@ export class Controller {
         },
       ),
     );
+    this.urgent.delete(key);
     this.metrics.reconciles[outcome]++;
     this.observer?.reconciled({
       controller: this.o.name,

@@ -29,27 +29,35 @@ export class TokenBucket {
   /**
    * Waits for a token (client-side QPS limit); an abort ends the wait early. A `deferrable` request
    * reserves nothing ahead: it takes a token only when one is free now, so every other request,
-   * however late it came, goes first; deferrable ones keep their own arrival order.
+   * however late it came, goes first; deferrable ones keep their own arrival order. `urgent` ends
+   * the deferral: once it fires the request queues like any other.
    */
-  async acquire(signal?: AbortSignal, deferrable = false): Promise<void> {
-    if (!deferrable) {
-      const ms = this.reserve();
-      if (ms > 0) await sleep(ms, signal);
-      return;
-    }
+  async acquire(signal?: AbortSignal, deferrable = false, urgent?: AbortSignal): Promise<void> {
+    if (deferrable && !urgent?.aborted && (await this.deferredTurn(signal, urgent))) return;
+    if (signal?.aborted) return;
+    const ms = this.reserve();
+    if (ms > 0) await sleep(ms, signal);
+  }
+  /**
+   * A deferrable request's wait: its turn among deferrable ones, then a free token. True when it took
+   * one; false when `signal` or `urgent` fired first.
+   */
+  private async deferredTurn(signal: AbortSignal | undefined, urgent: AbortSignal | undefined): Promise<boolean> {
     const turn = this.deferredTail;
     let done = (): void => {};
     this.deferredTail = new Promise<void>((resolve) => (done = resolve));
+    const wake = urgent ? anySignal(signal, urgent) : signal;
     try {
-      await turn;
-      while (!signal?.aborted) {
+      await untilAborted(turn, wake);
+      while (!wake?.aborted) {
         this.refill();
         if (this.tokens >= 1) {
           this.tokens -= 1;
-          return;
+          return true;
         }
-        await sleep(((1 - this.tokens) / this.qps) * 1000, signal);
+        await sleep(((1 - this.tokens) / this.qps) * 1000, wake);
       }
+      return false;
     } finally {
       done();
     }
@@ -190,4 +198,24 @@ export class Slots {
     if (next) next();
     else this.held--;
   }
+}
+
+/** Resolves when `p` settles or `signal` fires, whichever is first. */
+function untilAborted(p: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    void p.then(done, done);
+  });
+}
+
+/** One signal that fires when either does (undefined when neither is given). */
+export function anySignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (!a || !b || a === b) return a ?? b;
+  return AbortSignal.any([a, b]);
 }

@@ -31,6 +31,8 @@ export interface HttpRequest {
   timeoutMs?: number;
   /** May wait behind every other request for the client's QPS budget (TokenBucket.acquire). */
   deferrable?: boolean;
+  /** Ends a deferrable request's wait behind the others. */
+  urgent?: AbortSignal;
 }
 
 export interface TransportOptions {
@@ -127,7 +129,7 @@ export class KubeTransport {
 
   private async open(req: HttpRequest, timeoutMs: number): Promise<http.IncomingMessage> {
     throwIfAborted(req.signal);
-    await this.limiter.acquire(req.signal, req.deferrable);
+    await this.limiter.acquire(req.signal, req.deferrable, req.urgent);
     throwIfAborted(req.signal);
     const cluster = this.kubeConfig.getCurrentCluster();
     if (!cluster) throw new KubeApiError('Unknown', 'kubeconfig has no current cluster');

@@ -4,7 +4,8 @@
 //  exclusive— a key is never handed to two workers at once; re-added while processing,
 //             it is queued again when `done` is called.
 //  two lanes — a key added as `fast` (a child's status moved: the pass that reports it is cheap)
-//             is handed out before the normal lane, so status never waits behind a burst of first passes.
+//             is handed out before the normal lane, so status never waits behind a burst of first passes;
+//             a gate (`normalOpen`) may hold the normal lane back while fast keys still go out.
 // Rate limiting = max(per-key exponential 5 ms·2^n capped at 1000 s, token bucket 10 qps/100 burst),
 // as client-go's DefaultTypedControllerRateLimiter.
 import { ItemExponentialBackoff, TokenBucket } from './rate-limit.js';
@@ -42,6 +43,7 @@ export class WorkQueue {
   private shuttingDown = false;
   private readonly backoff: ItemExponentialBackoff<string>;
   private readonly bucket: TokenBucket | null;
+  private normalOpen: () => boolean = () => true;
   readonly metrics: WorkQueueMetrics = { adds: 0, retries: 0 };
   observer?: WorkQueueObserver;
   private readonly addedAt = new Map<string, number>();
@@ -50,6 +52,11 @@ export class WorkQueue {
   constructor(opts: WorkQueueOptions = {}) {
     this.backoff = opts.backoff ?? new ItemExponentialBackoff<string>(5, 1_000_000);
     this.bucket = opts.bucket === undefined ? new TokenBucket(10, 100) : opts.bucket;
+  }
+
+  /** While `open` says false, normal-lane keys wait and fast ones still go out; call `reopened()` when it turns true. */
+  gateNormalLane(open: () => boolean): void {
+    this.normalOpen = open;
   }
 
   /** Keys waiting to be handed out (not counting in-flight or delayed ones). */
@@ -120,10 +127,28 @@ export class WorkQueue {
 
   /** Next key, or undefined once shut down and empty. The caller MUST call `done(key)`. */
   get(): Promise<string | undefined> {
-    const key = this.fastQueue.shift() ?? this.queue.shift();
+    const key = this.next();
     if (key !== undefined) return Promise.resolve(this.take(key));
-    if (this.shuttingDown) return Promise.resolve(undefined);
+    if (this.shuttingDown && this.len === 0) return Promise.resolve(undefined);
     return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** The gate may have opened: hands held normal-lane keys to waiting workers. */
+  reopened(): void {
+    this.dispatch();
+  }
+
+  private next(): string | undefined {
+    return this.fastQueue.shift() ?? (this.queue.length && this.normalOpen() ? this.queue.shift() : undefined);
+  }
+
+  private dispatch(): void {
+    while (this.waiters.length) {
+      const key = this.next();
+      if (key === undefined) break;
+      this.waiters.shift()!(this.take(key));
+    }
+    if (this.shuttingDown && this.len === 0) this.waiters.splice(0).forEach((w) => w(undefined));
   }
 
   done(key: string): void {
@@ -159,10 +184,9 @@ export class WorkQueue {
   }
 
   private push(key: string): void {
-    const waiter = this.waiters.shift();
     if (!this.addedAt.has(key)) this.addedAt.set(key, performance.now());
-    if (waiter) waiter(this.take(key));
-    else (this.wantsFast.has(key) ? this.fastQueue : this.queue).push(key);
+    (this.wantsFast.has(key) ? this.fastQueue : this.queue).push(key);
+    this.dispatch();
   }
 
   private take(key: string): string {

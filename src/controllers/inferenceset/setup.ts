@@ -163,7 +163,7 @@ export class InferenceSetReconciler {
     const deletes = plan.actions.flatMap((a) => (a.kind === 'delete' && a.type === Resources.workspaces ? [a.uid] : []));
     expectations.expectDeletes(key, deletes);
     try {
-      this.lastExecution = await this.executor.execute(is, plan, signal);
+      this.lastExecution = await this.executor.execute(is, plan, { signal });
     } catch (err) {
       if (err instanceof ActionFailed) {
         const failed = plan.actions.indexOf(err.action);

@@ -25,6 +25,14 @@ export interface ExecutorDeps {
   owner: ResourceType;
 }
 
+/** What a pass lends an execution from its reconcile context. */
+export interface PassHooks {
+  signal?: AbortSignal;
+  release?: () => boolean;
+  /** Fires when the pass's deferred writes should wait no longer (its key asked for the fast lane). */
+  urgent?: AbortSignal;
+}
+
 /** What one execution sent: requests that reached the server, by action kind. */
 export interface ExecutionRecord {
   writes: number;
@@ -60,18 +68,24 @@ export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
     this.owner = deps.owner;
   }
 
-  /** Runs the actions in order; `signal` (the reconcile context's) aborts any call in flight on shutdown. */
-  async execute(ws: O, plan: Plan<object>, signal?: AbortSignal): Promise<ExecutionRecord> {
+  /**
+   * Runs the actions in order. `signal` (the reconcile context's) aborts any call in flight on
+   * shutdown; `release` (the context's too) frees the worker once only deferred writes are left.
+   */
+  async execute(ws: O, plan: Plan<object>, run: PassHooks = {}): Promise<ExecutionRecord> {
+    const { signal, release, urgent } = run;
     const record: ExecutionRecord = { writes: 0, events: 0 };
     const io = signal ? { client: this.deps.client.withSignal(signal), recorder: this.deps.recorder.withSignal(signal) } : this.deps;
     // What follows a pass's last model-load write (its Services, status) yields the QPS budget, so on
-    // a burst of new workspaces every model load starts before anyone's Services (docs/runtime.md).
+    // a burst of new workspaces every model load starts before anyone's Services (docs/runtime.md);
+    // the worker moves on to the next workspace's model load meanwhile.
     const last = plan.actions.findLastIndex(startsModelLoad);
-    const deferred = last >= 0 && last < plan.actions.length - 1 ? { ...io, client: io.client.deferred() } : io;
+    const deferred = last >= 0 && last < plan.actions.length - 1 ? { ...io, client: io.client.deferred(urgent) } : io;
     let current = ws;
     for (let i = 0; i < plan.actions.length;) {
       const batch = generatedCreates(plan.actions, i);
       const client = i > last ? deferred : io;
+      if (client !== io && i === last + 1) release?.();
       if (batch.length > 1) {
         // Objects named by the server (an InferenceSet's children) cannot collide: sent together, within the QPS limit.
         const results = await Promise.allSettled(batch.map((a) => this.run(client, current, a, record)));

@@ -1,6 +1,6 @@
 // The plan of an inference workspace: snapshot → every child action and the status, decided once.
 // Order of the actions: metadata (finalizer, revision annotations, claim count), NodeClaims, the
-// revision and its history, the config copy, the StatefulSet (what starts the model load), the
+// config copy, the StatefulSet (what starts the model load), the revision and its history, the
 // Services, stranded weights claims, the migration step, the status.
 import type { V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { findCondition } from '../../api/workspace-conditions.js';
@@ -99,7 +99,6 @@ export function planInference(snap: WorkspaceSnapshot): Plan {
   // rewrites the whole annotation map, W23).
   b.metadata({ [ANNOTATION_HASH]: built.revisionHash, [ANNOTATION_REVISION]: String(built.revision) });
   const provisioning = b.provision(built.targetNodeCount, resolved);
-  b.add(...revision.actions);
   planConfigCopy(b, built);
 
   const migration = planMigration(
@@ -113,6 +112,7 @@ export function planInference(snap: WorkspaceSnapshot): Plan {
   if (!sts && provisioning && !provisioning.nodesUsable) {
     // KAITO's order: the workload waits for its nodes (a new StatefulSet would only sit Pending).
     const waiting = provisioning.nodeIssue ?? provisioning.claims;
+    b.add(...revision.actions);
     services();
     b.status({
       ...b.nodeFacts(built.targetNodeCount, provisioning, built.objects.statefulSet.spec?.template.spec?.affinity),
@@ -125,7 +125,9 @@ export function planInference(snap: WorkspaceSnapshot): Plan {
 
   // The workload before its Services: on a burst of new workspaces every write waits on the client's
   // QPS budget, and the StatefulSet is what starts the model load (docs/controller.md, "One pass").
+  // The revision history, too, is bookkeeping that can follow the model load.
   const { workload, update } = planStatefulSet(b, built, sts, resolved);
+  b.add(...revision.actions);
   services(update?.servicePod);
   announceUpdate(b, update);
   if (!workload) {

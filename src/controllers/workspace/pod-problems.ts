@@ -8,10 +8,16 @@ import { RESOURCE_NVIDIA_GPU } from '../../api/labels.js';
 import { isReady } from '../../runtime/conditions.js';
 import { nodePressures, type PressureCondition } from './node-pressure.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
+import type { ObjectEvent } from '../../runtime/cache.js';
 
 export function isPodReady(pod: DeepReadonly<V1Pod> | undefined): boolean {
   if (!pod || pod.metadata?.deletionTimestamp) return false;
   return isReady(pod);
+}
+
+/** A pod event that changes whether the pod serves: status must say so at once. */
+export function podReadinessChanged(e: ObjectEvent<V1Pod>): boolean {
+  return e.type === 'update' ? isPodReady(e.obj) !== isPodReady(e.old) : isPodReady(e.obj);
 }
 
 /**

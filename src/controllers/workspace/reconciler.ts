@@ -2,7 +2,7 @@
 // idempotent: it gets only a key and re-reads everything; a pass with nothing to change sends no
 // request. It never waits for readiness: it returns and is woken by events (or by a timer for a
 // timeout no event marks).
-import { TerminalError, type Result } from '../../runtime/controller.js';
+import { TerminalError, type ReconcileContext, type Result } from '../../runtime/controller.js';
 import { mutableCopy } from '../../runtime/readonly.js';
 import { Resources } from '../../runtime/resources.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
@@ -23,14 +23,15 @@ export class WorkspaceReconciler {
     this.executor = new PlanExecutor<WorkspaceObject>({ client: deps.client, caches: deps.caches, recorder: deps.recorder, owner: Resources.workspaces });
   }
 
-  /** `signal` is the reconcile context's: shutdown or a stuck API server cannot hold the worker. */
-  reconcile = async (key: string, failuresSoFar = 0, signal?: AbortSignal): Promise<Result> => {
+  /** The context's `signal`: shutdown or a stuck API server cannot hold the worker; `release`: see PlanExecutor. */
+  reconcile = async (key: string, ctx: Partial<Pick<ReconcileContext, 'retries' | 'signal' | 'release' | 'urgent'>> = {}): Promise<Result> => {
+    const { retries: failuresSoFar = 0, signal, release, urgent } = ctx;
     const cached = this.deps.caches.workspaces.getByKey(key);
     if (!cached) return {};
     const snap = await takeSnapshot(cached, this.deps, this.secrets);
     const plan = planWorkspace(snap);
     try {
-      this.lastExecution = await this.executor.execute(snap.ws, plan, signal);
+      this.lastExecution = await this.executor.execute(snap.ws, plan, { signal, release, urgent });
     } catch (err) {
       const failure = failureOf(err, failuresSoFar);
       if (failure) {
@@ -39,7 +40,7 @@ export class WorkspaceReconciler {
         const latest = mutableCopy<WorkspaceObject>(this.deps.caches.workspaces.getByKey(key) ?? snap.ws);
         const report = planFailure({ ...snap, ws: latest }, failure, { metadata: failure.retry === false });
         await this.executor
-          .execute(latest, report, signal)
+          .execute(latest, report, { signal })
           .catch((e: unknown) => this.deps.log.error({ key, error: (e as Error).message }, 'reporting a failure failed'));
       }
       throw err; // the error policy (failures.ts) decides between backoff and terminal

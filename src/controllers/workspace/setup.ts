@@ -59,6 +59,7 @@ import { FAILED_CREATE_FIELD_SELECTOR } from './pod-creation.js';
 import { planErrorPolicy } from '../shared/actions.js';
 import { nodeClassResource } from './karpenter-provision.js';
 import { WorkspaceReconciler } from './reconciler.js';
+import { podReadinessChanged } from './pod-problems.js';
 import { HubModels } from './hub-models.js';
 import { resolveHubEndpoint } from '../../runtime/hub-client.js';
 
@@ -68,6 +69,8 @@ export interface WorkspaceControllerOptions {
   log: Logger;
   config: OperatorConfig;
   maxConcurrentReconciles?: number;
+  /** Passes that may wait for the QPS budget without a worker (ReconcileContext.release). */
+  maxReleasedPasses?: number;
   /** Watch workspaces (and their children) in this namespace only; all namespaces otherwise. */
   namespace?: string;
   /** Every workspace is enqueued again this often (--sync-period); never when absent. */
@@ -112,6 +115,8 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
       transform: leanPod,
       indexLabel: LABEL_WORKSPACE_NAME,
       lane: 'fast',
+      // A pod that turned Ready (or stopped) also hurries its workspace's deferred writes (runtime.md).
+      urgentWhen: podReadinessChanged,
       map: () => labelledWorkspace,
     })
     // The weights claims carry the template's workspace label: a claim stranded on a vanished node is noticed.
@@ -176,9 +181,10 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     )
     .build({
       name: 'workspace',
-      reconcile: (key, ctx) => reconciler.reconcile(key, ctx.retries, ctx.signal),
+      reconcile: (key, ctx) => reconciler.reconcile(key, ctx),
       errorPolicy: planErrorPolicy,
       maxConcurrentReconciles: o.maxConcurrentReconciles,
+      ...(o.maxReleasedPasses !== undefined ? { maxReleasedPasses: o.maxReleasedPasses } : {}),
       log: o.log,
       ...(o.syncPeriodMs ? { resync: { periodMs: o.syncPeriodMs, keys: () => caches.workspaces.keys() } } : {}),
     });

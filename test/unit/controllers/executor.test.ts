@@ -62,9 +62,9 @@ test('a new workspace: the exact requests of its first pass, in order, and nothi
   assert.ok((result.requeueAfterMs ?? 0) > 0, 'one later look, when the readiness timeout would fire');
   assert.deepEqual(server.seen.map(line), [
     'PATCH /apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1 fieldManager=kaito-ts (merge)',
-    `PATCH /apis/apps/v1/namespaces/ns1/controllerrevisions/${(server.seen[1]!.body as KubernetesObject).metadata?.name} fieldManager=kaito-ts (apply)`,
     'POST /api/v1/namespaces/ns1/configmaps fieldManager=kaito-ts',
     'PATCH /apis/apps/v1/namespaces/ns1/statefulsets/ws1 fieldManager=kaito-ts (apply)',
+    `PATCH /apis/apps/v1/namespaces/ns1/controllerrevisions/${(server.seen[3]!.body as KubernetesObject).metadata?.name} fieldManager=kaito-ts (apply)`,
     'PATCH /api/v1/namespaces/ns1/services/ws1-headless fieldManager=kaito-ts (apply)',
     'PATCH /api/v1/namespaces/ns1/services/ws1 fieldManager=kaito-ts (apply)',
     'PATCH /apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1/status fieldManager=kaito-ts (merge)',
@@ -192,7 +192,7 @@ test('executor: a failed NodeClaim create says so in a Warning event and stops t
   assert.equal(planErrorPolicy(await run.catch((e: unknown) => e)).terminal, false, 'a server error is retried');
 });
 
-test('what follows the model-load write yields the QPS budget: Services and status deferrable, the writes up to the StatefulSet not', async () => {
+test('what follows the model-load write yields the QPS budget and the worker: revision, Services and status deferrable, the writes up to the StatefulSet not', async () => {
   server.seen = [];
   server.script = undefined;
   server.seed('/apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1', ws());
@@ -203,16 +203,21 @@ test('what follows the model-load write yields the QPS budget: Services and stat
     marks.push(`${req.method} ${req.path.replace(/controllerrevisions\/.*/, 'controllerrevisions/<name>')}${req.deferrable ? ' deferrable' : ''}`);
     return original(req);
   };
+  const release = (): boolean => {
+    marks.push('release');
+    return true;
+  };
   try {
-    await new WorkspaceReconciler(deps([ws(), node])).reconcile('ns1/ws1');
+    await new WorkspaceReconciler(deps([ws(), node])).reconcile('ns1/ws1', { release });
   } finally {
     transport.request = original;
   }
   assert.deepEqual(marks, [
     'PATCH /apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1',
-    'PATCH /apis/apps/v1/namespaces/ns1/controllerrevisions/<name>',
     'POST /api/v1/namespaces/ns1/configmaps',
     'PATCH /apis/apps/v1/namespaces/ns1/statefulsets/ws1',
+    'release',
+    'PATCH /apis/apps/v1/namespaces/ns1/controllerrevisions/<name> deferrable',
     'PATCH /api/v1/namespaces/ns1/services/ws1-headless deferrable',
     'PATCH /api/v1/namespaces/ns1/services/ws1 deferrable',
     'PATCH /apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1/status deferrable',

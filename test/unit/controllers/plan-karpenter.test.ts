@@ -103,8 +103,8 @@ const rows: Row[] = [
     steps: [
       'patchMetadata',
       'create NodePool ns1-ws1',
-      'apply ControllerRevision ws1-<hash>',
       'create ConfigMap inference-params-template',
+      'apply ControllerRevision ws1-<hash>',
       'apply Service ws1-headless',
       'apply Service ws1',
       'status',

@@ -157,13 +157,13 @@ const appliedStatefulSet = (p: Plan) => {
 
 const rows: Row[] = [
   {
-    name: 'a new workspace: metadata, revision, workload before Services, status',
+    name: 'a new workspace: metadata, workload before revision and Services, status',
     snap: () => snapshot(byo, [a10()]),
     steps: [
       'patchMetadata',
-      'apply ControllerRevision ws1-<hash>',
       'create ConfigMap inference-params-template',
       'apply StatefulSet ws1',
+      'apply ControllerRevision ws1-<hash>',
       'apply Service ws1-headless',
       'apply Service ws1',
       'status',
@@ -418,8 +418,8 @@ const rows: Row[] = [
     steps: [
       'patchMetadata',
       'create NodeClaim ws<claim>',
-      'apply ControllerRevision ws1-<hash>',
       'create ConfigMap inference-params-template',
+      'apply ControllerRevision ws1-<hash>',
       'apply Service ws1-headless',
       'apply Service ws1',
       'status',

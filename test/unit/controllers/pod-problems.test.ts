@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1ContainerStatus, V1Node, V1Pod } from '@kubernetes/client-node';
 import { nodePressureWarning } from '../../../src/controllers/workspace/node-pressure.js';
-import { explainPods, PodProblem } from '../../../src/controllers/workspace/pod-problems.js';
+import { explainPods, PodProblem, podReadinessChanged } from '../../../src/controllers/workspace/pod-problems.js';
 
 const container = (state: Partial<V1ContainerStatus>): V1ContainerStatus => ({
   name: 'main',
@@ -264,4 +264,19 @@ test('nodePressureWarning: KAITO v0.12 wording, disk, memory, PID in that order,
     ],
   ];
   for (const [nodes, want] of cases) assert.equal(nodePressureWarning(nodes), want);
+});
+
+test('podReadinessChanged: a pod turning Ready or not Ready, or a serving pod added or deleted; not a status change that keeps readiness', () => {
+  const ready = pod('p', { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] });
+  const loading = pod('p', running([]));
+  const rows: [string, Parameters<typeof podReadinessChanged>[0], boolean][] = [
+    ['turned Ready', { type: 'update', obj: ready, old: loading }, true],
+    ['stopped serving', { type: 'update', obj: loading, old: ready }, true],
+    ['still loading (restart count, phase)', { type: 'update', obj: pod('p', { ...running([]), phase: 'Pending' }), old: loading }, false],
+    ['still serving', { type: 'update', obj: ready, old: ready }, false],
+    ['created loading', { type: 'add', obj: loading }, false],
+    ['seen serving', { type: 'add', obj: ready }, true],
+    ['a serving pod deleted', { type: 'delete', obj: ready }, true],
+  ];
+  for (const [why, e, want] of rows) assert.equal(podReadinessChanged(e), want, why);
 });

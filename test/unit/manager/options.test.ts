@@ -41,3 +41,24 @@ describe('kaito-ts run: leader election timings and sync period', () => {
     it(`refuses ${args.join(' ')}`, () => assert.throws(() => parse(args), want));
   }
 });
+
+describe('kaito-ts run: workers and released passes', () => {
+  it('defaults: 5 workers, 50 released passes', () => {
+    const o = parse([]);
+    assert.equal(o.maxConcurrentReconciles, 5);
+    assert.equal(o.maxReleasedPasses, 50);
+  });
+  it('--max-released-passes 0 turns releasing off; 20 sets it', () => {
+    assert.equal(parse(['--max-released-passes', '0']).maxReleasedPasses, 0);
+    assert.equal(parse(['--max-released-passes=20']).maxReleasedPasses, 20);
+  });
+  const bad: [string[], RegExp][] = [
+    [['--max-released-passes=-1'], /--max-released-passes must be a whole number, got "-1"/],
+    [['--max-released-passes', ''], /--max-released-passes must be a whole number/],
+    [['--max-concurrent-reconciles', '0'], /--max-concurrent-reconciles must be a positive integer, got "0"/],
+    [['--max-concurrent-reconciles', '2.5'], /--max-concurrent-reconciles must be a positive integer/],
+  ];
+  for (const [args, want] of bad) {
+    it(`refuses ${args.join(' ')}`, () => assert.throws(() => parse(args), want));
+  }
+});

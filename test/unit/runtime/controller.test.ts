@@ -7,6 +7,7 @@ import { enqueueOwner, enqueueSelf, generationOrLabelsChanged, when } from '../.
 import { ObjectCache, type ObjectEvent } from '../../../src/runtime/cache.js';
 import { sleep } from '../../../src/runtime/rate-limit.js';
 import { WorkQueue } from '../../../src/runtime/workqueue.js';
+import type { Reflector } from '../../../src/runtime/reflector.js';
 import { until } from './until.js';
 
 describe('Controller', { timeout: 15_000 }, () => {
@@ -173,6 +174,40 @@ describe('Controller', { timeout: 15_000 }, () => {
     assert.equal(passes, 0);
   });
 
+  it("a fast-lane event that urgentWhen picks fires the urgent signal of its key's pass in process; others do not", async () => {
+    let emit: (e: ObjectEvent<KubernetesObject>) => void = () => {};
+    const source = {
+      name: 'fake',
+      hasSynced: true,
+      on: (h: typeof emit) => void (emit = h),
+      start: () => {},
+      waitForSync: async () => true,
+      stop: async () => {},
+    } as unknown as Reflector<KubernetesObject>;
+    let open = (): void => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const signals: AbortSignal[] = [];
+    const ctl = make(async (_key, ctx) => {
+      signals.push(ctx.urgent);
+      await gate;
+    });
+    ctl.watch(source, enqueueSelf, { lane: 'fast', urgentWhen: (e) => e.obj.metadata?.labels?.ready === 'true' });
+    ctl.watch({ ...source, on: () => {} } as unknown as Reflector<KubernetesObject>, enqueueSelf);
+    await ctl.start();
+    ctl.enqueue('ns/w');
+    await until(() => signals.length === 1);
+    ctl.enqueue('ns/w');
+    assert.equal(signals[0]!.aborted, false, 'a normal add leaves the deferral alone');
+    const w = { metadata: { namespace: 'ns', name: 'w' } };
+    emit({ type: 'update', obj: w, old: w });
+    assert.equal(signals[0]!.aborted, false, 'a fast event urgentWhen does not pick leaves it alone too');
+    emit({ type: 'update', obj: { metadata: { ...w.metadata, labels: { ready: 'true' } } }, old: w });
+    assert.equal(signals[0]!.aborted, true);
+    open();
+    await until(() => signals.length === 2);
+    assert.equal(signals[1]!.aborted, false, 'the next pass starts with its own signal');
+  });
+
   it('stop() lets the in-flight reconcile finish', async () => {
     let finished = false;
     const ctl = make(async () => {
@@ -185,6 +220,60 @@ describe('Controller', { timeout: 15_000 }, () => {
     assert.equal(await ctl.stop(2_000), true);
     assert.equal(finished, true);
     c = undefined;
+  });
+
+  it('a released pass frees its worker for the next key; past maxReleasedPasses only fast keys start; the key stays exclusive and stop() waits', async () => {
+    let open = (): void => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const started: string[] = [];
+    let finished = 0;
+    c = new Controller({
+      name: 't',
+      maxConcurrentReconciles: 1,
+      maxReleasedPasses: 2,
+      queue: new WorkQueue({ bucket: null }),
+      reconcile: async (key, ctx) => {
+        started.push(key);
+        assert.equal(ctx.release(), true);
+        await gate; // the deferred writes, waiting for the QPS budget
+        finished++;
+      },
+    });
+    const ctl = c;
+    await ctl.start();
+    for (const k of ['ns/a', 'ns/b', 'ns/c']) ctl.enqueue(k);
+    await until(() => started.length === 2);
+    await sleep(20);
+    // One worker ran two passes that released it; the third (normal lane) waits for one of them to end.
+    assert.deepEqual(started, ['ns/a', 'ns/b']);
+    assert.equal(ctl.metrics.activeWorkers, 0);
+    ctl.queue.add('ns/f', 'fast'); // a pod turned Ready: its pass is not held back
+    await until(() => started.length === 3);
+    assert.equal(started[2], 'ns/f');
+    ctl.enqueue('ns/a'); // still in process: queued again only when its pass ends
+    await sleep(20);
+    assert.equal(started.length, 3);
+    open();
+    await until(() => started.length === 5);
+    assert.deepEqual(started.slice(3).sort(), ['ns/a', 'ns/c']);
+    assert.equal(await ctl.stop(2_000), true);
+    assert.equal(finished, 5);
+    c = undefined;
+  });
+
+  it('maxReleasedPasses 0: release() is refused and the pass keeps its worker', async () => {
+    const granted: boolean[] = [];
+    const ctl = (c = new Controller({
+      name: 't',
+      maxReleasedPasses: 0,
+      queue: new WorkQueue({ bucket: null }),
+      reconcile: async (_k, ctx) => void granted.push(ctx.release()),
+    }));
+    await ctl.start();
+    ctl.enqueue('ns/a');
+    ctl.enqueue('ns/b');
+    await until(() => granted.length === 2);
+    assert.deepEqual(granted, [false, false]);
   });
 });
 

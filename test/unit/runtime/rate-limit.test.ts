@@ -140,3 +140,31 @@ it('TokenBucket: a deferrable acquire ends when its signal aborts', async () => 
   abort.abort();
   await waiting; // resolves instead of waiting ~1000 s
 });
+
+it('TokenBucket: a deferrable acquire whose urgent signal fires leaves the deferred line and queues like any other', async () => {
+  const b = new TokenBucket(20, 1); // a token per 50 ms
+  await b.acquire();
+  const order: string[] = [];
+  const done = (name: string) => () => void order.push(name);
+  const urgent = new AbortController();
+  const waits = [b.acquire(undefined, true).then(done('deferred-1')), b.acquire(undefined, true, urgent.signal).then(done('promoted'))];
+  await new Promise((r) => setTimeout(r, 1));
+  waits.push(b.acquire().then(done('normal-1')));
+  urgent.abort(); // behind normal-1 (already in line), ahead of deferred-1 and of normal-2 (later)
+  await new Promise((r) => setTimeout(r, 1));
+  waits.push(b.acquire().then(done('normal-2')));
+  await Promise.all(waits);
+  assert.deepEqual(order, ['normal-1', 'promoted', 'normal-2', 'deferred-1']);
+});
+
+it('TokenBucket: a deferrable acquire with its urgent signal already fired is not deferred at all', async () => {
+  const b = new TokenBucket(20, 1);
+  await b.acquire();
+  const order: string[] = [];
+  const done = (name: string) => () => void order.push(name);
+  const waits = [b.acquire(undefined, true).then(done('deferred'))];
+  await new Promise((r) => setTimeout(r, 1));
+  waits.push(b.acquire(undefined, true, AbortSignal.abort()).then(done('urgent')));
+  await Promise.all(waits);
+  assert.deepEqual(order, ['urgent', 'deferred']);
+});

@@ -196,4 +196,33 @@ describe('WorkQueue lanes', () => {
     q.add('a');
     assert.deepEqual(await drain(q, 2), ['b', 'a']);
   });
+
+  it('a closed gate holds the normal lane while fast keys still go out; reopened() hands held keys to waiting workers; shutdown still drains', async () => {
+    const q = new WorkQueue();
+    let open = false;
+    q.gateNormalLane(() => open);
+    q.add('a');
+    const waiting = q.get();
+    q.add('f', 'fast');
+    assert.equal(await waiting, 'f');
+    q.done('f');
+    let got: string | undefined;
+    void q.get().then((k) => (got = k));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(got, undefined, 'the normal key waits behind the gate');
+    open = true;
+    q.reopened();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(got, 'a');
+    q.done('a');
+    open = false;
+    q.add('b');
+    const last = q.get();
+    q.shutDown();
+    open = true;
+    q.reopened();
+    assert.equal(await last, 'b');
+    q.done('b');
+    assert.equal(await q.get(), undefined);
+  });
 });
