@@ -105,9 +105,9 @@ export const DEFAULT_NODE_PROVISIONING_TIMEOUT_MS = 30 * 60_000;
 /** controller-runtime's default SyncPeriod. */
 export const DEFAULT_SYNC_PERIOD_MS = 10 * 3_600_000;
 /**
- * Workers, as KAITO. More let a burst of new workspaces reach their StatefulSets sooner (50 workers at
- * N = 50: last StatefulSet 4.1 s instead of 9.1 s) but cost about 5.5 MiB of peak RSS; 20 gained
- * nothing (docs/benchmarks.md).
+ * Workers, as KAITO. A pass left with only deferred writes frees its worker (DEFAULT_RELEASED_PASSES),
+ * so 5 start a burst's model loads as fast as the QPS budget allows (N = 50: last StatefulSet 3.2 s);
+ * 50 workers did it less well (4.1 s) for about 5.5 MiB more peak RSS (docs/benchmarks.md).
  */
 export const DEFAULT_WORKERS = 5;
 

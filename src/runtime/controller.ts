@@ -40,8 +40,9 @@ export interface ReconcileContext {
 }
 
 /**
- * Passes that may wait for the QPS budget without a worker. On a burst of new workspaces each holds
- * its Services and status while later workspaces' StatefulSets go first (docs/runtime.md).
+ * Released passes past which no first pass starts. On a burst of new workspaces each holds its
+ * Services and status while later workspaces' StatefulSets go first; 50 × ~5 such writes are ~8 s of a
+ * 30 QPS budget, well inside a model load, so status is out before pods turn Ready (docs/benchmarks.md).
  */
 export const DEFAULT_RELEASED_PASSES = 50;
 

@@ -5,7 +5,7 @@
 //             it is queued again when `done` is called.
 //  two lanes — a key added as `fast` (a child's status moved: the pass that reports it is cheap)
 //             is handed out before the normal lane, so status never waits behind a burst of first passes;
-//             a gate (`normalOpen`) may hold the normal lane back while fast keys still go out.
+//             a gate (`gateNormalLane`) may hold the normal lane back while fast keys still go out.
 // Rate limiting = max(per-key exponential 5 ms·2^n capped at 1000 s, token bucket 10 qps/100 burst),
 // as client-go's DefaultTypedControllerRateLimiter.
 import { ItemExponentialBackoff, TokenBucket } from './rate-limit.js';
