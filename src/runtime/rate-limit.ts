@@ -46,7 +46,13 @@ export class TokenBucket {
     const turn = this.deferredTail;
     let done = (): void => {};
     this.deferredTail = new Promise<void>((resolve) => (done = resolve));
-    const wake = urgent ? anySignal(signal, urgent) : signal;
+    // Two listeners, not AbortSignal.any: a composite signal per request would hang on the
+    // long-lived controller signal until a garbage collection clears it.
+    const woken = urgent ? new AbortController() : undefined;
+    const wakeUp = (): void => woken?.abort();
+    if (woken) for (const s of [signal, urgent]) s?.addEventListener('abort', wakeUp, { once: true });
+    if (signal?.aborted || urgent?.aborted) wakeUp();
+    const wake = woken?.signal ?? signal;
     try {
       await untilAborted(turn, wake);
       while (!wake?.aborted) {
@@ -59,6 +65,7 @@ export class TokenBucket {
       }
       return false;
     } finally {
+      if (woken) for (const s of [signal, urgent]) s?.removeEventListener('abort', wakeUp);
       done();
     }
   }

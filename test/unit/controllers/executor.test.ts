@@ -192,15 +192,17 @@ test('executor: a failed NodeClaim create says so in a Warning event and stops t
   assert.equal(planErrorPolicy(await run.catch((e: unknown) => e)).terminal, false, 'a server error is retried');
 });
 
-test('what follows the model-load write yields the QPS budget and the worker: revision, Services and status deferrable, the writes up to the StatefulSet not', async () => {
+test("what follows the model-load write yields the QPS budget and the worker: revision, Services and status deferrable (until the pass's urgent signal), the writes up to the StatefulSet not", async () => {
   server.seen = [];
   server.script = undefined;
   server.seed('/apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1', ws());
   const transport = api.client.transport;
   const original = transport.request.bind(transport);
   const marks: string[] = [];
+  const urgent = new AbortController();
   transport.request = (req) => {
-    marks.push(`${req.method} ${req.path.replace(/controllerrevisions\/.*/, 'controllerrevisions/<name>')}${req.deferrable ? ' deferrable' : ''}`);
+    const deferral = req.deferrable ? (req.urgent === urgent.signal ? ' deferrable until urgent' : ' deferrable') : '';
+    marks.push(`${req.method} ${req.path.replace(/controllerrevisions\/.*/, 'controllerrevisions/<name>')}${deferral}`);
     return original(req);
   };
   const release = (): boolean => {
@@ -208,7 +210,7 @@ test('what follows the model-load write yields the QPS budget and the worker: re
     return true;
   };
   try {
-    await new WorkspaceReconciler(deps([ws(), node])).reconcile('ns1/ws1', { release });
+    await new WorkspaceReconciler(deps([ws(), node])).reconcile('ns1/ws1', { release, urgent: urgent.signal });
   } finally {
     transport.request = original;
   }
@@ -217,10 +219,10 @@ test('what follows the model-load write yields the QPS budget and the worker: re
     'POST /api/v1/namespaces/ns1/configmaps',
     'PATCH /apis/apps/v1/namespaces/ns1/statefulsets/ws1',
     'release',
-    'PATCH /apis/apps/v1/namespaces/ns1/controllerrevisions/<name> deferrable',
-    'PATCH /api/v1/namespaces/ns1/services/ws1-headless deferrable',
-    'PATCH /api/v1/namespaces/ns1/services/ws1 deferrable',
-    'PATCH /apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1/status deferrable',
+    'PATCH /apis/apps/v1/namespaces/ns1/controllerrevisions/<name> deferrable until urgent',
+    'PATCH /api/v1/namespaces/ns1/services/ws1-headless deferrable until urgent',
+    'PATCH /api/v1/namespaces/ns1/services/ws1 deferrable until urgent',
+    'PATCH /apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1/status deferrable until urgent',
   ]);
 });
 
