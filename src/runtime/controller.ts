@@ -29,8 +29,7 @@ export interface ReconcileContext {
   /**
    * Frees this pass's worker for the next key while the pass goes on: what is left of it only waits
    * for the client's QPS budget behind other passes' model loads. The key stays in process until the
-   * pass ends. False (the pass keeps its worker) unless the keys waiting and the passes released
-   * number fewer than `maxReleasedPasses` (0 turns releasing off).
+   * pass ends. False when releasing is off (`maxReleasedPasses` 0): the pass keeps its worker.
    */
   release(): boolean;
   /**
@@ -153,15 +152,6 @@ export class Controller {
   }
 
   /**
-   * Releasing pays while the burst fits: the keys waiting plus the passes already released. A larger
-   * burst is bound by the QPS budget whatever the order, and releasing all of it would only pile up
-   * deferred writes (and pods for the scheduler to place at once); its last `max` keys are released.
-   */
-  private mayRelease(): boolean {
-    return this.queue.normalLen + this.released < this.maxReleasedPasses;
-  }
-
-  /**
    * Feeds events of a reflector through a mapper into the queue. `required: false` for sources
    * that may never sync (an optional CRD that is not installed) so they cannot block start().
    */
@@ -238,7 +228,7 @@ export class Controller {
       let freeWorker = (): void => {};
       const freed = new Promise<void>((resolve) => (freeWorker = resolve));
       const release = (): boolean => {
-        if (released || !this.mayRelease()) return released;
+        if (released || this.maxReleasedPasses === 0) return released;
         released = true;
         this.released++;
         this.metrics.activeWorkers--;

@@ -64,11 +64,6 @@ export class WorkQueue {
     return this.queue.length + this.fastQueue.length;
   }
 
-  /** Keys waiting in the normal lane. */
-  get normalLen(): number {
-    return this.queue.length;
-  }
-
   get inFlight(): number {
     return this.processing.size;
   }

@@ -222,11 +222,10 @@ describe('Controller', { timeout: 15_000 }, () => {
     c = undefined;
   });
 
-  it('a released pass frees its worker for the next key; at maxReleasedPasses only fast keys start; the key stays exclusive and stop() waits', async () => {
+  it('a released pass frees its worker for the next key; past maxReleasedPasses only fast keys start; the key stays exclusive and stop() waits', async () => {
     let open = (): void => {};
     const gate = new Promise<void>((resolve) => (open = resolve));
     const started: string[] = [];
-    const granted: boolean[] = [];
     let finished = 0;
     c = new Controller({
       name: 't',
@@ -235,27 +234,22 @@ describe('Controller', { timeout: 15_000 }, () => {
       queue: new WorkQueue({ bucket: null }),
       reconcile: async (key, ctx) => {
         started.push(key);
-        granted.push(ctx.release());
+        assert.equal(ctx.release(), true);
         await gate; // the deferred writes, waiting for the QPS budget
         finished++;
       },
     });
     const ctl = c;
     await ctl.start();
-    ctl.enqueue('ns/a');
-    await until(() => started.length === 1);
-    ctl.enqueue('ns/b');
+    for (const k of ['ns/a', 'ns/b', 'ns/c']) ctl.enqueue(k);
     await until(() => started.length === 2);
-    ctl.enqueue('ns/c');
     await sleep(20);
     // One worker ran two passes that released it; the third (normal lane) waits for one of them to end.
     assert.deepEqual(started, ['ns/a', 'ns/b']);
-    assert.deepEqual(granted, [true, true]);
     assert.equal(ctl.metrics.activeWorkers, 0);
     ctl.queue.add('ns/f', 'fast'); // a pod turned Ready: its pass is not held back
     await until(() => started.length === 3);
     assert.equal(started[2], 'ns/f');
-    assert.equal(granted[2], false, 'the released passes are at the limit: this one keeps its worker');
     ctl.enqueue('ns/a'); // still in process: queued again only when its pass ends
     await sleep(20);
     assert.equal(started.length, 3);
@@ -265,30 +259,6 @@ describe('Controller', { timeout: 15_000 }, () => {
     assert.equal(await ctl.stop(2_000), true);
     assert.equal(finished, 5);
     c = undefined;
-  });
-
-  it('a burst larger than maxReleasedPasses keeps its workers until what is left of it fits', async () => {
-    const granted: [string, boolean][] = [];
-    const ctl = (c = new Controller({
-      name: 't',
-      maxConcurrentReconciles: 1,
-      maxReleasedPasses: 2,
-      queue: new WorkQueue({ bucket: null }),
-      reconcile: async (key, ctx) => {
-        granted.push([key, ctx.release()]);
-        await sleep(5);
-      },
-    }));
-    for (const k of ['ns/a', 'ns/b', 'ns/c', 'ns/d']) ctl.enqueue(k);
-    await ctl.start();
-    await until(() => granted.length === 4);
-    // a: 3 waiting, b: 2 waiting, c: 1 waiting + 0 released, d: 0 waiting + 1 released.
-    assert.deepEqual(granted, [
-      ['ns/a', false],
-      ['ns/b', false],
-      ['ns/c', true],
-      ['ns/d', true],
-    ]);
   });
 
   it('maxReleasedPasses 0: release() is refused and the pass keeps its worker', async () => {
