@@ -92,8 +92,8 @@ function updateStrategyFlag(value: string | undefined): UpdateStrategy {
   return value;
 }
 
-/** An integer flag of at least `min` (1 unless said). */
-function positiveInt(flag: string, value: string | undefined, fallback: number, min = 1): number {
+/** An integer flag of at least `min` (1 unless said): a positive integer, or a whole number with min 0. */
+function integerFlag(flag: string, value: string | undefined, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
   const n = Number(value);
   if (value.trim() === '' || !Number.isInteger(n) || n < min)
@@ -213,10 +213,10 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
     nodeProvisioningTimeoutMs: positiveDurationFlag('node-provisioning-timeout', values['node-provisioning-timeout'], DEFAULT_NODE_PROVISIONING_TIMEOUT_MS),
     hubEndpoint: hubEndpointFlag(values['hf-endpoint'], env),
     defaultUpdateStrategy: updateStrategyFlag(values['default-update-strategy']),
-    maxConcurrentReconciles: positiveInt('max-concurrent-reconciles', values['max-concurrent-reconciles'], DEFAULT_WORKERS),
-    maxReleasedPasses: positiveInt('max-released-passes', values['max-released-passes'], DEFAULT_RELEASED_PASSES, 0),
-    kubeClientQps: positiveInt('kube-client-qps', values['kube-client-qps'], 30),
-    kubeClientBurst: positiveInt('kube-client-burst', values['kube-client-burst'], 50),
+    maxConcurrentReconciles: integerFlag('max-concurrent-reconciles', values['max-concurrent-reconciles'], DEFAULT_WORKERS),
+    maxReleasedPasses: integerFlag('max-released-passes', values['max-released-passes'], DEFAULT_RELEASED_PASSES, 0),
+    kubeClientQps: integerFlag('kube-client-qps', values['kube-client-qps'], 30),
+    kubeClientBurst: integerFlag('kube-client-burst', values['kube-client-burst'], 50),
     metricsBindAddress: values['metrics-bind-address'] ?? ':8080',
     healthProbeBindAddress: values['health-probe-bind-address'] ?? ':8081',
     namespace: values.namespace,

@@ -4,7 +4,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { apiVersionOf, resourcePath, type ResourceType } from './resources.js';
 import type { HttpRequest, KubeTransport, Query, StreamHandle } from './transport.js';
-import { anySignal } from './rate-limit.js';
 
 export const FIELD_MANAGER = 'kaito-ts';
 export const APPLY_PATCH = 'application/apply-patch+yaml';
@@ -244,6 +243,12 @@ export class KubeClient {
       ...(this.call.deferrable ? { deferrable: true, ...(this.call.urgent ? { urgent: this.call.urgent } : {}) } : {}),
     });
   }
+}
+
+/** One signal that fires when either does (undefined when neither is given). */
+function anySignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (!a || !b || a === b) return a ?? b;
+  return AbortSignal.any([a, b]);
 }
 
 export interface ObjectRefLike {

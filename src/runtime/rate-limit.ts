@@ -220,9 +220,3 @@ function untilAborted(p: Promise<void>, signal: AbortSignal | undefined): Promis
     void p.then(done, done);
   });
 }
-
-/** One signal that fires when either does (undefined when neither is given). */
-export function anySignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
-  if (!a || !b || a === b) return a ?? b;
-  return AbortSignal.any([a, b]);
-}

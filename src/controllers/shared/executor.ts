@@ -29,7 +29,7 @@ export interface ExecutorDeps {
 export interface PassHooks {
   signal?: AbortSignal;
   release?: () => boolean;
-  /** Fires when the pass's deferred writes should wait no longer (its key asked for the fast lane). */
+  /** Fires when the pass's deferred writes should wait no longer (a pod of its key turned Ready: `urgentWhen`). */
   urgent?: AbortSignal;
 }
 
