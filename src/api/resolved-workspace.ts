@@ -12,6 +12,7 @@ import type { FeatureGates } from './feature-gates.js';
 import { runtimeDecision } from './inference-runtime.js';
 import { specVersionOf, type SpecVersion } from './spec-version.js';
 import type { DeepReadonly } from '../runtime/readonly.js';
+import { perFrozenList } from '../runtime/memo.js';
 import type { Workspace } from './types.js';
 
 /**
@@ -58,7 +59,7 @@ export interface ResolvedWorkspace {
   /** Auto-provisioned nodes: the catalog entry of resource.instanceType (gpu undefined: not in the catalog). */
   sku?: { instanceType: string; gpu?: GpuConfig };
   /** Bring-your-own nodes, when looked up: every matching node's GPU facts, in name order. */
-  nodes?: NodeGpu[];
+  nodes?: readonly NodeGpu[];
 }
 
 export function resolveWorkspace(ws: Workspace, input: ResolveInput): ResolvedWorkspace {
@@ -73,10 +74,22 @@ export function resolveWorkspace(ws: Workspace, input: ResolveInput): ResolvedWo
     inferencePreset: inferencePresetOf(ws, input.hubModels),
     tuningPreset: ws.tuning ? lookupPreset(ws.tuning.preset ? presetName(ws.tuning.preset) : '') : { kind: 'none' },
     ...(byo ? {} : { sku: { instanceType, gpu: lookupSku(cloud, instanceType) } }),
-    ...(byo && input.nodes
-      ? { nodes: input.nodes.map(({ node, ready }) => ({ name: node.metadata?.name ?? '', ready, gpu: gpuConfigFromNodeLabels(node, cloud) })) }
-      : {}),
+    ...(byo && input.nodes ? { nodes: nodeGpus(input.nodes, cloud) } : {}),
   };
+}
+
+type NodesInput = NonNullable<ResolveInput['nodes']>;
+const gpusByCloud = perFrozenList((_nodes: NodesInput) => new Map<CloudProvider, readonly NodeGpu[]>());
+
+/** Each node's GPU facts: once per node list and cloud, since every pass of every workspace asks again. */
+function nodeGpus(nodes: NodesInput, cloud: CloudProvider): readonly NodeGpu[] {
+  const byCloud = gpusByCloud(nodes);
+  let out = byCloud.get(cloud);
+  if (!out) {
+    out = Object.freeze(nodes.map(({ node, ready }) => ({ name: node.metadata?.name ?? '', ready, gpu: gpuConfigFromNodeLabels(node, cloud) })));
+    byCloud.set(cloud, out);
+  }
+  return out;
 }
 
 /**

@@ -17,7 +17,8 @@ import { ANNOTATION_BYPASS_RESOURCE_CHECKS, INFERENCE_CONFIG_KEY } from './label
 import { Msg } from './messages.js';
 import { ANNOTATION_USE_LOCAL_WEIGHTS, localWeightsAnnotationProblem } from './local-weights.js';
 import { checkTrainingConfig, TRAINING_CONFIG_KEY, tuningMethod } from './tuning-config.js';
-import { foundPreset, type PresetLookup, type ResolvedWorkspace } from './resolved-workspace.js';
+import { foundPreset, type NodeGpu, type PresetLookup, type ResolvedWorkspace } from './resolved-workspace.js';
+import { perFrozenList } from '../runtime/memo.js';
 import { maxModelLenMissing, maxModelLenRequired, privateWithoutImage } from './v1alpha1-rules.js';
 import { ALPHA_VERSION, API_VERSION, GROUP, KIND, VERSION, type InferenceSpec, type TuningSpec, type Workspace } from './types.js';
 
@@ -178,10 +179,16 @@ function validateInferenceCreate(ws: Workspace, inference: InferenceSpec, ctx: V
   return issues;
 }
 
-function byoGpuConfig(ctx: ValidationContext): { gpu?: GpuConfig; machines: number; issues: ValidationIssue[] } {
-  const field = 'resource.labelSelector';
-  if (ctx.nodeListError !== undefined) return { machines: 0, issues: [error(field, Msg.listNodesFailed(ctx.nodeListError))] };
-  const nodes = ctx.resolved.nodes ?? [];
+function byoGpuConfig(ctx: ValidationContext): { gpu?: GpuConfig; machines: number; issues: readonly ValidationIssue[] } {
+  if (ctx.nodeListError !== undefined) return { machines: 0, issues: [error(BYO_FIELD, Msg.listNodesFailed(ctx.nodeListError))] };
+  return uniformGpu(ctx.resolved.nodes ?? []);
+}
+
+const BYO_FIELD = 'resource.labelSelector';
+
+/** The one GPU shape every selected node has, or why there is none; once per node list (every pass asks again). */
+const uniformGpu = perFrozenList((nodes: readonly NodeGpu[]): { gpu?: GpuConfig; machines: number; issues: readonly ValidationIssue[] } => {
+  const field = BYO_FIELD;
   if (nodes.length === 0) return { machines: 0, issues: [error(field, Msg.noMatchingNodes)] };
   let first: GpuConfig | undefined;
   for (const { name, gpu: result } of nodes) {
@@ -202,7 +209,7 @@ function byoGpuConfig(ctx: ValidationContext): { gpu?: GpuConfig; machines: numb
     if (mismatch) return { machines: 0, issues: [error(field, mismatch)] };
   }
   return { gpu: first, machines: nodes.length, issues: [] };
-}
+});
 
 function validateResourcesForInference(ws: Workspace, preset: Preset | undefined, runtime: string, ctx: ValidationContext, alpha: boolean): ValidationIssue[] {
   const byo = ctx.resolved.byo;
@@ -213,7 +220,7 @@ function validateResourcesForInference(ws: Workspace, preset: Preset | undefined
     // Template workspaces have no known GPU need, and without a node lookup there is nothing to check.
     if (!preset || (ctx.resolved.nodes === undefined && ctx.nodeListError === undefined)) return [];
     const found = byoGpuConfig(ctx);
-    if (found.issues.length > 0) return found.issues;
+    if (found.issues.length > 0) return [...found.issues];
     gpu = found.gpu;
     machines = found.machines;
   } else {

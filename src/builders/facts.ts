@@ -11,7 +11,9 @@ import type { CloudProvider } from '../catalog/types.js';
 import type { Workspace } from '../api/types.js';
 import { resolveWorkspace, type ResolvedWorkspace } from '../api/resolved-workspace.js';
 import { isReady as hasReadyCondition } from '../runtime/conditions.js';
+import { LABEL_HOSTNAME } from '../api/labels.js';
 import type { DeepReadonly } from '../runtime/readonly.js';
+import { perFrozenList } from '../runtime/memo.js';
 
 export type WeightsVolumeKind = 'nvme' | 'emptyDir';
 
@@ -66,8 +68,8 @@ function isReady(node: DeepReadonly<V1Node>): boolean {
   return hasReadyCondition(node);
 }
 
-/** Node lists already matched, by the list they came from (a cache shares one list until a node changes) and the labels. */
-const matched = new WeakMap<readonly object[], Map<string, readonly object[]>>();
+/** Node lists already matched, by the labels, per list (a cache shares one frozen list until a node changes). */
+const matchedByLabels = perFrozenList((_nodes: readonly object[]) => new Map<string, readonly object[]>());
 
 /**
  * Nodes whose labels include every `matchLabels` entry, sorted by name (KAITO: list order). Memoized: every
@@ -76,8 +78,7 @@ const matched = new WeakMap<readonly object[], Map<string, readonly object[]>>()
 export function matchingNodes<N extends DeepReadonly<V1Node>>(ws: Workspace, nodes: readonly N[]): readonly N[] {
   const want = Object.entries(ws.resource?.labelSelector?.matchLabels ?? {});
   const key = JSON.stringify(want);
-  let byLabels = matched.get(nodes);
-  if (!byLabels) matched.set(nodes, (byLabels = new Map<string, readonly object[]>()));
+  const byLabels = matchedByLabels(nodes);
   const hit = byLabels.get(key);
   if (hit) return hit as readonly N[];
   const out = Object.freeze(
@@ -87,16 +88,34 @@ export function matchingNodes<N extends DeepReadonly<V1Node>>(ws: Workspace, nod
   return out;
 }
 
+const readyOf = perFrozenList((nodes: readonly DeepReadonly<V1Node>[]) => Object.freeze(nodes.filter(isReady)));
+
 /** Matching nodes that are Ready and not being deleted. */
-export function readyMatchingNodes<N extends DeepReadonly<V1Node>>(ws: Workspace, nodes: readonly N[]): N[] {
-  return matchingNodes(ws, nodes).filter(isReady);
+export function readyMatchingNodes<N extends DeepReadonly<V1Node>>(ws: Workspace, nodes: readonly N[]): readonly N[] {
+  return readyOf(matchingNodes(ws, nodes)) as readonly N[];
 }
+
+const withReadiness = perFrozenList((nodes: readonly DeepReadonly<V1Node>[]) => Object.freeze(nodes.map((node) => ({ node, ready: isReady(node) }))));
+
+/** Every name and `kubernetes.io/hostname` label a node of the list answers to (a local volume names its node by the label). */
+export const knownNodeNames = perFrozenList((nodes: readonly DeepReadonly<V1Node>[]): ReadonlySet<string> => {
+  const known = new Set<string>();
+  for (const n of nodes) {
+    known.add(n.metadata?.name ?? '');
+    const hostname = n.metadata?.labels?.[LABEL_HOSTNAME];
+    if (hostname !== undefined) known.add(hostname);
+  }
+  return known;
+});
+
+/** The nodes' names, sorted (what status.workerNodes lists). */
+export const sortedNames = perFrozenList((nodes: readonly DeepReadonly<V1Node>[]) => Object.freeze(nodes.map((n) => n.metadata?.name ?? '').sort()));
 
 /** The workspace resolved from these facts: the one value validation and the builders of a pass share. */
 export function resolveFromFacts(ws: Workspace, facts: ClusterFacts): ResolvedWorkspace {
   const gates = facts.featureGates;
   // Only bring-your-own nodes give GPU facts; auto-provisioned ones come from the SKU catalog.
-  const nodes = gates.disableNodeAutoProvisioning ? matchingNodes(ws, facts.nodes).map((node) => ({ node, ready: isReady(node) })) : undefined;
+  const nodes = gates.disableNodeAutoProvisioning ? withReadiness(matchingNodes(ws, facts.nodes)) : undefined;
   return resolveWorkspace(ws, { gates, cloud: facts.cloudProvider, ...(nodes ? { nodes } : {}), ...(facts.hubModels ? { hubModels: facts.hubModels } : {}) });
 }
 

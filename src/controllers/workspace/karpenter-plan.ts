@@ -16,6 +16,7 @@ import type { NodeClassConfig } from '../../api/node-class-config.js';
 import { sanitizedMatchLabels } from '../../api/selector.js';
 import type { Workspace } from '../../api/types.js';
 import { readyMatchingNodes, matchingNodes } from '../../builders/facts.js';
+import { objectNamed } from '../../runtime/memo.js';
 import { workspaceName } from '../../builders/meta.js';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
 import { buildNodePool, karpenterNodeAffinity, resolveNodeClassName, type NodePool } from '../../builders/nodepool.js';
@@ -168,7 +169,7 @@ function pluginsReady(i: KarpenterInput, readyClaims: readonly DeepReadonly<Node
   if (!i.catalogSku) return { ready: true, toLabel: [] };
   const nodes: DeepReadonly<V1Node>[] = [];
   for (const c of readyClaims) {
-    const node = i.nodes.find((n) => n.metadata?.name === c.status?.nodeName);
+    const node = objectNamed(i.nodes, c.status?.nodeName);
     if (!node || !isReady(node)) break;
     nodes.push(node);
   }

@@ -2,6 +2,7 @@
 // warning that leaves the status as it is) and as pod-problems.ts blames a not-ready pod on them.
 import type { V1Node } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../runtime/readonly.js';
+import { perFrozenList } from '../../runtime/memo.js';
 
 /** Display order as in KAITO (pkg/utils/nodes/nodes.go): disk, memory, PID. */
 const PRESSURE_CONDITIONS = ['DiskPressure', 'MemoryPressure', 'PIDPressure'] as const;
@@ -13,10 +14,10 @@ export function nodePressures(node: DeepReadonly<V1Node> | undefined): PressureC
 }
 
 /** `worker node(s) under resource pressure: a (DiskPressure); b (MemoryPressure, PIDPressure)`, or undefined. */
-export function nodePressureWarning(nodes: readonly DeepReadonly<V1Node>[]): string | undefined {
+export const nodePressureWarning = perFrozenList((nodes: readonly DeepReadonly<V1Node>[]): string | undefined => {
   const details = nodes.flatMap((n) => {
     const pressures = nodePressures(n);
     return pressures.length ? [`${n.metadata?.name} (${pressures.join(', ')})`] : [];
   });
   return details.length ? `worker node(s) under resource pressure: ${details.join('; ')}` : undefined;
-}
+});

@@ -4,7 +4,8 @@
 import type { KubernetesObject, V1Affinity } from '@kubernetes/client-node';
 import { ACCELERATOR_NVIDIA, LABEL_ACCELERATOR, LABEL_SURGE, WORKSPACE_FINALIZER } from '../../api/labels.js';
 import type { ResolvedWorkspace } from '../../api/resolved-workspace.js';
-import { matchingNodes, readyMatchingNodes } from '../../builders/facts.js';
+import { matchingNodes, readyMatchingNodes, sortedNames } from '../../builders/facts.js';
+import { objectNamed } from '../../runtime/memo.js';
 import { buildNodeClaim, nodeClaimName } from '../../builders/nodeclaim.js';
 import { replicaShortfall } from '../../builders/replicas.js';
 import { nodeAffinityAdmits } from '../../runtime/label-selector.js';
@@ -106,7 +107,7 @@ export class PlanBuilder {
         target,
         ready: readyMatchingNodes(this.ws, matching).length,
         selected: matching.length,
-        workerNodes: matching.map((n) => n.metadata?.name ?? '').sort(),
+        workerNodes: [...sortedNames(matching)],
         ...(plan?.nodeIssue ? { issue: plan.nodeIssue } : {}),
         shortfall: replicaShortfall(target, byo, matching.length),
         pressureWarning: nodePressureWarning(matching),
@@ -142,7 +143,7 @@ export class PlanBuilder {
     if (snap.provisioning !== 'on') return undefined;
     const plan = provisionerOf(snap.config) === 'karpenter' ? provisionKarpenter(this, target, resolved) : this.provisionClaims(target, resolved);
     for (const name of plan.nodesToLabel) {
-      const node = snap.nodes.find((n) => n.metadata?.name === name);
+      const node = objectNamed(snap.nodes, name);
       if (node) this.add({ kind: 'labelNode', name, resourceVersion: node.metadata?.resourceVersion, labels: { [LABEL_ACCELERATOR]: ACCELERATOR_NVIDIA } });
     }
     return plan;

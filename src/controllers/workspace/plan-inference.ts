@@ -4,22 +4,16 @@
 // Services, stranded weights claims, the migration step, the status.
 import type { V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { findCondition } from '../../api/workspace-conditions.js';
-import {
-  ANNOTATION_HASH,
-  ANNOTATION_REVISION,
-  ConditionType,
-  DEFAULT_INFERENCE_CONFIG_TEMPLATE,
-  LABEL_HOSTNAME,
-  LABEL_STATEFULSET_POD_NAME,
-} from '../../api/labels.js';
+import { ANNOTATION_HASH, ANNOTATION_REVISION, ConditionType, DEFAULT_INFERENCE_CONFIG_TEMPLATE, LABEL_STATEFULSET_POD_NAME } from '../../api/labels.js';
 import { DEFAULT_UPDATE_STRATEGY, updatePolicyOf } from '../../api/update-strategy.js';
 import { surgeHash } from '../../builders/surge.js';
+import { objectNamed } from '../../runtime/memo.js';
 import { provisionerOf } from './context.js';
 import { planUpdate, UpdateReason, type UpdateDecision } from './update-plan.js';
 import { foundPreset, type ResolvedWorkspace } from '../../api/resolved-workspace.js';
 import { ALPHA_VERSION, type Workspace } from '../../api/types.js';
 import { errorsOf, formatIssues, validateWorkspace, type InferenceConfigLookup } from '../../api/validation.js';
-import { findConfigMap, resolveFromFacts, type ClusterFacts } from '../../builders/facts.js';
+import { findConfigMap, knownNodeNames, resolveFromFacts, type ClusterFacts } from '../../builders/facts.js';
 import { inferenceConfigLookup } from '../../builders/inference-config.js';
 import { replicasFor } from '../../builders/replicas.js';
 import { hasKvEventsPort, withoutKvEventsPort } from '../../builders/services.js';
@@ -331,10 +325,11 @@ function updateStep(
 function planStrandedClaims(b: PlanBuilder, statefulSet: string): void {
   const { snap } = b;
   const ns = b.ws.metadata.namespace ?? 'default';
-  const volume = (pv: string) => snap.volumes.find((v) => v.metadata?.name === pv);
+  const volume = (pv: string) => objectNamed(snap.volumes, pv);
   // A local volume names its node by hostname label, which is not always the node name (Karpenter's
   // kwok nodes carry their NodeClaim's name): either identifies a node that still exists.
-  const nodeExists = (n: string) => snap.nodes.some((x) => x.metadata?.name === n || x.metadata?.labels?.[LABEL_HOSTNAME] === n);
+  const known = knownNodeNames(snap.nodes);
+  const nodeExists = (n: string) => known.has(n);
   for (const s of strandedClaims(statefulSet, snap.weightsClaims, snap.pods, volume, nodeExists)) {
     const claimName = s.claim.metadata?.name ?? '';
     b.event(

@@ -7,6 +7,7 @@ import type { V1ContainerStatus, V1Node, V1Pod } from '@kubernetes/client-node';
 import { RESOURCE_NVIDIA_GPU } from '../../api/labels.js';
 import { isReady } from '../../runtime/conditions.js';
 import { nodePressures, type PressureCondition } from './node-pressure.js';
+import { objectNamed } from '../../runtime/memo.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import type { ObjectEvent } from '../../runtime/cache.js';
 
@@ -147,7 +148,7 @@ const PRESSURE_REASON: Partial<Record<PressureCondition, [reason: string, what: 
 /** A not-ready pod on a node under pressure: the kubelet is about to evict it, or refuses to admit it. */
 function nodePressureProblem(pods: readonly DeepReadonly<V1Pod>[], nodes: readonly DeepReadonly<V1Node>[]): Problem | undefined {
   for (const pod of pods) {
-    const node = nodes.find((n) => n.metadata?.name === pod.spec?.nodeName);
+    const node = objectNamed(nodes, pod.spec?.nodeName);
     for (const pressure of nodePressures(node)) {
       const named = PRESSURE_REASON[pressure];
       if (named) return { reason: named[0], message: `pod ${pod.metadata?.name} runs on node ${node?.metadata?.name}, which reports ${named[1]} pressure` };
@@ -170,9 +171,8 @@ const PINNED_HINT =
  * often as the pod garbage collector deletes it.
  */
 function nodeNotFoundProblem(pods: readonly DeepReadonly<V1Pod>[], nodes: readonly DeepReadonly<V1Node>[]): Problem | undefined {
-  const names = new Set(nodes.map((n) => n.metadata?.name));
   const pod = pods.find(
-    (p) => !!p.spec?.nodeName && !names.has(p.spec.nodeName) && p.status?.phase !== 'Running' && (neverScheduled(p) || p.status?.phase === 'Failed'),
+    (p) => !!p.spec?.nodeName && !objectNamed(nodes, p.spec.nodeName) && p.status?.phase !== 'Running' && (neverScheduled(p) || p.status?.phase === 'Failed'),
   );
   if (!pod) return undefined;
   const text = `pod ${pod.metadata?.name} is bound to node ${pod.spec?.nodeName}, which does not exist`;
@@ -194,7 +194,7 @@ function podGpus(pod: DeepReadonly<V1Pod>): number {
  */
 function boundNodeProblem(pods: readonly DeepReadonly<V1Pod>[], nodes: readonly DeepReadonly<V1Node>[]): Problem | undefined {
   for (const pod of pods) {
-    const node = nodes.find((n) => n.metadata?.name === pod.spec?.nodeName);
+    const node = objectNamed(nodes, pod.spec?.nodeName);
     if (!node) continue;
     const name = pod.metadata?.name;
     const wanted = podGpus(pod);

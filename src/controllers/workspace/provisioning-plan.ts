@@ -14,6 +14,7 @@ import {
 } from '../../api/labels.js';
 import type { Workspace } from '../../api/types.js';
 import { readyMatchingNodes } from '../../builders/facts.js';
+import { objectNamed } from '../../runtime/memo.js';
 import type { NodeClaim } from '../../builders/nodeclaim.js';
 import { isReady } from '../../runtime/conditions.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
@@ -155,7 +156,7 @@ export const NODECLAIMS_CREATED_ANNOTATION = 'kaito-ts.io/nodeclaims-created';
 function claimNodes(i: ProvisioningInput): (DeepReadonly<V1Node> | undefined)[] {
   return i.claims
     .filter((c) => !c.metadata.deletionTimestamp && c.status?.nodeName)
-    .map((c) => i.nodes.find((n) => n.metadata?.name === c.status?.nodeName))
+    .map((c) => objectNamed(i.nodes, c.status?.nodeName))
     .filter((n) => !!n);
 }
 
@@ -164,7 +165,7 @@ function nodePluginIssue(i: ProvisioningInput): { reason: string; message: strin
   const want = i.ws.resource?.instanceType ?? '';
   for (const c of i.claims.filter((x) => !x.metadata.deletionTimestamp)) {
     const name = c.status?.nodeName;
-    const node = name ? i.nodes.find((n) => n.metadata?.name === name) : undefined;
+    const node = name ? objectNamed(i.nodes, name) : undefined;
     const why = (m: string) => ({ reason: ConditionReason.NodePluginsNotReady, message: m });
     if (!name || !node) return why(`NodeClaim ${c.metadata.name} has no node yet`);
     if (!isReady(node)) return why(`Node ${name} of NodeClaim ${c.metadata.name} is not Ready`);

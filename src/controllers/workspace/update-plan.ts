@@ -13,6 +13,7 @@ import type { ResolvedWorkspace } from '../../api/resolved-workspace.js';
 import type { UpdatePolicy } from '../../api/update-strategy.js';
 import { findCondition } from '../../api/workspace-conditions.js';
 import { prepullJob, podImages, surgeName, surgeNameFits, surgeNodeClaim, surgeStatefulSet } from '../../builders/surge.js';
+import { objectNamed } from '../../runtime/memo.js';
 import { controllerOf } from '../../runtime/cache.js';
 import { formatDuration } from '../../runtime/duration.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
@@ -252,7 +253,7 @@ function surge(i: UpdateInput, out: UpdateDecision, say: Say): UpdateDecision {
   }
   if (wantClaim) out.actions.push(claimAction());
   // As for the workspace's own claims: some device plugins select nodes by this label.
-  const claimNode = claim?.status?.nodeName ? snap.nodes.find((n) => n.metadata?.name === claim.status?.nodeName) : undefined;
+  const claimNode = claim?.status?.nodeName ? objectNamed(snap.nodes, claim.status?.nodeName) : undefined;
   if (claimNode && claimNode.metadata?.labels?.[LABEL_ACCELERATOR] !== ACCELERATOR_NVIDIA)
     out.actions.push({
       kind: 'labelNode',

@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Node } from '@kubernetes/client-node';
-import { matchingNodes, readyMatchingNodes } from '../../../src/builders/facts.js';
+import { knownNodeNames, matchingNodes, readyMatchingNodes, sortedNames } from '../../../src/builders/facts.js';
+import { objectNamed, perFrozenList } from '../../../src/runtime/memo.js';
 import type { Workspace } from '../../../src/api/types.js';
 
 const node = (name: string, labels: Record<string, string>, ready = true): V1Node => ({
@@ -46,5 +47,46 @@ describe('matchingNodes', () => {
       matchingNodes(ws({ pool: 'a100' }), changed).map((n) => n.metadata?.name),
       ['a', 'c', 'd'],
     );
+  });
+});
+
+describe('node lookups kept per frozen list', () => {
+  const hosted = (name: string, hostname: string): V1Node => ({ metadata: { name, labels: { 'kubernetes.io/hostname': hostname } } });
+  const nodes = Object.freeze([node('b', {}), hosted('a', 'a-host'), node('c', {}, false)]);
+
+  it('finds nodes by name and knows names and hostname labels', () => {
+    assert.equal(objectNamed(nodes, 'a')?.metadata?.name, 'a');
+    assert.equal(objectNamed(nodes, 'a-host'), undefined);
+    assert.equal(objectNamed(nodes, undefined), undefined);
+    assert.deepEqual([...knownNodeNames(nodes)].sort(), ['a', 'a-host', 'b', 'c']);
+    assert.deepEqual(sortedNames(nodes), ['a', 'b', 'c']);
+  });
+
+  it('builds each answer once per frozen list, and afresh for a list that may still change', () => {
+    assert.equal(knownNodeNames(nodes), knownNodeNames(nodes));
+    assert.equal(sortedNames(nodes), sortedNames(nodes));
+    assert.equal(readyMatchingNodes(ws({}), nodes), readyMatchingNodes(ws({}), nodes));
+    const open = [...nodes];
+    const before = knownNodeNames(open);
+    open.push(node('d', {}));
+    assert.notEqual(knownNodeNames(open), before);
+    assert.ok(knownNodeNames(open).has('d'));
+    assert.equal(objectNamed(open, 'd')?.metadata?.name, 'd');
+  });
+});
+
+describe('perFrozenList', () => {
+  it('derives once per frozen list, every time for a list that is not frozen', () => {
+    let calls = 0;
+    const length = perFrozenList((list: readonly number[]) => (calls++, list.length));
+    const frozen = Object.freeze([1, 2, 3]);
+    assert.equal(length(frozen), 3);
+    assert.equal(length(frozen), 3);
+    assert.equal(calls, 1);
+    const open = [1, 2];
+    assert.equal(length(open), 2);
+    open.push(3);
+    assert.equal(length(open), 3);
+    assert.equal(calls, 3);
   });
 });
