@@ -4,6 +4,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { apiVersionOf, resourcePath, type ResourceType } from './resources.js';
 import type { HttpRequest, KubeTransport, Query, StreamHandle } from './transport.js';
+import type { Priority } from './rate-limit.js';
 
 export const FIELD_MANAGER = 'kaito-ts';
 export const APPLY_PATCH = 'application/apply-patch+yaml';
@@ -49,9 +50,9 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Per-request timeout instead of the transport's (30 s); not for watches, which have their own watchdog. */
   timeoutMs?: number;
-  /** Every request may wait behind the others for the QPS budget (`deferred`). */
-  deferrable?: boolean;
-  /** Ends the deferral: once it fires, requests queue like any other. */
+  /** The line every request waits in for the QPS budget (`withPriority`, `deferred`); `normal` when absent. */
+  priority?: Priority;
+  /** Ends a deferral: once it fires, deferred requests wait in the `high` line. */
   urgent?: AbortSignal;
 }
 
@@ -94,11 +95,16 @@ export class KubeClient {
   /**
    * The same client whose requests yield the QPS budget to every request of other clients: for
    * writes that can follow later (a new workspace's Services and status once its model load started).
-   * `urgent` ends that: a request waiting when it fires, or sent after, queues like any other.
+   * `urgent` ends that: a request waiting when it fires, or sent after, goes in the `high` line.
    */
   deferred(urgent?: AbortSignal): KubeClient {
-    const call = { ...this.call, deferrable: true, ...(urgent ? { urgent } : {}) };
-    return new KubeClient(this.transport, { fieldManager: this.fieldManager, force: this.force }, call);
+    return this.withPriority('deferred', urgent);
+  }
+
+  /** The same client with every request in `priority`'s line for the QPS budget (TokenBucket.acquire). */
+  withPriority(priority: Priority, urgent?: AbortSignal): KubeClient {
+    const { urgent: _previous, ...call } = this.call;
+    return new KubeClient(this.transport, { fieldManager: this.fieldManager, force: this.force }, { ...call, priority, ...(urgent ? { urgent } : {}) });
   }
 
   get counter() {
@@ -240,7 +246,8 @@ export class KubeClient {
       ...req,
       signal: anySignal(this.call.signal, req.signal),
       timeoutMs: req.timeoutMs ?? this.call.timeoutMs,
-      ...(this.call.deferrable ? { deferrable: true, ...(this.call.urgent ? { urgent: this.call.urgent } : {}) } : {}),
+      ...(this.call.priority ? { priority: this.call.priority } : {}),
+      ...(this.call.priority === 'deferred' && this.call.urgent ? { urgent: this.call.urgent } : {}),
     });
   }
 }

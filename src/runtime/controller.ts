@@ -37,6 +37,11 @@ export interface ReconcileContext {
    * this pass runs: writes it deferred wait no longer, so the pass that reports it is not held up.
    */
   urgent: AbortSignal;
+  /**
+   * The key came from the fast lane (a child's status moved): the pass reports it, and its writes go
+   * before those of passes from the normal lane (first passes) in the client's QPS budget.
+   */
+  fast: boolean;
 }
 
 /**
@@ -262,6 +267,7 @@ export class Controller {
       retries: this.queue.numRequeues(key),
       release,
       urgent: urgent.signal,
+      fast: this.queue.takenFromFastLane(key),
     };
     const started = performance.now();
     let error: string | undefined;

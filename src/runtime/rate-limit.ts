@@ -4,14 +4,23 @@
 export type Clock = () => number;
 export const monotonicNow: Clock = () => performance.now();
 
+/** Which line a request waits in for the QPS budget: every `high` one goes before any `normal`, every `normal` before any `deferred`. */
+export type Priority = 'high' | 'normal' | 'deferred';
+
+interface Waiter {
+  grant(): void;
+}
+
 /**
- * Token bucket that hands out reservations: `reserve()` consumes a token now and returns how long
- * the caller must wait before using it (0 when a token was in the bucket). Like Go's
- * `rate.Limiter.Reserve`, the balance may go negative, so waiting callers queue up fairly.
+ * Token bucket. `acquire` waits for a token in its priority's line (arrival order within a line);
+ * `reserve()` consumes a token now and returns how long the caller must wait before using it (0 when
+ * a token was in the bucket): like Go's `rate.Limiter.Reserve`, the balance may go negative.
  */
 export class TokenBucket {
   private tokens: number;
   private last: number;
+  private readonly lines: Record<Priority, Waiter[]> = { high: [], normal: [], deferred: [] };
+  private timer?: NodeJS.Timeout;
   constructor(
     readonly qps: number,
     readonly burst: number,
@@ -27,49 +36,88 @@ export class TokenBucket {
     return this.tokens >= 0 ? 0 : (-this.tokens / this.qps) * 1000;
   }
   /**
-   * Waits for a token (client-side QPS limit); an abort ends the wait early. A `deferrable` request
-   * reserves nothing ahead: it takes a token only when one is free now, so every other request,
-   * however late it came, goes first; deferrable ones keep their own arrival order. `urgent` ends
-   * the deferral: once it fires the request queues like any other.
+   * Waits for a token (client-side QPS limit). A request goes at once when a token is free and no
+   * request of its priority or a higher one waits; otherwise it waits in its line, and each token
+   * that comes goes to the first of the highest line. An abort ends the wait without a token.
+   * `promote` moves a waiting (or later) `deferred` request to the end of the `high` line.
    */
-  async acquire(signal?: AbortSignal, deferrable = false, urgent?: AbortSignal): Promise<void> {
-    if (deferrable && !urgent?.aborted && (await this.deferredTurn(signal, urgent))) return;
-    if (signal?.aborted) return;
-    const ms = this.reserve();
-    if (ms > 0) await sleep(ms, signal);
-  }
-  /**
-   * A deferrable request's wait: its turn among deferrable ones, then a free token. True when it took
-   * one; false when `signal` or `urgent` fired first.
-   */
-  private async deferredTurn(signal: AbortSignal | undefined, urgent: AbortSignal | undefined): Promise<boolean> {
-    const turn = this.deferredTail;
-    let done = (): void => {};
-    this.deferredTail = new Promise<void>((resolve) => (done = resolve));
-    // Two listeners, not AbortSignal.any: a composite signal per request would hang on the
-    // long-lived controller signal until a garbage collection clears it.
-    const woken = urgent ? new AbortController() : undefined;
-    const wakeUp = (): void => woken?.abort();
-    if (woken) for (const s of [signal, urgent]) s?.addEventListener('abort', wakeUp, { once: true });
-    if (signal?.aborted || urgent?.aborted) wakeUp();
-    const wake = woken?.signal ?? signal;
-    try {
-      await untilAborted(turn, wake);
-      while (!wake?.aborted) {
-        this.refill();
-        if (this.tokens >= 1) {
-          this.tokens -= 1;
-          return true;
-        }
-        await sleep(((1 - this.tokens) / this.qps) * 1000, wake);
-      }
-      return false;
-    } finally {
-      if (woken) for (const s of [signal, urgent]) s?.removeEventListener('abort', wakeUp);
-      done();
+  acquire(signal?: AbortSignal, priority: Priority = 'normal', promote?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.resolve();
+    const line = priority === 'deferred' && promote?.aborted ? 'high' : priority;
+    this.refill();
+    if (this.tokens >= 1 && !this.waitingAtOrAbove(line)) {
+      this.tokens -= 1;
+      return Promise.resolve();
     }
+    return new Promise<void>((resolve) => {
+      const stopListening = (): void => {
+        signal?.removeEventListener('abort', leave);
+        promote?.removeEventListener('abort', raise);
+      };
+      const waiter: Waiter = {
+        grant: () => {
+          stopListening();
+          resolve();
+        },
+      };
+      const leave = (): void => {
+        this.remove(waiter);
+        waiter.grant();
+        this.pump();
+      };
+      const raise = (): void => {
+        if (this.remove(waiter)) this.lines.high.push(waiter);
+        this.pump();
+      };
+      signal?.addEventListener('abort', leave, { once: true });
+      if (line === 'deferred') promote?.addEventListener('abort', raise, { once: true });
+      this.lines[line].push(waiter);
+      this.pump();
+    });
   }
-  private deferredTail: Promise<void> = Promise.resolve();
+  /** Requests waiting for a token (tests, metrics). */
+  get waiting(): number {
+    return this.lines.high.length + this.lines.normal.length + this.lines.deferred.length;
+  }
+  private waitingAtOrAbove(priority: Priority): boolean {
+    if (this.lines.high.length > 0) return true;
+    if (priority === 'high') return false;
+    return this.lines.normal.length > 0 || (priority === 'deferred' && this.lines.deferred.length > 0);
+  }
+  private remove(waiter: Waiter): boolean {
+    for (const line of Object.values(this.lines)) {
+      const i = line.indexOf(waiter);
+      if (i >= 0) {
+        line.splice(i, 1);
+        return true;
+      }
+    }
+    return false;
+  }
+  /** Hands the tokens there are to the waiters in line order; wakes itself when the next one is due. */
+  private pump(): void {
+    this.refill();
+    while (this.tokens >= 1) {
+      const next = this.lines.high.shift() ?? this.lines.normal.shift() ?? this.lines.deferred.shift();
+      if (!next) break;
+      this.tokens -= 1;
+      next.grant();
+    }
+    if (this.waiting === 0) {
+      // Nobody left to wake (the last wait was aborted): a pending timer would only hold the process.
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      return;
+    }
+    if (this.timer) return;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.pump();
+      },
+      Math.max(1, ((1 - this.tokens) / this.qps) * 1000),
+    );
+  }
   private refill(): void {
     const t = this.now();
     this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.qps);
@@ -205,18 +253,4 @@ export class Slots {
     if (next) next();
     else this.held--;
   }
-}
-
-/** Resolves when `p` settles or `signal` fires, whichever is first. */
-function untilAborted(p: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return p;
-  if (signal.aborted) return Promise.resolve();
-  return new Promise<void>((resolve) => {
-    const done = (): void => {
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    signal.addEventListener('abort', done, { once: true });
-    void p.then(done, done);
-  });
 }

@@ -8,7 +8,7 @@ import https from 'node:https';
 import tls from 'node:tls';
 import type { ClusterAccess } from './cluster-access.js';
 import { fromStatus, KubeApiError, toKubeError } from './errors.js';
-import { TokenBucket } from './rate-limit.js';
+import { TokenBucket, type Priority } from './rate-limit.js';
 
 /** Kubernetes audit verbs, plus `apply` so SSA writes can be told from other patches. */
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'apply' | 'delete';
@@ -29,9 +29,9 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** This request's timeout, instead of the transport's (no response byte for that long: 'Network', retryable). */
   timeoutMs?: number;
-  /** May wait behind every other request for the client's QPS budget (TokenBucket.acquire). */
-  deferrable?: boolean;
-  /** Ends a deferrable request's wait behind the others. */
+  /** Its line for the client's QPS budget (TokenBucket.acquire); `normal` when absent. */
+  priority?: Priority;
+  /** Moves a `deferred` request to the `high` line. */
   urgent?: AbortSignal;
 }
 
@@ -129,7 +129,7 @@ export class KubeTransport {
 
   private async open(req: HttpRequest, timeoutMs: number): Promise<http.IncomingMessage> {
     throwIfAborted(req.signal);
-    await this.limiter.acquire(req.signal, req.deferrable, req.urgent);
+    await this.limiter.acquire(req.signal, req.priority, req.urgent);
     throwIfAborted(req.signal);
     const cluster = this.kubeConfig.getCurrentCluster();
     if (!cluster) throw new KubeApiError('Unknown', 'kubeconfig has no current cluster');

@@ -35,6 +35,8 @@ export class WorkQueue {
   private readonly fastQueue: string[] = [];
   /** Keys that asked for the fast lane and have not been handed out since. */
   private readonly wantsFast = new Set<string>();
+  /** Keys in process that were handed out from the fast lane. */
+  private readonly takenFast = new Set<string>();
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly delayed = new Map<string, { at: number; timer: NodeJS.Timeout }>();
@@ -156,6 +158,7 @@ export class WorkQueue {
     if (started !== undefined) this.observer?.worked((performance.now() - started) / 1000);
     this.startedAt.delete(key);
     this.processing.delete(key);
+    this.takenFast.delete(key);
     if (this.dirty.has(key)) this.push(key);
     else if (this.processing.size === 0 && this.len === 0) this.idleWaiters.splice(0).forEach((w) => w());
   }
@@ -197,7 +200,12 @@ export class WorkQueue {
     this.startedAt.set(key, now);
     this.processing.add(key);
     this.dirty.delete(key);
-    this.wantsFast.delete(key);
+    if (this.wantsFast.delete(key)) this.takenFast.add(key);
     return key;
+  }
+
+  /** Whether `key`, in process, was handed out from the fast lane. */
+  takenFromFastLane(key: string): boolean {
+    return this.takenFast.has(key);
   }
 }

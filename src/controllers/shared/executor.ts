@@ -31,6 +31,8 @@ export interface PassHooks {
   release?: () => boolean;
   /** Fires when the pass's deferred writes should wait no longer (a pod of its key turned Ready: `urgentWhen`). */
   urgent?: AbortSignal;
+  /** The pass reports a child's status change (its key came from the fast lane): its writes go first in the QPS budget. */
+  fast?: boolean;
 }
 
 /** What one execution sent: requests that reached the server, by action kind. */
@@ -73,9 +75,10 @@ export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
    * shutdown; `release` (the context's too) frees the worker once only deferred writes are left.
    */
   async execute(ws: O, plan: Plan<object>, run: PassHooks = {}): Promise<ExecutionRecord> {
-    const { signal, release, urgent } = run;
+    const { signal, release, urgent, fast } = run;
     const record: ExecutionRecord = { writes: 0, events: 0 };
-    const io = signal ? { client: this.deps.client.withSignal(signal), recorder: this.deps.recorder.withSignal(signal) } : this.deps;
+    const bound = signal ? { client: this.deps.client.withSignal(signal), recorder: this.deps.recorder.withSignal(signal) } : this.deps;
+    const io = fast ? { ...bound, client: bound.client.withPriority('high') } : bound;
     // What follows a pass's last model-load write (its Services, status) yields the QPS budget, so on
     // a burst of new workspaces every model load starts before anyone's Services (docs/runtime.md);
     // the worker moves on to the next workspace's model load meanwhile.

@@ -24,14 +24,14 @@ export class WorkspaceReconciler {
   }
 
   /** The context's `signal`: shutdown or a stuck API server cannot hold the worker; `release`: see PlanExecutor. */
-  reconcile = async (key: string, ctx: Partial<Pick<ReconcileContext, 'retries' | 'signal' | 'release' | 'urgent'>> = {}): Promise<Result> => {
-    const { retries: failuresSoFar = 0, signal, release, urgent } = ctx;
+  reconcile = async (key: string, ctx: Partial<Pick<ReconcileContext, 'retries' | 'signal' | 'release' | 'urgent' | 'fast'>> = {}): Promise<Result> => {
+    const { retries: failuresSoFar = 0, signal, release, urgent, fast } = ctx;
     const cached = this.deps.caches.workspaces.getByKey(key);
     if (!cached) return {};
     const snap = await takeSnapshot(cached, this.deps, this.secrets);
     const plan = planWorkspace(snap);
     try {
-      this.lastExecution = await this.executor.execute(snap.ws, plan, { signal, release, urgent });
+      this.lastExecution = await this.executor.execute(snap.ws, plan, { signal, release, urgent, fast });
     } catch (err) {
       const failure = failureOf(err, failuresSoFar);
       if (failure) {

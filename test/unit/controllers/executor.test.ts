@@ -14,6 +14,7 @@ import { cachesFromObjects } from '../../../src/controllers/workspace/snapshot.j
 import { EventRecorder, type EventBody } from '../../../src/runtime/events.js';
 import { silentLogger } from '../../../src/runtime/log.js';
 import { Resources } from '../../../src/runtime/resources.js';
+import type { HttpRequest } from '../../../src/runtime/transport.js';
 import { A10_NODE_LABELS, byoOperatorConfig, byoWorkspace, gpuNode } from '../builders/fixtures.js';
 import { line, scriptedApiServer } from './scripted-apiserver.js';
 
@@ -192,28 +193,42 @@ test('executor: a failed NodeClaim create says so in a Warning event and stops t
   assert.equal(planErrorPolicy(await run.catch((e: unknown) => e)).terminal, false, 'a server error is retried');
 });
 
-test("what follows the model-load write yields the QPS budget and the worker: revision, Services and status deferrable (until the pass's urgent signal), the writes up to the StatefulSet not", async () => {
+/** Reconciles a new ws1 with `ctx`, and returns each request it sent as `label` writes it (plus the marks `ctx` hooks add). */
+async function requestsOfFirstPass(
+  label: (req: HttpRequest) => string,
+  ctx: (mark: (line: string) => void) => Parameters<WorkspaceReconciler['reconcile']>[1],
+): Promise<string[]> {
   server.seen = [];
   server.script = undefined;
   server.seed('/apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1', ws());
   const transport = api.client.transport;
   const original = transport.request.bind(transport);
-  const marks: string[] = [];
-  const urgent = new AbortController();
+  const lines: string[] = [];
   transport.request = (req) => {
-    const deferral = req.deferrable ? (req.urgent === urgent.signal ? ' deferrable until urgent' : ' deferrable') : '';
-    marks.push(`${req.method} ${req.path.replace(/controllerrevisions\/.*/, 'controllerrevisions/<name>')}${deferral}`);
+    lines.push(`${req.method} ${req.path.replace(/controllerrevisions\/.*/, 'controllerrevisions/<name>')}${label(req)}`);
     return original(req);
   };
-  const release = (): boolean => {
-    marks.push('release');
-    return true;
-  };
   try {
-    await new WorkspaceReconciler(deps([ws(), node])).reconcile('ns1/ws1', { release, urgent: urgent.signal });
+    await new WorkspaceReconciler(deps([ws(), node])).reconcile(
+      'ns1/ws1',
+      ctx((line) => lines.push(line)),
+    );
   } finally {
     transport.request = original;
   }
+  return lines;
+}
+
+test("what follows the model-load write yields the QPS budget and the worker: revision, Services and status deferrable (until the pass's urgent signal), the writes up to the StatefulSet not", async () => {
+  const urgent = new AbortController();
+  const deferral = (req: HttpRequest) => (req.priority === 'deferred' ? (req.urgent === urgent.signal ? ' deferrable until urgent' : ' deferrable') : '');
+  const marks = await requestsOfFirstPass(deferral, (mark) => ({
+    release: () => {
+      mark('release');
+      return true;
+    },
+    urgent: urgent.signal,
+  }));
   assert.deepEqual(marks, [
     'PATCH /apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1',
     'POST /api/v1/namespaces/ns1/configmaps',
@@ -223,6 +238,22 @@ test("what follows the model-load write yields the QPS budget and the worker: re
     'PATCH /api/v1/namespaces/ns1/services/ws1-headless deferrable until urgent',
     'PATCH /api/v1/namespaces/ns1/services/ws1 deferrable until urgent',
     'PATCH /apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1/status deferrable until urgent',
+  ]);
+});
+
+test('a pass from the fast lane sends its writes in the high line of the QPS budget; what it defers stays deferred', async () => {
+  const lines = await requestsOfFirstPass(
+    (req) => ` ${req.priority ?? 'normal'}`,
+    () => ({ fast: true }),
+  );
+  assert.deepEqual(lines, [
+    'PATCH /apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1 high',
+    'POST /api/v1/namespaces/ns1/configmaps high',
+    'PATCH /apis/apps/v1/namespaces/ns1/statefulsets/ws1 high',
+    'PATCH /apis/apps/v1/namespaces/ns1/controllerrevisions/<name> deferred',
+    'PATCH /api/v1/namespaces/ns1/services/ws1-headless deferred',
+    'PATCH /api/v1/namespaces/ns1/services/ws1 deferred',
+    'PATCH /apis/kaito.sh/v1beta1/namespaces/ns1/workspaces/ws1/status deferred',
   ]);
 });
 

@@ -125,7 +125,7 @@ it('TokenBucket: a deferrable acquire yields to every other request, even later 
   await b.acquire(); // the bucket is empty now
   const order: string[] = [];
   const done = (name: string) => () => void order.push(name);
-  const waits = [b.acquire(undefined, true).then(done('deferred-1')), b.acquire(undefined, true).then(done('deferred-2'))];
+  const waits = [b.acquire(undefined, 'deferred').then(done('deferred-1')), b.acquire(undefined, 'deferred').then(done('deferred-2'))];
   await new Promise((r) => setTimeout(r, 1));
   waits.push(b.acquire().then(done('normal-1')), b.acquire().then(done('normal-2')));
   await Promise.all(waits);
@@ -136,25 +136,56 @@ it('TokenBucket: a deferrable acquire ends when its signal aborts', async () => 
   const b = new TokenBucket(0.001, 1);
   await b.acquire();
   const abort = new AbortController();
-  const waiting = b.acquire(abort.signal, true);
+  const waiting = b.acquire(abort.signal, 'deferred');
   abort.abort();
   await waiting; // resolves instead of waiting ~1000 s
 });
 
-it('TokenBucket: a deferrable acquire whose urgent signal fires leaves the deferred line and queues like any other', async () => {
+it('TokenBucket: a deferred acquire whose urgent signal fires leaves the deferred line for the end of the high one', async () => {
   const b = new TokenBucket(20, 1); // a token per 50 ms
   await b.acquire();
   const order: string[] = [];
   const done = (name: string) => () => void order.push(name);
   const urgent = new AbortController();
-  const waits = [b.acquire(undefined, true).then(done('deferred-1')), b.acquire(undefined, true, urgent.signal).then(done('promoted'))];
+  const waits = [b.acquire(undefined, 'deferred').then(done('deferred-1')), b.acquire(undefined, 'deferred', urgent.signal).then(done('promoted'))];
   await new Promise((r) => setTimeout(r, 1));
-  waits.push(b.acquire().then(done('normal-1')));
-  urgent.abort(); // behind normal-1 (already in line), ahead of deferred-1 and of normal-2 (later)
+  waits.push(b.acquire().then(done('normal-1')), b.acquire(undefined, 'high').then(done('high-1')));
+  urgent.abort(); // behind high-1 (already in line), ahead of normal-1 and of deferred-1
   await new Promise((r) => setTimeout(r, 1));
-  waits.push(b.acquire().then(done('normal-2')));
+  waits.push(b.acquire(undefined, 'high').then(done('high-2')));
   await Promise.all(waits);
-  assert.deepEqual(order, ['normal-1', 'promoted', 'normal-2', 'deferred-1']);
+  assert.deepEqual(order, ['high-1', 'promoted', 'high-2', 'normal-1', 'deferred-1']);
+});
+
+it('TokenBucket: high requests go before normal ones that waited longer; the rate holds across lines', async () => {
+  const b = new TokenBucket(50, 1); // a token per 20 ms
+  await b.acquire();
+  const order: string[] = [];
+  const at: number[] = [];
+  const start = performance.now();
+  const done = (name: string) => () => void (order.push(name), at.push(performance.now() - start));
+  const waits = [b.acquire().then(done('normal-1')), b.acquire().then(done('normal-2'))];
+  await new Promise((r) => setTimeout(r, 1));
+  waits.push(b.acquire(undefined, 'high').then(done('high')));
+  await Promise.all(waits);
+  assert.deepEqual(order, ['high', 'normal-1', 'normal-2']);
+  // Three tokens after the burst: no sooner than 3 × 20 ms (a little slack for timer rounding).
+  assert.ok(at[2]! >= 55, `third grant after ${at[2]} ms`);
+  assert.equal(b.waiting, 0);
+});
+
+it('TokenBucket: an aborted wait takes no token: the next request in line gets it', async () => {
+  const b = new TokenBucket(20, 1);
+  await b.acquire();
+  const abort = new AbortController();
+  const order: string[] = [];
+  const first = b.acquire(abort.signal).then(() => order.push('aborted'));
+  const second = b.acquire().then(() => order.push('next'));
+  abort.abort();
+  await first;
+  assert.equal(b.waiting, 1);
+  await second;
+  assert.deepEqual(order, ['aborted', 'next']);
 });
 
 it('TokenBucket: a deferrable acquire with its urgent signal already fired is not deferred at all', async () => {
@@ -162,9 +193,9 @@ it('TokenBucket: a deferrable acquire with its urgent signal already fired is no
   await b.acquire();
   const order: string[] = [];
   const done = (name: string) => () => void order.push(name);
-  const waits = [b.acquire(undefined, true).then(done('deferred'))];
+  const waits = [b.acquire(undefined, 'deferred').then(done('deferred'))];
   await new Promise((r) => setTimeout(r, 1));
-  waits.push(b.acquire(undefined, true, AbortSignal.abort()).then(done('urgent')));
+  waits.push(b.acquire(undefined, 'deferred', AbortSignal.abort()).then(done('urgent')));
   await Promise.all(waits);
   assert.deepEqual(order, ['urgent', 'deferred']);
 });
