@@ -187,8 +187,10 @@ describe('Controller', { timeout: 15_000 }, () => {
     let open = (): void => {};
     const gate = new Promise<void>((resolve) => (open = resolve));
     const signals: AbortSignal[] = [];
+    const fast: boolean[] = [];
     const ctl = make(async (_key, ctx) => {
       signals.push(ctx.urgent);
+      fast.push(ctx.fast);
       await gate;
     });
     ctl.watch(source, enqueueSelf, { lane: 'fast', urgentWhen: (e) => e.obj.metadata?.labels?.ready === 'true' });
@@ -206,6 +208,7 @@ describe('Controller', { timeout: 15_000 }, () => {
     open();
     await until(() => signals.length === 2);
     assert.equal(signals[1]!.aborted, false, 'the next pass starts with its own signal');
+    assert.deepEqual(fast, [false, true], 'the first pass came from the normal lane, the one the fast events asked for from the fast lane');
   });
 
   it('stop() lets the in-flight reconcile finish', async () => {

@@ -197,6 +197,20 @@ describe('WorkQueue lanes', () => {
     assert.deepEqual(await drain(q, 2), ['b', 'a']);
   });
 
+  it('says which keys in process came from the fast lane, until they are done', async () => {
+    const q = new WorkQueue();
+    q.add('n');
+    q.add('f', 'fast');
+    const first = (await q.get())!;
+    const second = (await q.get())!;
+    assert.deepEqual([first, q.takenFromFastLane(first), second, q.takenFromFastLane(second)], ['f', true, 'n', false]);
+    q.done(first);
+    assert.equal(q.takenFromFastLane(first), false);
+    q.add('f');
+    assert.equal((await q.get())!, 'f');
+    assert.equal(q.takenFromFastLane('f'), false, 'a normal add hands it out as normal');
+  });
+
   it('a closed gate holds the normal lane while fast keys still go out; reopened() hands held keys to waiting workers; shutdown still drains', async () => {
     const q = new WorkQueue();
     let open = false;
