@@ -14,6 +14,7 @@ import { isReady as hasReadyCondition } from '../runtime/conditions.js';
 import { LABEL_HOSTNAME } from '../api/labels.js';
 import type { DeepReadonly } from '../runtime/readonly.js';
 import { perFrozenList } from '../runtime/memo.js';
+import { byMetadataName } from '../runtime/order.js';
 
 export type WeightsVolumeKind = 'nvme' | 'emptyDir';
 
@@ -81,9 +82,7 @@ export function matchingNodes<N extends DeepReadonly<V1Node>>(ws: Workspace, nod
   const byLabels = matchedByLabels(nodes);
   const hit = byLabels.get(key);
   if (hit) return hit as readonly N[];
-  const out = Object.freeze(
-    nodes.filter((n) => want.every(([k, v]) => n.metadata?.labels?.[k] === v)).sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '')),
-  );
+  const out = Object.freeze(nodes.filter((n) => want.every(([k, v]) => n.metadata?.labels?.[k] === v)).sort(byMetadataName));
   byLabels.set(key, out);
   return out;
 }

@@ -2,6 +2,7 @@
 // Rows hold only what differs between presets; runtime parameters come from a shared profile per row.
 import type { GeneratedModel } from './model-generator.js';
 import type { Preset } from './types.js';
+import { compareText } from '../runtime/order.js';
 
 export const DEFAULT_PRESET_REGISTRY = 'mcr.microsoft.com/aks/kaito';
 export const PRESET_REGISTRY_ENV = 'PRESET_REGISTRY_NAME';
@@ -546,7 +547,7 @@ export function closestPresetNames(name: string, n = 3): string[] {
       prefix: typed !== '' && candidate.startsWith(typed) ? 0 : 1,
       distance: editDistance(name, candidate),
     }))
-    .sort((p, q) => p.prefix - q.prefix || p.distance - q.distance || p.candidate.localeCompare(q.candidate))
+    .sort((p, q) => p.prefix - q.prefix || p.distance - q.distance || compareText(p.candidate, q.candidate))
     .slice(0, Math.max(0, n))
     .map((p) => p.candidate);
 }

@@ -1,8 +1,7 @@
 // `kaito-ts demo`: the local cluster, the CRD, sample workspaces (one migrated from a legacy
 // Deployment), the operator in this process, and a live table until every workspace serves.
 import { join } from 'node:path';
-import { destination } from 'pino';
-import { createLogger } from '../manager/logging.js';
+import { createLogger, fileDestination } from '../manager/logging.js';
 import { startManager, type RunningManager } from '../manager/manager.js';
 import { parseManagerOptions, type ManagerOptions } from '../manager/options.js';
 import { down } from '../simcluster/cluster.js';
@@ -131,7 +130,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     const mode = o.karpenter ? 'Karpenter NodePool mode' : "node auto-provisioning on, KAITO's default";
     say(`[4/4] operator (in this process, namespace ${DEMO_NAMESPACE}, ${mode}; JSON logs: ${logFile})`);
     const opts = demoManagerOptions(cluster.kubeconfigPath, DEMO_NAMESPACE, o.karpenter);
-    manager = await startManager(opts, createLogger({ level: opts.logLevel, destination: destination({ dest: logFile, mkdir: true, sync: true }) }));
+    manager = await startManager(opts, createLogger({ level: opts.logLevel, destination: fileDestination(logFile) }));
     say(`  started (health ${manager.healthUrl ?? 'off'})`);
     say('');
 

@@ -1,11 +1,14 @@
-// The operator's JSON logger (pino). Two guarantees:
+// The operator's JSON logger: one line per entry, pino's shape (`level` label, ISO `time`, fields,
+// `msg`), written synchronously. Our own rather than pino, whose workers and streams cost about 2 MiB
+// of resident memory from the start (docs/benchmarks.md, "Memory at N = 200"). Two guarantees:
 //  - every line written during a reconcile pass carries that pass's controller, key and reconcileID
 //    (mixed in from the runtime's reconcileScope, so no code has to thread a logger through);
 //  - no secret value is ever written: values under secret-looking keys (tokens, Authorization,
 //    Secret data/stringData, HF_TOKEN, an env var {name: HF_TOKEN, value}) are replaced, at any depth,
 //    and bearer tokens inside free text are masked.
-import { pino, type DestinationStream, type Logger } from 'pino';
-import { reconcileScope } from '../runtime/log.js';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { reconcileScope, type LogFields, type Logger } from '../runtime/log.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -40,31 +43,95 @@ export function redactSecrets(value: unknown, seen = new WeakSet<object>()): unk
   return out;
 }
 
-export interface LoggerOptions {
-  level: string;
-  /** Defaults to stdout; tests pass a stream they read back. */
-  destination?: DestinationStream;
+/** Where lines go: stdout by default, a file, or a stream a test reads back. */
+export interface LogDestination {
+  write(line: string): unknown;
 }
 
-export function createLogger(o: LoggerOptions): Logger {
-  return pino(
-    {
-      level: o.level,
-      base: { component: 'kaito-ts' },
-      timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: {
-        level: (label) => ({ level: label }),
-        log: (obj) => redactSecrets(obj) as Record<string, unknown>,
-      },
-      mixin: () => reconcileScope.getStore() ?? {},
-      hooks: {
-        // The message string is outside `formatters.log`; scrub it too.
-        logMethod(args, method) {
-          const scrubbed = args.map((a) => (typeof a === 'string' ? scrubString(a) : a)) as Parameters<typeof method>;
-          return method.apply(this, scrubbed);
-        },
-      },
-    },
-    o.destination,
-  );
+const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity } as const;
+export type LogLevel = keyof typeof LEVELS;
+export const LOG_LEVELS = Object.keys(LEVELS) as readonly LogLevel[];
+
+export interface LoggerOptions {
+  level: string;
+  /** Defaults to stdout (synchronous on Linux for files, pipes and terminals). */
+  destination?: LogDestination;
+  /** Fields on every line; `component: kaito-ts` when not given. */
+  bindings?: LogFields;
+}
+
+export class JsonLogger implements Logger {
+  private readonly threshold: number;
+
+  constructor(
+    private readonly destination: LogDestination,
+    level: string,
+    private readonly bindings: LogFields,
+  ) {
+    if (!(level in LEVELS)) throw new Error(`log level must be one of ${LOG_LEVELS.join('|')}, got "${level}"`);
+    this.threshold = LEVELS[level as LogLevel];
+  }
+
+  /** A logger whose lines also carry `bindings`. */
+  child(bindings: LogFields): JsonLogger {
+    return new JsonLogger(this.destination, this.levelName(), { ...this.bindings, ...bindings });
+  }
+
+  isLevelEnabled(level: LogLevel): boolean {
+    return LEVELS[level] >= this.threshold;
+  }
+
+  trace(fields: LogFields, msg?: string): void {
+    this.write('trace', fields, msg);
+  }
+  debug(fields: LogFields, msg?: string): void {
+    this.write('debug', fields, msg);
+  }
+  info(fields: LogFields, msg?: string): void {
+    this.write('info', fields, msg);
+  }
+  warn(fields: LogFields, msg?: string): void {
+    this.write('warn', fields, msg);
+  }
+  error(fields: LogFields, msg?: string): void {
+    this.write('error', fields, msg);
+  }
+  fatal(fields: LogFields, msg?: string): void {
+    this.write('fatal', fields, msg);
+  }
+
+  /** Lines are written synchronously; nothing is buffered. */
+  flush(): void {}
+
+  private levelName(): LogLevel {
+    return LOG_LEVELS.find((l) => LEVELS[l] === this.threshold) ?? 'info';
+  }
+
+  private write(level: Exclude<LogLevel, 'silent'>, fields: LogFields, msg: string | undefined): void {
+    if (LEVELS[level] < this.threshold) return;
+    const body = redactSecrets({ ...this.bindings, ...(reconcileScope.getStore() ?? {}), ...fields }) as LogFields;
+    const entry = { level, time: new Date().toISOString(), ...body, ...(msg === undefined ? {} : { msg: scrubString(msg) }) };
+    let line: string;
+    try {
+      line = JSON.stringify(entry);
+    } catch (err) {
+      // A field JSON cannot carry (a BigInt): the line still says what happened.
+      line = JSON.stringify({ level, time: entry.time, msg: entry.msg, logError: scrubString(String(err)) });
+    }
+    this.destination.write(line + '\n');
+  }
+}
+
+export function createLogger(o: LoggerOptions): JsonLogger {
+  return new JsonLogger(o.destination ?? process.stdout, o.level, o.bindings ?? { component: 'kaito-ts' });
+}
+
+/** A log file written synchronously, its folder made if missing (the demo's operator log). */
+export function fileDestination(path: string): LogDestination & { close(): void } {
+  mkdirSync(dirname(path), { recursive: true });
+  const fd = openSync(path, 'a');
+  return {
+    write: (line: string) => writeSync(fd, line),
+    close: () => closeSync(fd),
+  };
 }

@@ -3,7 +3,6 @@
 //
 // With --leader-elect every replica fills its caches (so /readyz means "caches synced" on leader and
 // standby alike, and a takeover starts warm), but only the Lease holder runs workers.
-import type { Logger as Pino } from 'pino';
 import { KubeClient } from '../runtime/client.js';
 import { clientEventSink, EventRecorder } from '../runtime/events.js';
 import { loadClusterAccess } from '../runtime/cluster-access.js';
@@ -12,14 +11,14 @@ import { setupInferenceSetController, type InferenceSetController } from '../con
 import { provisionerOf } from '../controllers/workspace/context.js';
 import { setupWorkspaceController, type WorkspaceController } from '../controllers/workspace/setup.js';
 import { DEFAULT_LEADER_ELECTION_NAMESPACE, LeaderElector } from './leader-election.js';
-import { createLogger } from './logging.js';
+import { createLogger, type JsonLogger } from './logging.js';
 import { nodeClassesRunnable } from './node-classes.js';
 import { OperatorMetrics } from './metrics.js';
 import type { ManagerOptions } from './options.js';
 import { controllerRunnable, httpServer, reflectorsRunnable, RunnableGroups } from './runnables.js';
 
 export interface RunningManager {
-  log: Pino;
+  log: JsonLogger;
   client: KubeClient;
   workspace: WorkspaceController;
   /** With the enableInferenceSetController feature gate (on by default, as in KAITO v0.12). */
@@ -43,7 +42,11 @@ export interface ManagerHooks {
   onFatal?: (reason: string) => void;
 }
 
-export async function startManager(o: ManagerOptions, log: Pino = createLogger({ level: o.logLevel }), hooks: ManagerHooks = {}): Promise<RunningManager> {
+export async function startManager(
+  o: ManagerOptions,
+  log: JsonLogger = createLogger({ level: o.logLevel }),
+  hooks: ManagerHooks = {},
+): Promise<RunningManager> {
   const kc = await loadClusterAccess({ kubeconfig: o.kubeconfig });
   const transport = new KubeTransport(kc, { qps: o.kubeClientQps, burst: o.kubeClientBurst });
   const client = new KubeClient(transport);
@@ -101,7 +104,7 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
     hooks.onFatal ??
     ((reason: string) => {
       log.fatal({ reason }, 'stopping at once');
-      log.flush?.();
+      log.flush();
       process.exit(1);
     });
 
@@ -122,8 +125,8 @@ export async function startManager(o: ManagerOptions, log: Pino = createLogger({
     o.metricsBindAddress === '0'
       ? undefined
       : httpServer('metrics', o.metricsBindAddress, {
-          '/metrics': async (_q, res) => {
-            const m = await metrics.render();
+          '/metrics': (_q, res) => {
+            const m = metrics.render();
             res.writeHead(200, { 'content-type': m.contentType }).end(m.body);
           },
         });

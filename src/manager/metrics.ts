@@ -1,8 +1,8 @@
 // Prometheus metrics under controller-runtime's and client-go's names (so existing dashboards and
-// alerts work), plus KAITO's kaito_workspace_count{phase}. A registry per manager, not prom-client's
-// global one, so two managers in one process (tests) never collide. Gauges that mirror state are
+// alerts work), plus KAITO's kaito_workspace_count{phase}. A registry per manager, not a global
+// one, so two managers in one process (tests) never collide. Gauges that mirror state are
 // read at scrape time (collect), so nothing runs between scrapes.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry, registerProcessMetrics } from '../runtime/prometheus.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ConditionReason, ConditionType } from '../api/labels.js';
 import type { Workspace } from '../api/types.js';
@@ -58,35 +58,14 @@ export class OperatorMetrics {
   readonly registry = new Registry();
 
   constructor(s: MetricsSources) {
-    const r = [this.registry];
+    const r = this.registry;
     const name = s.controller.name;
-    collectDefaultMetrics({ register: this.registry });
+    registerProcessMetrics(r);
 
-    const total = new Counter({
-      name: 'controller_runtime_reconcile_total',
-      help: 'Total number of reconciliations per controller',
-      labelNames: ['controller', 'result'],
-      registers: r,
-    });
-    const errors = new Counter({
-      name: 'controller_runtime_reconcile_errors_total',
-      help: 'Total number of reconciliation errors per controller',
-      labelNames: ['controller'],
-      registers: r,
-    });
-    const terminal = new Counter({
-      name: 'controller_runtime_terminal_reconcile_errors_total',
-      help: 'Total number of terminal reconciliation errors per controller',
-      labelNames: ['controller'],
-      registers: r,
-    });
-    const time = new Histogram({
-      name: 'controller_runtime_reconcile_time_seconds',
-      help: 'Length of time per reconciliation per controller',
-      labelNames: ['controller'],
-      buckets: RECONCILE_BUCKETS,
-      registers: r,
-    });
+    const total = r.add(new Counter('controller_runtime_reconcile_total', 'Total number of reconciliations per controller'));
+    const errors = r.add(new Counter('controller_runtime_reconcile_errors_total', 'Total number of reconciliation errors per controller'));
+    const terminal = r.add(new Counter('controller_runtime_terminal_reconcile_errors_total', 'Total number of terminal reconciliation errors per controller'));
+    const time = r.add(new Histogram('controller_runtime_reconcile_time_seconds', 'Length of time per reconciliation per controller', RECONCILE_BUCKETS));
     for (const result of new Set(Object.values(RESULT))) total.inc({ controller: name, result }, 0);
     errors.inc({ controller: name }, 0);
     terminal.inc({ controller: name }, 0);
@@ -98,112 +77,47 @@ export class OperatorMetrics {
         time.observe({ controller: pass.controller }, pass.seconds);
       },
     };
-    new Gauge({
-      name: 'controller_runtime_active_workers',
-      help: 'Number of currently used workers per controller',
-      labelNames: ['controller'],
-      registers: r,
-      collect() {
-        this.set({ controller: name }, s.controller.metrics.activeWorkers);
-      },
-    });
-    new Gauge({
-      name: 'controller_runtime_max_concurrent_reconciles',
-      help: 'Maximum number of concurrent reconciles per controller',
-      labelNames: ['controller'],
-      registers: r,
-      collect() {
-        this.set({ controller: name }, s.controller.maxConcurrentReconciles);
-      },
-    });
+    const byController = { controller: name };
+    r.collected('controller_runtime_active_workers', 'Number of currently used workers per controller', 'gauge', () => [
+      { labels: byController, value: s.controller.metrics.activeWorkers },
+    ]);
+    r.collected('controller_runtime_max_concurrent_reconciles', 'Maximum number of concurrent reconciles per controller', 'gauge', () => [
+      { labels: byController, value: s.controller.maxConcurrentReconciles },
+    ]);
 
     const q = s.controller.queue;
-    new Gauge({
-      name: 'workqueue_depth',
-      help: 'Current depth of workqueue',
-      labelNames: ['name', 'controller'],
-      registers: r,
-      collect() {
-        this.set({ name, controller: name }, q.len);
-      },
-    });
-    new Counter({
-      name: 'workqueue_adds_total',
-      help: 'Total number of adds handled by workqueue',
-      labelNames: ['name', 'controller'],
-      registers: r,
-      collect() {
-        this.reset();
-        this.inc({ name, controller: name }, q.metrics.adds);
-      },
-    });
-    new Counter({
-      name: 'workqueue_retries_total',
-      help: 'Total number of retries handled by workqueue',
-      labelNames: ['name', 'controller'],
-      registers: r,
-      collect() {
-        this.reset();
-        this.inc({ name, controller: name }, q.metrics.retries);
-      },
-    });
-    const queued = new Histogram({
-      name: 'workqueue_queue_duration_seconds',
-      help: 'How long in seconds an item stays in workqueue before being requested',
-      labelNames: ['name', 'controller'],
-      buckets: QUEUE_BUCKETS,
-      registers: r,
-    });
-    const worked = new Histogram({
-      name: 'workqueue_work_duration_seconds',
-      help: 'How long in seconds processing an item from workqueue takes',
-      labelNames: ['name', 'controller'],
-      buckets: QUEUE_BUCKETS,
-      registers: r,
-    });
+    const byQueue = { name, controller: name };
+    r.collected('workqueue_depth', 'Current depth of workqueue', 'gauge', () => [{ labels: byQueue, value: q.len }]);
+    r.collected('workqueue_adds_total', 'Total number of adds handled by workqueue', 'counter', () => [{ labels: byQueue, value: q.metrics.adds }]);
+    r.collected('workqueue_retries_total', 'Total number of retries handled by workqueue', 'counter', () => [{ labels: byQueue, value: q.metrics.retries }]);
+    const queued = r.add(
+      new Histogram('workqueue_queue_duration_seconds', 'How long in seconds an item stays in workqueue before being requested', QUEUE_BUCKETS),
+    );
+    const worked = r.add(new Histogram('workqueue_work_duration_seconds', 'How long in seconds processing an item from workqueue takes', QUEUE_BUCKETS));
     q.observer = {
-      queued: (sec) => queued.observe({ name, controller: name }, sec),
-      worked: (sec) => worked.observe({ name, controller: name }, sec),
+      queued: (sec) => queued.observe(byQueue, sec),
+      worked: (sec) => worked.observe(byQueue, sec),
     };
 
     // client-go labels rest_client_requests_total by code/method/host; our transport counts by verb.
-    new Counter({
-      name: 'rest_client_requests_total',
-      help: 'Number of HTTP requests to the API server, by verb',
-      labelNames: ['verb'],
-      registers: r,
-      collect() {
-        this.reset();
-        for (const [verb, n] of Object.entries(s.requests.snapshot()) as [Verb, number][]) this.inc({ verb }, n);
-      },
+    r.collected('rest_client_requests_total', 'Number of HTTP requests to the API server, by verb', 'counter', () =>
+      (Object.entries(s.requests.snapshot()) as [Verb, number][]).map(([verb, value]) => ({ labels: { verb }, value })),
+    );
+
+    r.collected('kaito_workspace_count', 'Number of Workspaces in a certain phase (succeeded, error, pending, deleting)', 'gauge', () => {
+      const counts = countPhases(s.workspaces.list());
+      return WORKSPACE_PHASES.map((phase) => ({ labels: { phase }, value: counts[phase] }));
     });
 
-    new Gauge({
-      name: 'kaito_workspace_count',
-      help: 'Number of Workspaces in a certain phase (succeeded, error, pending, deleting)',
-      labelNames: ['phase'],
-      registers: r,
-      collect() {
-        const counts = countPhases(s.workspaces.list());
-        for (const phase of WORKSPACE_PHASES) this.set({ phase }, counts[phase]);
-      },
-    });
-
-    if (s.isLeader) {
-      const isLeader = s.isLeader;
-      new Gauge({
-        name: 'leader_election_master_status',
-        help: 'Whether this replica holds the leader lease (1) or not (0)',
-        labelNames: ['name'],
-        registers: r,
-        collect() {
-          this.set({ name: 'kaito-ts-leader' }, isLeader() ? 1 : 0);
-        },
-      });
+    const isLeader = s.isLeader;
+    if (isLeader) {
+      r.collected('leader_election_master_status', 'Whether this replica holds the leader lease (1) or not (0)', 'gauge', () => [
+        { labels: { name: 'kaito-ts-leader' }, value: isLeader() ? 1 : 0 },
+      ]);
     }
   }
 
-  async render(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  render(): { contentType: string; body: string } {
+    return { contentType: this.registry.contentType, body: this.registry.render() };
   }
 }

@@ -1,5 +1,6 @@
 // `kaito-ts run` flags, named as KAITO's workspace controller names them where they exist.
 import { DEFAULT_UPDATE_STRATEGY, isUpdateStrategy, UPDATE_STRATEGIES, type UpdateStrategy } from '../api/update-strategy.js';
+import { LOG_LEVELS } from './logging.js';
 import { parseArgs } from 'node:util';
 import { parseFeatureGates, FeatureGateError, DEFAULT_FEATURE_GATES_FLAG, type FeatureGates } from '../api/feature-gates.js';
 import { resolveCloudProvider } from '../catalog/gpu-skus.js';
@@ -128,11 +129,9 @@ function leaderElectionTimings(values: Values): LeaderElectionTimings {
   return t;
 }
 
-const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
-
 function logLevel(value: string | undefined): string {
   const level = (value ?? 'info').toLowerCase();
-  if (!LOG_LEVELS.includes(level)) throw new Error(`--log-level must be one of ${LOG_LEVELS.join('|')}, got "${value}"`);
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`--log-level must be one of ${LOG_LEVELS.join('|')}, got "${value}"`);
   return level;
 }
 

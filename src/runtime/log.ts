@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-// The logging surface the runtime needs, shaped like pino's `logger.info(fields, msg)` so the
-// manager can pass its pino logger straight in. Nothing in the runtime logs through a global.
+// The logging surface the runtime needs, `logger.info(fields, msg)`, which the manager's JSON logger
+// (src/manager/logging.ts) serves. Nothing in the runtime logs through a global.
 
 export type LogFields = Record<string, unknown>;
 

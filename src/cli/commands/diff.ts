@@ -31,6 +31,7 @@ import { hubPart } from '../../controllers/workspace/snapshot.js';
 import { METADATA_LIST } from '../../runtime/reflector.js';
 import { CliError, type CliIO } from '../command-io.js';
 import { CliHub, HUB_FLAGS, HUB_USAGE, hubFailure } from '../hub.js';
+import { compareText } from '../../runtime/order.js';
 
 const USAGE = `Usage: kaito-ts diff [-n NAMESPACE] [WORKSPACE] [--kubeconfig FILE]
                      [--feature-gates k=v,...] [--cloud-provider azure|aws|arc]
@@ -148,7 +149,7 @@ export async function diff(args: string[], io: CliIO): Promise<number> {
 
   let changed = 0;
   const hubFailures: string[] = [];
-  for (const ws of workspaces.sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))) {
+  for (const ws of workspaces.sort((a, b) => compareText(`${a.metadata.namespace}/${a.metadata.name}`, `${b.metadata.namespace}/${b.metadata.name}`))) {
     const key = `${ws.metadata.namespace}/${ws.metadata.name}`;
     io.stdout(`workspace ${key}:\n`);
     const hubModels = fromHub.get(key);
@@ -171,7 +172,7 @@ export async function diff(args: string[], io: CliIO): Promise<number> {
   // InferenceSets: the child Workspaces their controller's next pass would create or delete (the same plan).
   let setsChanged = 0;
   const revisions = caches.controllerRevisions.list();
-  for (const is of inferenceSets.sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))) {
+  for (const is of inferenceSets.sort((a, b) => compareText(`${a.metadata.namespace}/${a.metadata.name}`, `${b.metadata.namespace}/${b.metadata.name}`))) {
     io.stdout(`inferenceset ${is.metadata.namespace}/${is.metadata.name}:\n`);
     const plan = planInferenceSetOffline(
       is,

@@ -2,6 +2,7 @@
 // pkg/controllers/drift): every member's NodePool is created with its Drifted budget at "0"; this
 // opens it ("1") on one member at a time, and closes it again once that member has no drifted
 // NodeClaim left and is WorkspaceSucceeded. Pure: one snapshot in, at most one budget change out.
+import { byMetadataName } from '../../runtime/order.js';
 import {
   LABEL_KARPENTER_INFERENCESET,
   LABEL_KARPENTER_INFERENCESET_NAMESPACE,
@@ -48,7 +49,7 @@ export const isDrifted = (c: DeepReadonly<NodeClaim>): boolean => hasTrueConditi
 function memberPools(i: DriftInput): { pool: DeepReadonly<NodePool>; member: DeepReadonly<ChildWorkspace>; budget: string }[] {
   const ns = i.is.metadata.namespace;
   const out: { pool: DeepReadonly<NodePool>; member: DeepReadonly<ChildWorkspace>; budget: string }[] = [];
-  for (const pool of [...i.pools].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))) {
+  for (const pool of [...i.pools].sort(byMetadataName)) {
     const labels = pool.metadata.labels ?? {};
     if (labels[LABEL_KARPENTER_INFERENCESET] !== i.is.metadata.name || labels[LABEL_KARPENTER_INFERENCESET_NAMESPACE] !== ns) continue;
     if (labels[LABEL_KARPENTER_WORKSPACE_NAMESPACE] !== ns || pool.metadata.deletionTimestamp) continue;

@@ -5,6 +5,7 @@
 //               nodeCountLimit), labels copied onto children, in Karpenter mode the members'
 //               Drifted budget (drift.ts: one member at a time), status.
 import type { V1ControllerRevision } from '@kubernetes/client-node';
+import { byMetadataName } from '../../runtime/order.js';
 import { inferenceSetRevisionData } from '../../builders/inferenceset-revision.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import { controllerOwnerRef } from '../../builders/meta.js';
@@ -177,7 +178,7 @@ function planLive(s: InferenceSetSnapshot): InferenceSetPlan {
   const desired = desiredReplicas(is);
   const problem = specProblem(s);
   const terminating = (c: DeepReadonly<ChildWorkspace>) => !!c.metadata?.deletionTimestamp || s.expectations.pendingDeletes.has(c.metadata?.uid ?? '');
-  const byName = [...s.children].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+  const byName = [...s.children].sort(byMetadataName);
   const live = byName.filter((c) => !terminating(c));
   const rollout = rolloutSettings(is, desired);
   const nodeCountLimit = nodeCountLimitOf(is);

@@ -6,6 +6,7 @@ import type { InferenceSet } from '../../api/inferenceset-types.js';
 import { ANNOTATION_ENFORCE_NODE_COUNT_LIMIT, ANNOTATION_MAX_SURGE, ANNOTATION_ROLLOUT, ANNOTATION_SURGE_TIMEOUT } from '../../api/labels.js';
 import { formatDuration, positiveDurationAnnotation } from '../../runtime/duration.js';
 import { selectToDelete } from './children.js';
+import { compareText } from '../../runtime/order.js';
 
 /** How long a rollout waits for a new child to become Ready, unless `kaito-ts.io/surge-timeout` says. */
 export const DEFAULT_SURGE_TIMEOUT_MS = 10 * 60_000;
@@ -114,7 +115,7 @@ export interface ChildPlan<T> {
   recheckAfterMs?: number;
 }
 
-const byName = <T>(a: ChildView<T>, b: ChildView<T>) => a.name.localeCompare(b.name);
+const byName = <T>(a: ChildView<T>, b: ChildView<T>) => compareText(a.name, b.name);
 
 /**
  * One pass's creates and deletes.

@@ -10,6 +10,7 @@ import { nodePressures, type PressureCondition } from './node-pressure.js';
 import { objectNamed } from '../../runtime/memo.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import type { ObjectEvent } from '../../runtime/cache.js';
+import { byMetadataName } from '../../runtime/order.js';
 
 export function isPodReady(pod: DeepReadonly<V1Pod> | undefined): boolean {
   if (!pod || pod.metadata?.deletionTimestamp) return false;
@@ -219,7 +220,7 @@ function boundNodeProblem(pods: readonly DeepReadonly<V1Pod>[], nodes: readonly 
  * node of the cluster (the operator's node cache); omitted, nothing is blamed on nodes.
  */
 export function explainPods(pods: readonly DeepReadonly<V1Pod>[], nodes?: readonly DeepReadonly<V1Node>[]): Problem | undefined {
-  const notReady = pods.filter((p) => !isPodReady(p)).sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+  const notReady = pods.filter((p) => !isPodReady(p)).sort(byMetadataName);
   // A missing node before a Failed pod: the pod garbage collector fails such pods before deleting them.
   const found =
     containerProblem(notReady) ??

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, Watch, type KubernetesObject, type V1Node } from '@kubernetes/client-node';
-import { destination, pino } from 'pino';
 import { ANNOTATION_REVISION, WORKSPACE_FINALIZER } from '../../../src/api/labels.js';
 import type { WorkspaceCondition } from '../../../src/api/types.js';
 import type { WorkspaceObject } from '../../../src/controllers/workspace/context.js';
+import { createLogger } from '../../../src/manager/logging.js';
 import { startManager, type RunningManager } from '../../../src/manager/manager.js';
 import { parseManagerOptions } from '../../../src/manager/options.js';
 import { isNodeReady } from '../../../src/simcluster/nodes.js';
@@ -122,7 +122,7 @@ export async function startOperator(namespace: string, extraArgs: string[] = [])
   const opts = parseManagerOptions(runArgs(b.kubeconfigPath, namespace, extraArgs));
   if (opts === 'help') throw new Error('unexpected help');
   const level = process.env.KAITO_TS_E2E_LOG ?? 'silent';
-  const mgr = await startManager(opts, pino({ level, base: { ns: namespace } }, destination(2)));
+  const mgr = await startManager(opts, createLogger({ level, destination: process.stderr, bindings: { ns: namespace } }));
   let stopped = false;
   return {
     mgr,

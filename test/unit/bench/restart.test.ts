@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { RestartClock, restartFigures, restartMarkdown, restartSummaryLine, workspacePasses } from '../../../bench/restart.js';
 
-// As kaito-ts's /metrics (prom-client) and controller-runtime's (KAITO) print the counter.
+// As kaito-ts's /metrics and controller-runtime's (KAITO) print the counter.
 const KAITO_TS = `# HELP controller_runtime_reconcile_total Total number of reconciliations per controller
 # TYPE controller_runtime_reconcile_total counter
 controller_runtime_reconcile_total{controller="workspace",result="success"} 7

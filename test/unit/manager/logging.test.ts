@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { createLogger, redactSecrets, REDACTED } from '../../../src/manager/logging.js';
+import { createLogger, fileDestination, redactSecrets, REDACTED } from '../../../src/manager/logging.js';
 import { reconcileScope } from '../../../src/runtime/log.js';
 
 const SECRET = 'hf_S3cr3tV4lu3_' + Math.random().toString(36).slice(2);
@@ -75,4 +78,61 @@ test('lines logged inside a reconcile pass carry its reconcileID', async () => {
   const [outside, inside] = parsed();
   assert.equal(outside?.reconcileID, undefined);
   assert.deepEqual([inside?.reconcileID, inside?.key, inside?.controller, inside?.step], ['r-1', 'ns/a', 'workspace', 'apply']);
+});
+
+test('a child logger adds its fields to every line; every level at or above the threshold is written', () => {
+  const { log, parsed } = capture('warn');
+  const child = log.child({ controller: 'workspace', key: 'ns/a' });
+  const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+  for (const level of levels) child[level]({ n: level }, `at ${level}`);
+  log.warn({}, 'parent');
+  const lines = parsed();
+  assert.deepEqual(
+    lines.map((l) => [l.level, l.msg, l.controller, l.component]),
+    [
+      ['warn', 'at warn', 'workspace', 'kaito-ts'],
+      ['error', 'at error', 'workspace', 'kaito-ts'],
+      ['fatal', 'at fatal', 'workspace', 'kaito-ts'],
+      ['warn', 'parent', undefined, 'kaito-ts'],
+    ],
+  );
+  assert.equal(child.isLevelEnabled('info'), false);
+  assert.equal(child.isLevelEnabled('error'), true);
+});
+
+test('a line whose fields JSON cannot carry still says what happened; an unknown level is refused', () => {
+  const { log, parsed } = capture('info');
+  log.info({ big: 10n }, 'odd field');
+  const [line] = parsed();
+  assert.equal(line?.msg, 'odd field');
+  assert.match(String(line?.logError), /BigInt/);
+  assert.throws(() => createLogger({ level: 'verbose' }), /log level must be one of trace\|debug\|info\|warn\|error\|fatal\|silent, got "verbose"/);
+  const silent = capture('silent');
+  silent.log.fatal({}, 'never');
+  assert.equal(silent.lines.length, 0);
+});
+
+test('fileDestination makes the folder and appends whole lines', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kaito-ts-log-'));
+  try {
+    const path = join(dir, 'sub', 'operator.log');
+    const dest = fileDestination(path);
+    const log = createLogger({ level: 'info', destination: dest });
+    log.info({ a: 1 }, 'one');
+    log.info({ a: 2 }, 'two');
+    dest.close();
+    const lines = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { a: number; msg: string });
+    assert.deepEqual(
+      lines.map((l) => [l.a, l.msg]),
+      [
+        [1, 'one'],
+        [2, 'two'],
+      ],
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

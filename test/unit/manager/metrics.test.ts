@@ -66,7 +66,7 @@ test('metrics use controller-runtime names and follow reconciles, the queue, req
     await new Promise((r) => setTimeout(r, 5));
   }
   await new Promise((r) => setImmediate(r)); // the last worker leaves its finally block
-  const { body, contentType } = await m.render();
+  const { body, contentType } = m.render();
   await controller.stop(1000);
   assert.match(contentType, /text\/plain/);
   const v = (line: string) => metricValue(body, line);
