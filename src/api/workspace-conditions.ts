@@ -2,6 +2,7 @@
 // lastTransitionTime moves only when `status` changes; reason, message and observedGeneration
 // always follow the latest write. Pure: returns a new list, never mutates its input.
 import type { WorkspaceCondition } from './types.js';
+import { isoSeconds } from '../runtime/timestamps.js';
 
 export type ConditionStatus = WorkspaceCondition['status'];
 
@@ -16,7 +17,7 @@ export interface ConditionUpdate {
 
 /** metav1.Time serialises with second precision (RFC 3339, no fraction). */
 export function formatConditionTime(now: Date): string {
-  return now.toISOString().replace(/\.\d+Z$/, 'Z');
+  return isoSeconds(now);
 }
 
 export interface SetConditionResult {

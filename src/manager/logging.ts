@@ -9,6 +9,7 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { reconcileScope, type LogFields, type Logger } from '../runtime/log.js';
+import { isoMillis } from '../runtime/timestamps.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -110,7 +111,7 @@ export class JsonLogger implements Logger {
   private write(level: Exclude<LogLevel, 'silent'>, fields: LogFields, msg: string | undefined): void {
     if (LEVELS[level] < this.threshold) return;
     const body = redactSecrets({ ...this.bindings, ...(reconcileScope.getStore() ?? {}), ...fields }) as LogFields;
-    const entry = { level, time: new Date().toISOString(), ...body, ...(msg === undefined ? {} : { msg: scrubString(msg) }) };
+    const entry = { level, time: isoMillis(Date.now()), ...body, ...(msg === undefined ? {} : { msg: scrubString(msg) }) };
     let line: string;
     try {
       line = JSON.stringify(entry);

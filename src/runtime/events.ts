@@ -8,6 +8,7 @@ import { MERGE_PATCH, type KubeClient } from './client.js';
 import { isAborted, isNotFound } from './errors.js';
 import { silentLogger, type Logger } from './log.js';
 import { Resources } from './resources.js';
+import { isoMillis } from './timestamps.js';
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -80,7 +81,7 @@ const MAX_NOTE = 1024;
 const MAX_ENTRIES = 4096;
 
 /** Kubernetes MicroTime: RFC 3339 with exactly six fractional digits (a plain Date is rejected). */
-export const microTime = (ms: number): string => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+export const microTime = (ms: number): string => isoMillis(ms).replace(/\.(\d{3})Z$/, '.$1000Z');
 
 export class EventRecorder {
   private entries = new Map<string, SeriesEntry>();

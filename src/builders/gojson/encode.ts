@@ -11,6 +11,7 @@
 //  * map keys sorted; `<`, `>`, `&`, U+2028, U+2029 escaped as \u003c, \u003e, \u0026, \u2028, \u2029.
 import { canonicalQuantity } from '../../catalog/quantity-canonical.js';
 import { K8S_STRUCTS, type GoField } from './k8s-types.js';
+import { isoSeconds } from '../../runtime/timestamps.js';
 
 export type GoStructTable = Readonly<Record<string, readonly GoField[]>>;
 
@@ -70,7 +71,7 @@ function encodeStruct(v: unknown, fields: readonly GoField[], structs: GoStructT
 /** metav1.Time's MarshalJSON: UTC, whole seconds. Text that is not a time is kept (Go would refuse it). */
 function rfc3339(v: unknown): string {
   const date = v instanceof Date ? v : new Date(String(v));
-  return Number.isNaN(date.getTime()) ? String(v) : date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return Number.isNaN(date.getTime()) ? String(v) : isoSeconds(date);
 }
 
 /** Encodes `v` as Go would after decoding it into a value of Go type `type` (see k8s-types.ts). */

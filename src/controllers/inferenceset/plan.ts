@@ -39,6 +39,7 @@ import { DRIFT_BUDGET_CLOSED } from '../../builders/nodepool.js';
 import { driftActions, planDrift, type DriftSnapshot } from './drift.js';
 import type { ExpectationView } from './expectations.js';
 import { nodeCountLimitOf, planChildren, rolloutSettings, type ChildPlan, type RolloutSettings } from './rollout.js';
+import { isoMillis } from '../../runtime/timestamps.js';
 
 /** KAITO keeps this many ControllerRevisions (consts.MaxRevisionHistoryLimit). */
 export const MAX_REVISION_HISTORY = 10;
@@ -375,7 +376,7 @@ function withCondition(
   const next: WorkspaceCondition = {
     ...want,
     observedGeneration: s.is.metadata.generation,
-    lastTransitionTime: old && old.status === want.status ? old.lastTransitionTime : s.now.toISOString(),
+    lastTransitionTime: old && old.status === want.status ? old.lastTransitionTime : isoMillis(s.now),
   };
   if (i >= 0) list[i] = next;
   else list.push(next);
