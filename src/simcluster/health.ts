@@ -60,8 +60,8 @@ export async function stopComponent(pid: number, c: Component): Promise<'stopped
 }
 
 /**
- * Waits until nothing listens on any of `ports` (true), or `timeoutMs` passes (false). A stopped
- * process can look gone (its main thread a zombie) while its other threads still hold its sockets.
+ * Waits until nothing listens on any of `ports` (true), or `timeoutMs` passes (false). stopProcess
+ * waits for every thread of a process, and the kernel can still hold a port a moment after that.
  */
 export async function waitPortsFree(ports: readonly number[], timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;

@@ -1,6 +1,6 @@
 // Detached child processes tracked by pid files: start, check, stop. Linux only (reads /proc).
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Starts `binary args…` in its own session, output appended to `logFile`; returns the pid. `env` is set over ours. */
@@ -30,9 +30,8 @@ export function readPid(pidFile: string): number | undefined {
  */
 export function isOurProcess(pid: number, binary: string, script?: string): boolean {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    if (state === 'Z' || state === 'X') return false;
+    const state = statState(`/proc/${pid}/stat`);
+    if (state === undefined || state === 'Z' || state === 'X') return false;
     const [argv0 = '', argv1 = ''] = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     return argv0 === binary && (script === undefined || argv1.endsWith(script));
   } catch {
@@ -70,13 +69,53 @@ function signal(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
+/** The state letter of a /proc `stat` file (R, S, Z, …), or undefined when it cannot be read. */
+function statState(path: string): string | undefined {
+  try {
+    const stat = readFileSync(path, 'utf8');
+    const at = stat.lastIndexOf(')') + 2;
+    return stat.slice(at, at + 1);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether any thread of `pid` still runs: a main thread can be a zombie while the others still hold the process's sockets. */
+export function hasLiveThread(pid: number): boolean {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return false;
+  }
+  return tasks.some((t) => {
+    const state = statState(`/proc/${pid}/task/${t}/stat`);
+    return state !== undefined && state !== 'Z' && state !== 'X';
+  });
+}
+
+/**
+ * Gone for good: not our running process, and no thread of it left (an empty command line is a
+ * zombie main thread, whose other threads may still run). A pid now running another program is gone.
+ */
+export function processGone(pid: number, binary: string, script?: string): boolean {
+  if (isOurProcess(pid, binary, script)) return false;
+  let cmdline = '';
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return true;
+  }
+  return cmdline !== '' || !hasLiveThread(pid);
+}
+
 async function waitGone(pid: number, binary: string, timeoutMs: number, script?: string): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (!isOurProcess(pid, binary, script)) return true;
+    if (processGone(pid, binary, script)) return true;
     await sleep(100);
   }
-  return !isOurProcess(pid, binary, script);
+  return processGone(pid, binary, script);
 }
 
 /** `VmHWM` and `VmRSS` (KiB) from the text of /proc/<pid>/status. */

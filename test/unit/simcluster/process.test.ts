@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { main } from '../../../src/cli/main.js';
 import { withLock } from '../../../src/simcluster/lock.js';
 import { ensurePki } from '../../../src/simcluster/pki.js';
-import { isOurProcess, readPid, startDetached, stopProcess } from '../../../src/simcluster/process.js';
+import { hasLiveThread, isOurProcess, processGone, readPid, startDetached, stopProcess } from '../../../src/simcluster/process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kaito-ts-unit-sim-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -51,6 +51,36 @@ describe('detached processes', () => {
     };
     for (let i = 0; i < 250 && alive(); i++) await sleep(20);
     assert.ok(!alive(), 'the whole process group is gone');
+  });
+
+  it('counts a process gone when no thread of it runs: zombies, absent pids, and pids running another program', async () => {
+    assert.ok(hasLiveThread(process.pid));
+    assert.equal(processGone(process.pid, process.execPath), false);
+    assert.equal(processGone(process.pid, '/usr/bin/something-else'), true, 'a reused pid is not ours to wait for');
+    assert.equal(processGone(2 ** 30, BASH), true, 'no such pid');
+    assert.equal(hasLiveThread(2 ** 30), false);
+    // `exec sleep` never reaps the background child, so it stays a zombie until the parent ends.
+    const zombiePidFile = join(dir, 'zombie.pid');
+    const parent = startDetached(BASH, ['-c', `sleep 0 & echo $! > ${zombiePidFile}; exec sleep 20`], join(dir, 'zombie.log'), join(dir, 'zombie-parent.pid'));
+    try {
+      const zombie = async () => {
+        for (let i = 0; i < 250; i++) {
+          const text = existsSync(zombiePidFile) ? readFileSync(zombiePidFile, 'utf8').trim() : '';
+          if (text && /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${text}/stat`, 'utf8'))) return Number(text);
+          await sleep(20);
+        }
+        throw new Error('no zombie appeared');
+      };
+      const z = await zombie();
+      assert.equal(hasLiveThread(z), false);
+      assert.equal(processGone(z, '/usr/bin/sleep'), true);
+    } finally {
+      try {
+        process.kill(-parent, 'SIGKILL'); // the group: `sleep 20` and its zombie child
+      } catch {
+        // already gone
+      }
+    }
   });
 
   it('reads no pid from a missing or garbage pid file', () => {
