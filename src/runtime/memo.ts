@@ -24,7 +24,9 @@ const byName = perFrozenList((list: readonly Named[]) => {
   return out;
 });
 
-/** The object named `name` in `list` (the first, as a search would find it); indexed once per frozen list. */
+/** The object named `name` in `list` (the first, as a search would find it): indexed once per frozen list, searched in any other. */
 export function objectNamed<T extends Named>(list: readonly T[], name: string | undefined): T | undefined {
-  return name === undefined ? undefined : (byName(list).get(name) as T | undefined);
+  if (name === undefined) return undefined;
+  if (!Object.isFrozen(list)) return list.find((o) => (o.metadata?.name ?? '') === name);
+  return byName(list).get(name) as T | undefined;
 }

@@ -72,6 +72,13 @@ describe('node lookups kept per frozen list', () => {
     assert.notEqual(knownNodeNames(open), before);
     assert.ok(knownNodeNames(open).has('d'));
     assert.equal(objectNamed(open, 'd')?.metadata?.name, 'd');
+    assert.equal(objectNamed(open, 'e'), undefined);
+  });
+
+  it('answers the first of two objects with one name, in a frozen list and in one that is not', () => {
+    const twice = [node('x', {}), node('x', {}, false)];
+    assert.equal(objectNamed(twice, 'x'), twice[0]);
+    assert.equal(objectNamed(Object.freeze([...twice]), 'x'), twice[0]);
   });
 });
 
