@@ -66,7 +66,7 @@ export class JsonLogger implements Logger {
 
   constructor(
     private readonly destination: LogDestination,
-    level: string,
+    private readonly level: string,
     private readonly bindings: LogFields,
   ) {
     if (!(level in LEVELS)) throw new Error(`log level must be one of ${LOG_LEVELS.join('|')}, got "${level}"`);
@@ -75,7 +75,7 @@ export class JsonLogger implements Logger {
 
   /** A logger whose lines also carry `bindings`. */
   child(bindings: LogFields): JsonLogger {
-    return new JsonLogger(this.destination, this.levelName(), { ...this.bindings, ...bindings });
+    return new JsonLogger(this.destination, this.level, { ...this.bindings, ...bindings });
   }
 
   isLevelEnabled(level: LogLevel): boolean {
@@ -103,10 +103,6 @@ export class JsonLogger implements Logger {
 
   /** Lines are written synchronously; nothing is buffered. */
   flush(): void {}
-
-  private levelName(): LogLevel {
-    return LOG_LEVELS.find((l) => LEVELS[l] === this.threshold) ?? 'info';
-  }
 
   private write(level: Exclude<LogLevel, 'silent'>, fields: LogFields, msg: string | undefined): void {
     if (LEVELS[level] < this.threshold) return;

@@ -96,6 +96,7 @@ export async function startManager(
   controller.observer = {
     reconciled(pass) {
       countPass?.reconciled(pass);
+      if (!log.isLevelEnabled('debug')) return; // no child logger per pass when its line is dropped anyway
       const { controller: name, key, reconcileID, ...rest } = pass;
       log.child({ controller: name, key, reconcileID }).debug({ ...rest, seconds: Number(rest.seconds.toFixed(4)) }, 'reconciled');
     },

@@ -25,6 +25,9 @@ function formatLabels(labels: Labels | undefined): string {
   return entries.length === 0 ? '' : `{${entries.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(',')}}`;
 }
 
+/** One sample line: `name{labels} value`. */
+const sampleLine = (name: string, labels: Labels | undefined, value: number) => `${name}${formatLabels(labels)} ${formatValue(value)}`;
+
 /** The key of a label set, stable for the same names and values in the same order. */
 const labelKey = (labels: Labels) => JSON.stringify(labels);
 
@@ -48,7 +51,7 @@ export class Registry {
 
   /** A gauge or counter whose samples are read at scrape time from state kept elsewhere. */
   collected(name: string, help: string, kind: 'counter' | 'gauge', read: () => Iterable<Sample>): void {
-    this.add({ name, help, kind, lines: () => [...read()].map((s) => `${name}${formatLabels(s.labels)} ${formatValue(s.value)}`) });
+    this.add({ name, help, kind, lines: () => [...read()].map((s) => sampleLine(name, s.labels, s.value)) });
   }
 
   render(): string {
@@ -87,7 +90,7 @@ export class Counter extends Labeled<Required<Sample>> {
   }
 
   lines(): string[] {
-    return [...this.values.values()].map((s) => `${this.name}${formatLabels(s.labels)} ${formatValue(s.value)}`);
+    return [...this.values.values()].map((s) => sampleLine(this.name, s.labels, s.value));
   }
 }
 
@@ -124,11 +127,11 @@ export class Histogram extends Labeled<Observations> {
       let cumulative = 0;
       this.buckets.forEach((le, i) => {
         cumulative += o.counts[i]!;
-        out.push(`${this.name}_bucket${formatLabels({ ...o.labels, le: formatValue(le) })} ${cumulative}`);
+        out.push(sampleLine(`${this.name}_bucket`, { ...o.labels, le: formatValue(le) }, cumulative));
       });
-      out.push(`${this.name}_bucket${formatLabels({ ...o.labels, le: '+Inf' })} ${o.count}`);
-      out.push(`${this.name}_sum${formatLabels(o.labels)} ${formatValue(o.sum)}`);
-      out.push(`${this.name}_count${formatLabels(o.labels)} ${o.count}`);
+      out.push(sampleLine(`${this.name}_bucket`, { ...o.labels, le: '+Inf' }, o.count));
+      out.push(sampleLine(`${this.name}_sum`, o.labels, o.sum));
+      out.push(sampleLine(`${this.name}_count`, o.labels, o.count));
     }
     return out;
   }
