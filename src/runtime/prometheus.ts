@@ -42,6 +42,7 @@ interface Family {
 export class Registry {
   readonly contentType = 'text/plain; version=0.0.4; charset=utf-8';
   private readonly families: Family[] = [];
+  private readonly scrapeHooks: (() => void)[] = [];
 
   add<F extends Family>(family: F): F {
     if (this.families.some((f) => f.name === family.name)) throw new Error(`metric ${family.name} is registered twice`);
@@ -54,7 +55,13 @@ export class Registry {
     this.add({ name, help, kind, lines: () => [...read()].map((s) => sampleLine(name, s.labels, s.value)) });
   }
 
+  /** Runs at the start of every render: one read of state that several families share. */
+  onScrape(hook: () => void): void {
+    this.scrapeHooks.push(hook);
+  }
+
   render(): string {
+    for (const hook of this.scrapeHooks) hook();
     const out: string[] = [];
     for (const f of this.families) out.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.kind}`, ...f.lines());
     return out.join('\n') + '\n';
@@ -171,30 +178,31 @@ function maxFds(): Sample[] {
 /** The process and runtime metrics Prometheus clients export by default, under their usual names. */
 export function registerProcessMetrics(r: Registry): void {
   const startSeconds = Math.round(Date.now() / 1000 - process.uptime());
-  const cpu = () => process.cpuUsage();
-  r.collected('process_cpu_user_seconds_total', 'Total user CPU time spent in seconds.', 'counter', () => [{ value: cpu().user / 1e6 }]);
-  r.collected('process_cpu_system_seconds_total', 'Total system CPU time spent in seconds.', 'counter', () => [{ value: cpu().system / 1e6 }]);
-  r.collected('process_cpu_seconds_total', 'Total user and system CPU time spent in seconds.', 'counter', () => {
-    const c = cpu();
-    return [{ value: (c.user + c.system) / 1e6 }];
+  // One read of the CPU times, /proc/self/status and the heap per scrape, shared by the series below.
+  let cpu = process.cpuUsage();
+  let status = new Map<string, number>();
+  let memory = process.memoryUsage();
+  r.onScrape(() => {
+    cpu = process.cpuUsage();
+    status = procStatus();
+    memory = process.memoryUsage();
   });
+  r.collected('process_cpu_user_seconds_total', 'Total user CPU time spent in seconds.', 'counter', () => [{ value: cpu.user / 1e6 }]);
+  r.collected('process_cpu_system_seconds_total', 'Total system CPU time spent in seconds.', 'counter', () => [{ value: cpu.system / 1e6 }]);
+  r.collected('process_cpu_seconds_total', 'Total user and system CPU time spent in seconds.', 'counter', () => [{ value: (cpu.user + cpu.system) / 1e6 }]);
   r.collected('process_start_time_seconds', 'Start time of the process since unix epoch in seconds.', 'gauge', () => [{ value: startSeconds }]);
-  r.collected('process_resident_memory_bytes', 'Resident memory size in bytes.', 'gauge', () => [
-    { value: procStatus().get('VmRSS') ?? process.memoryUsage().rss },
-  ]);
-  r.collected('process_virtual_memory_bytes', 'Virtual memory size in bytes.', 'gauge', () => {
-    const v = procStatus().get('VmSize');
+  const statusValue = (field: string): Sample[] => {
+    const v = status.get(field);
     return v === undefined ? [] : [{ value: v }];
-  });
-  r.collected('process_heap_bytes', 'Process heap size in bytes.', 'gauge', () => {
-    const v = procStatus().get('VmData');
-    return v === undefined ? [] : [{ value: v }];
-  });
+  };
+  r.collected('process_resident_memory_bytes', 'Resident memory size in bytes.', 'gauge', () => [{ value: status.get('VmRSS') ?? memory.rss }]);
+  r.collected('process_virtual_memory_bytes', 'Virtual memory size in bytes.', 'gauge', () => statusValue('VmSize'));
+  r.collected('process_heap_bytes', 'Process heap size in bytes.', 'gauge', () => statusValue('VmData'));
   r.collected('process_open_fds', 'Number of open file descriptors.', 'gauge', openFds);
   r.collected('process_max_fds', 'Maximum number of open file descriptors.', 'gauge', maxFds);
-  r.collected('nodejs_heap_size_total_bytes', 'Process heap size from Node.js in bytes.', 'gauge', () => [{ value: process.memoryUsage().heapTotal }]);
-  r.collected('nodejs_heap_size_used_bytes', 'Process heap size used from Node.js in bytes.', 'gauge', () => [{ value: process.memoryUsage().heapUsed }]);
-  r.collected('nodejs_external_memory_bytes', 'Node.js external memory size in bytes.', 'gauge', () => [{ value: process.memoryUsage().external }]);
+  r.collected('nodejs_heap_size_total_bytes', 'Process heap size from Node.js in bytes.', 'gauge', () => [{ value: memory.heapTotal }]);
+  r.collected('nodejs_heap_size_used_bytes', 'Process heap size used from Node.js in bytes.', 'gauge', () => [{ value: memory.heapUsed }]);
+  r.collected('nodejs_external_memory_bytes', 'Node.js external memory size in bytes.', 'gauge', () => [{ value: memory.external }]);
   const [major, minor, patch] = process.versions.node.split('.');
   const version = { version: process.version, major: major ?? '', minor: minor ?? '', patch: patch ?? '' };
   r.collected('nodejs_version_info', 'Node.js version info.', 'gauge', () => [{ labels: version, value: 1 }]);

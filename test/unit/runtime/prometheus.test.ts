@@ -67,10 +67,33 @@ test('process metrics report this process: CPU, start time, memory, descriptors,
   const text = r.render();
   const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1]);
   assert.ok(value('process_cpu_seconds_total') > 0);
+  // One reading per scrape: the total is the sum of the two parts reported beside it.
+  const parts = value('process_cpu_user_seconds_total') + value('process_cpu_system_seconds_total');
+  assert.ok(Math.abs(value('process_cpu_seconds_total') - parts) < 1e-9, `${value('process_cpu_seconds_total')} ≠ ${parts}`);
   assert.ok(Math.abs(value('process_start_time_seconds') - (Date.now() / 1000 - process.uptime())) < 2);
   const rss = value('process_resident_memory_bytes');
   assert.ok(rss > 10 * 2 ** 20 && rss < 4 * 2 ** 30, String(rss));
   assert.ok(value('nodejs_heap_size_used_bytes') > 0);
   assert.match(text, new RegExp(`^nodejs_version_info\\{version="${process.version}",major="\\d+",minor="\\d+",patch="\\d+"\\} 1$`, 'm'));
   if (process.platform === 'linux') assert.ok(value('process_open_fds') >= 3 && value('process_open_fds') <= value('process_max_fds'));
+});
+
+test('scrape hooks run once per render, before the families read what they gathered', () => {
+  const r = new Registry();
+  let reads = 0;
+  let gathered = 0;
+  r.onScrape(() => {
+    reads++;
+    gathered = reads * 10;
+  });
+  r.collected('a', 'A.', 'gauge', () => [{ value: gathered }]);
+  r.collected('b', 'B.', 'gauge', () => [{ value: gathered + 1 }]);
+  const samples = () =>
+    r
+      .render()
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'));
+  assert.deepEqual(samples(), ['a 10', 'b 11']);
+  assert.deepEqual(samples(), ['a 20', 'b 21']);
+  assert.equal(reads, 2);
 });
