@@ -2,6 +2,7 @@
 // rather than prom-client: that library and the tracing API it loads cost about 2 MiB of resident
 // memory from the start (docs/benchmarks.md, "Memory at N = 200"), more than every metric here.
 import { readdirSync, readFileSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
 
 export type Labels = Readonly<Record<string, string>>;
 export interface Sample {
@@ -153,7 +154,7 @@ function procStatus(): Map<string, number> {
       if (m) out.set(m[1]!, Number(m[2]) * 1024);
     }
   } catch {
-    // not Linux: the memory lines fall back to process.memoryUsage()
+    // not Linux, or no /proc: the series read from it report no sample
   }
   return out;
 }
@@ -175,17 +176,28 @@ function maxFds(): Sample[] {
   }
 }
 
+/** Resident memory off Linux, where there is no /proc/self/status; nothing where even libuv cannot tell. */
+function residentFallback(): Sample[] {
+  try {
+    return [{ value: process.memoryUsage.rss() }];
+  } catch {
+    return [];
+  }
+}
+
 /** The process and runtime metrics Prometheus clients export by default, under their usual names. */
 export function registerProcessMetrics(r: Registry): void {
   const startSeconds = Math.round(Date.now() / 1000 - process.uptime());
   // One read of the CPU times, /proc/self/status and the heap per scrape, shared by the series below.
-  let cpu = process.cpuUsage();
+  // Nothing is read here: without /proc (a chroot) even process.memoryUsage() throws.
+  let cpu = { user: 0, system: 0 };
   let status = new Map<string, number>();
-  let memory = process.memoryUsage();
+  let heap = { total: 0, used: 0, external: 0 };
   r.onScrape(() => {
     cpu = process.cpuUsage();
     status = procStatus();
-    memory = process.memoryUsage();
+    const h = getHeapStatistics();
+    heap = { total: h.total_heap_size, used: h.used_heap_size, external: h.external_memory };
   });
   r.collected('process_cpu_user_seconds_total', 'Total user CPU time spent in seconds.', 'counter', () => [{ value: cpu.user / 1e6 }]);
   r.collected('process_cpu_system_seconds_total', 'Total system CPU time spent in seconds.', 'counter', () => [{ value: cpu.system / 1e6 }]);
@@ -195,14 +207,16 @@ export function registerProcessMetrics(r: Registry): void {
     const v = status.get(field);
     return v === undefined ? [] : [{ value: v }];
   };
-  r.collected('process_resident_memory_bytes', 'Resident memory size in bytes.', 'gauge', () => [{ value: status.get('VmRSS') ?? memory.rss }]);
+  r.collected('process_resident_memory_bytes', 'Resident memory size in bytes.', 'gauge', () =>
+    status.has('VmRSS') ? statusValue('VmRSS') : residentFallback(),
+  );
   r.collected('process_virtual_memory_bytes', 'Virtual memory size in bytes.', 'gauge', () => statusValue('VmSize'));
   r.collected('process_heap_bytes', 'Process heap size in bytes.', 'gauge', () => statusValue('VmData'));
   r.collected('process_open_fds', 'Number of open file descriptors.', 'gauge', openFds);
   r.collected('process_max_fds', 'Maximum number of open file descriptors.', 'gauge', maxFds);
-  r.collected('nodejs_heap_size_total_bytes', 'Process heap size from Node.js in bytes.', 'gauge', () => [{ value: memory.heapTotal }]);
-  r.collected('nodejs_heap_size_used_bytes', 'Process heap size used from Node.js in bytes.', 'gauge', () => [{ value: memory.heapUsed }]);
-  r.collected('nodejs_external_memory_bytes', 'Node.js external memory size in bytes.', 'gauge', () => [{ value: memory.external }]);
+  r.collected('nodejs_heap_size_total_bytes', 'Process heap size from Node.js in bytes.', 'gauge', () => [{ value: heap.total }]);
+  r.collected('nodejs_heap_size_used_bytes', 'Process heap size used from Node.js in bytes.', 'gauge', () => [{ value: heap.used }]);
+  r.collected('nodejs_external_memory_bytes', 'Node.js external memory size in bytes.', 'gauge', () => [{ value: heap.external }]);
   const [major, minor, patch] = process.versions.node.split('.');
   const version = { version: process.version, major: major ?? '', minor: minor ?? '', patch: patch ?? '' };
   r.collected('nodejs_version_info', 'Node.js version info.', 'gauge', () => [{ labels: version, value: 1 }]);

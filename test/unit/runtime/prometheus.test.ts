@@ -97,3 +97,14 @@ test('scrape hooks run once per render, before the families read what they gathe
   assert.deepEqual(samples(), ['a 20', 'b 21']);
   assert.equal(reads, 2);
 });
+
+test('process metrics start and scrape where the process cannot read its own memory (no /proc in a chroot)', (t) => {
+  t.mock.method(process, 'memoryUsage', () => {
+    throw new Error('ENOENT: no such file or directory, uv_resident_set_memory');
+  });
+  const r = new Registry();
+  registerProcessMetrics(r);
+  const text = r.render();
+  assert.match(text, /^nodejs_heap_size_used_bytes [1-9]\d*$/m);
+  assert.match(text, /^process_cpu_seconds_total \S+$/m);
+});
