@@ -16,6 +16,7 @@ import { specWriterOf } from '../../api/spec-version.js';
 import { templateWriterOf } from '../shared/template-ownership.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import { withoutFieldSets, type CacheTransform } from '../../runtime/cache.js';
+import { Interner } from '../../runtime/interner.js';
 
 /** kubectl's client-side apply copy of the whole object: nothing here reads it. */
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -40,7 +41,20 @@ function withManagedFields<T extends KubernetesObject>(into: T, from: Kubernetes
  * owns, from which spec-version.ts tells a workspace written in v1alpha1 (KAITO applies more rules to those).
  */
 export function leanWorkspace<T extends KubernetesObject>(ws: T): T {
-  return withManagedFields(leanObject(ws), ws, specWriterOf);
+  return withSharedWorkerNodes(withManagedFields(leanObject(ws), ws, specWriterOf));
+}
+
+/**
+ * `status.workerNodes` lists every ready node the workspace's selector matches (as KAITO does): with a
+ * pool-wide selector, hundreds of names in each workspace. Stored once per name, not once per workspace
+ * (about 11 MiB at N = 1000 in the benchmark, docs/benchmarks.md).
+ */
+const workerNodeNames = new Interner(10_000);
+function withSharedWorkerNodes<T extends KubernetesObject>(ws: T): T {
+  const status = (ws as { status?: { workerNodes?: unknown } }).status;
+  const names = status?.workerNodes;
+  if (!Array.isArray(names) || names.length === 0) return ws;
+  return { ...ws, status: { ...status, workerNodes: names.map((n: unknown) => (typeof n === 'string' ? workerNodeNames.intern(n) : n)) } };
 }
 
 /**

@@ -175,6 +175,21 @@ describe('cache transforms', () => {
     assert.equal(specVersionOf(lean), specVersionOf(written));
   });
 
+  it('workspaces keep their worker node names, in order, and the input is left as it was', () => {
+    const ws = {
+      apiVersion: 'kaito.sh/v1beta1',
+      kind: 'Workspace',
+      metadata: { name: 'ws', namespace: 'ns' },
+      status: { workerNodes: ['gpu-a100-12', 'gpu-a100-3'], state: 'Ready' },
+    };
+    const copy = structuredClone(ws);
+    const lean = leanWorkspace(ws);
+    assert.deepEqual(lean.status, { workerNodes: ['gpu-a100-12', 'gpu-a100-3'], state: 'Ready' });
+    assert.deepEqual(ws, copy);
+    assert.deepEqual(leanWorkspace({ ...ws, status: { workerNodes: [] } }).status, { workerNodes: [] });
+    assert.equal(leanWorkspace({ ...ws, status: undefined }).status, undefined);
+  });
+
   it('leaves its input unchanged', () => {
     const input = pod('p', podStatus(true));
     leanPod(input);

@@ -1,8 +1,10 @@
-// What a first reconcile pass holds while its deferred writes wait (a released pass, docs/runtime.md):
-// the snapshot it read and the plan it made, for the benchmark's own workspaces and nodes
-// (bring-your-own pools, one node per workspace), measured as heap retained after a full GC.
-// Run: npm run build && node --expose-gc dist/bench/pass-retention.js [N]   (N: workspaces, default 1000)
+// Heap retained (after a full GC) for the benchmark's own workspaces and nodes (bring-your-own pools,
+// one node per workspace): what a first reconcile pass holds while its deferred writes wait (a released
+// pass, docs/runtime.md: the snapshot it read and the plan it made), and what the workspace cache holds
+// per converged workspace, as parsed from the API server and stored through its transform.
+// Run: npm run build && node --expose-gc dist/bench/heap-retention.js [N]   (N: workspaces, default 1000)
 import { cachesFromObjects, readSnapshot } from '../src/controllers/workspace/snapshot.js';
+import { leanObject, leanWorkspace } from '../src/controllers/workspace/cache-transforms.js';
 import { planWorkspace } from '../src/controllers/workspace/plan.js';
 import type { OperatorConfig } from '../src/controllers/workspace/context.js';
 import { DEFAULT_FEATURE_GATES } from '../src/api/feature-gates.js';
@@ -13,12 +15,12 @@ import { planWorkspaces, poolsForPlan, workspaceManifest } from './plan.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) {
-  console.error('pass-retention: run with node --expose-gc');
+  console.error('heap-retention: run with node --expose-gc');
   process.exit(2);
 }
 const n = Number(process.argv[2] ?? 1000);
 if (!Number.isInteger(n) || n < 1) {
-  console.error(`pass-retention: N must be a positive integer, got "${process.argv[2]}"`);
+  console.error(`heap-retention: N must be a positive integer, got "${process.argv[2]}"`);
   process.exit(2);
 }
 
@@ -63,3 +65,20 @@ console.log(`${n} workspaces on ${nodes.length} nodes; a first pass sends: ${sen
 console.log(`retained per pass: snapshot ${kib((withSnapshots - before) / n)} KiB, plan ${kib((withPlans - withSnapshots) / n)} KiB`);
 console.log(`held by 50 released passes (the default bound): ${kib(((withPlans - before) / n) * 50)} KiB`);
 if (snapshots.length + plans.length !== 2 * n) throw new Error('unreachable: keeps both lists alive until here');
+
+// Each workspace converged: its first pass's status, as the server would return it (JSON text).
+const converged = workspaces.map((ws, i) => {
+  const status = plans[i]!.actions.find((a) => a.kind === 'status');
+  return JSON.stringify({ ...ws, status: status?.kind === 'status' ? status.status : {} });
+});
+snapshots.length = 0;
+plans.length = 0;
+const stored = (transform: (o: object) => object) => {
+  const start = heapAfterGc();
+  const kept = converged.map((text) => transform(JSON.parse(text) as object));
+  const bytes = heapAfterGc() - start;
+  return kept.length === n ? bytes / n : NaN;
+};
+const workerNodes = JSON.parse(converged[0]!) as { status?: { workerNodes?: string[] } };
+console.log(`a converged workspace lists ${workerNodes.status?.workerNodes?.length ?? 0} worker nodes (its pool's)`);
+console.log(`cached per workspace: ${kib(stored(leanWorkspace))} KiB (stored without shared node names: ${kib(stored(leanObject))} KiB)`);
