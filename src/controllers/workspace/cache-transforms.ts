@@ -47,7 +47,7 @@ export function leanWorkspace<T extends KubernetesObject>(ws: T): T {
 /**
  * `status.workerNodes` lists every ready node the workspace's selector matches (as KAITO does): with a
  * pool-wide selector, hundreds of names in each workspace. Stored once per name, not once per workspace
- * (about 11 MiB at N = 1000 in the benchmark, docs/benchmarks.md).
+ * (10 MiB of peak RSS at N = 1000 in the benchmark, docs/benchmarks.md).
  */
 const workerNodeNames = new Interner(10_000);
 function withSharedWorkerNodes<T extends KubernetesObject>(ws: T): T {
