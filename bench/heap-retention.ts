@@ -6,7 +6,7 @@
 import { cachesFromObjects, readSnapshot } from '../src/controllers/workspace/snapshot.js';
 import { leanObject, leanWorkspace } from '../src/controllers/workspace/cache-transforms.js';
 import { planWorkspace } from '../src/controllers/workspace/plan.js';
-import type { OperatorConfig } from '../src/controllers/workspace/context.js';
+import { operatorConfigOf } from '../src/controllers/workspace/context.js';
 import { DEFAULT_FEATURE_GATES } from '../src/api/feature-gates.js';
 import { defaultFacts } from '../src/builders/facts.js';
 import { layoutFor } from '../src/simcluster/layout.js';
@@ -36,14 +36,7 @@ const workspaces = plan.map((w, i) => {
 });
 const caches = cachesFromObjects([...workspaces, ...nodes]);
 // The benchmark's operator flags: bring-your-own nodes (--feature-gates=vLLM=true,disableNodeAutoProvisioning=true).
-const facts = defaultFacts();
-const config: OperatorConfig = {
-  featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: true },
-  cloudProvider: facts.cloudProvider,
-  presetRegistry: facts.presetRegistry,
-  releaseNamespace: facts.releaseNamespace,
-  nodeProvisioningTimeoutMs: 1_800_000,
-};
+const config = operatorConfigOf(defaultFacts({ featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: true } }), 1_800_000);
 const snapshotOf = (ws: (typeof workspaces)[number]) =>
   readSnapshot(ws, { caches, config, fieldManager: 'kaito-ts', now: new Date(0), provisioningCrdInstalled: () => false });
 
@@ -79,6 +72,6 @@ const stored = (transform: (o: object) => object) => {
   const bytes = heapAfterGc() - start;
   return kept.length === n ? bytes / n : NaN;
 };
-const workerNodes = JSON.parse(converged[0]!) as { status?: { workerNodes?: string[] } };
-console.log(`a converged workspace lists ${workerNodes.status?.workerNodes?.length ?? 0} worker nodes (its pool's)`);
+const first = JSON.parse(converged[0]!) as { status?: { workerNodes?: string[] } };
+console.log(`a converged workspace lists ${first.status?.workerNodes?.length ?? 0} worker nodes (its pool's)`);
 console.log(`cached per workspace: ${kib(stored(leanWorkspace))} KiB (stored without shared node names: ${kib(stored(leanObject))} KiB)`);

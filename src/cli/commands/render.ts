@@ -22,7 +22,7 @@ import { describeAction } from '../../controllers/shared/actions.js';
 import { templateHash, type InferenceSetObject } from '../../controllers/inferenceset/children.js';
 import { specProblem } from '../../controllers/inferenceset/plan.js';
 import { inferenceSetDocs, otherDocs, parseInferenceSet, planInferenceSetOffline } from '../../diff/inferenceset-intent.js';
-import { provisionerOf, type OperatorConfig } from '../../controllers/workspace/context.js';
+import { operatorConfigOf, provisionerOf } from '../../controllers/workspace/context.js';
 import { podNodePinning } from '../../controllers/workspace/gather-facts.js';
 import { planWorkspace } from '../../controllers/workspace/plan.js';
 import { cachesFromObjects, readSnapshot } from '../../controllers/workspace/snapshot.js';
@@ -121,13 +121,7 @@ interface Rendered {
  * do, in order), for --explain. Under node auto-provisioning it starts with the NodeClaims.
  */
 function planLines(ws: Workspace, stateObjects: readonly unknown[], base: ClusterFacts, hubModels?: ReadonlyMap<string, HubModelState>): string[] {
-  const config: OperatorConfig = {
-    featureGates: base.featureGates,
-    cloudProvider: base.cloudProvider,
-    presetRegistry: base.presetRegistry,
-    releaseNamespace: base.releaseNamespace,
-    nodeProvisioningTimeoutMs: DEFAULT_NODE_PROVISIONING_TIMEOUT_MS,
-  };
+  const config = operatorConfigOf(base, DEFAULT_NODE_PROVISIONING_TIMEOUT_MS);
   const objects = (stateObjects as KubernetesObject[]).map((o) =>
     o.kind === 'Node' || o.kind === 'StorageClass' ? o : { ...o, metadata: { ...o.metadata, namespace: o.metadata?.namespace ?? 'default' } },
   );

@@ -23,6 +23,7 @@ import type { NodeClassConfig } from '../../api/node-class-config.js';
 import type { Workspace } from '../../api/types.js';
 import type { UpdateStrategy } from '../../api/update-strategy.js';
 import type { CloudProvider } from '../../catalog/types.js';
+import type { ClusterFacts } from '../../builders/facts.js';
 import type { CacheReader, ObjectCache } from '../../runtime/cache.js';
 import type { KubeClient } from '../../runtime/client.js';
 import type { EventRecorder } from '../../runtime/events.js';
@@ -96,6 +97,15 @@ export interface WorkspaceDeps {
   provisioningCrdInstalled: () => boolean | undefined;
   /** Hugging Face metadata of model ids outside KAITO's catalog; absent: such ids stay `resolving`. */
   hubModels?: HubModels;
+}
+
+/** The configuration the operator runs with, from facts (gates and catalogs) outside a running operator: `render`, benchmarks, tests. */
+export function operatorConfigOf(
+  facts: Pick<ClusterFacts, 'featureGates' | 'cloudProvider' | 'presetRegistry' | 'releaseNamespace'>,
+  nodeProvisioningTimeoutMs: number,
+): OperatorConfig {
+  const { featureGates, cloudProvider, presetRegistry, releaseNamespace } = facts;
+  return { featureGates, cloudProvider, presetRegistry, releaseNamespace, nodeProvisioningTimeoutMs };
 }
 
 /** Who makes nodes: the flag's value, or the gate's when the flag was not given. */

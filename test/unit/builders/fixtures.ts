@@ -3,7 +3,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
 import type { Workspace } from '../../../src/api/types.js';
 import { defaultFacts, type ClusterFacts } from '../../../src/builders/facts.js';
-import type { OperatorConfig } from '../../../src/controllers/workspace/context.js';
+import { operatorConfigOf, type OperatorConfig } from '../../../src/controllers/workspace/context.js';
 
 export const NVME_CLASS = 'kaito-local-nvme-disk';
 
@@ -54,12 +54,5 @@ export function byoFacts(overrides: Partial<ClusterFacts> = {}): ClusterFacts {
 
 /** The operator's configuration with bring-your-own nodes (node auto-provisioning off), catalogs as defaultFacts. */
 export function byoOperatorConfig(nodeProvisioningTimeoutMs = 1_800_000): OperatorConfig {
-  const base = defaultFacts();
-  return {
-    featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: true },
-    cloudProvider: base.cloudProvider,
-    presetRegistry: base.presetRegistry,
-    releaseNamespace: base.releaseNamespace,
-    nodeProvisioningTimeoutMs,
-  };
+  return operatorConfigOf(byoFacts(), nodeProvisioningTimeoutMs);
 }

@@ -9,7 +9,7 @@ import type { Workspace } from '../../../src/api/types.js';
 import { findCondition } from '../../../src/api/workspace-conditions.js';
 import { defaultFacts } from '../../../src/builders/facts.js';
 import { describeAction, type Action, type Plan } from '../../../src/controllers/shared/actions.js';
-import type { OperatorConfig } from '../../../src/controllers/workspace/context.js';
+import { operatorConfigOf, type OperatorConfig } from '../../../src/controllers/workspace/context.js';
 import { planWorkspace } from '../../../src/controllers/workspace/plan.js';
 import { NODECLAIMS_CREATED_ANNOTATION } from '../../../src/controllers/workspace/provisioning-plan.js';
 import { Reason } from '../../../src/controllers/workspace/reasons.js';
@@ -17,14 +17,8 @@ import { cachesFromObjects, readSnapshot, type WorkspaceSnapshot } from '../../.
 import { A10_NODE_LABELS, byoWorkspace, gpuNode, H100_NODE_LABELS, NVME_CLASS, presetWorkspace } from '../builders/fixtures.js';
 
 const NOW = new Date('2026-12-01T12:00:00Z');
-const base = defaultFacts();
-const config = (byo: boolean): OperatorConfig => ({
-  featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: byo },
-  cloudProvider: base.cloudProvider,
-  presetRegistry: base.presetRegistry,
-  releaseNamespace: base.releaseNamespace,
-  nodeProvisioningTimeoutMs: 1_800_000,
-});
+const config = (byo: boolean): OperatorConfig =>
+  operatorConfigOf(defaultFacts({ featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: byo } }), 1_800_000);
 const a10 = () => ({
   ...gpuNode('n1', A10_NODE_LABELS),
   kind: 'Node',

@@ -4,7 +4,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubernetesObject, V1Pod, V1Service, V1StatefulSet } from '@kubernetes/client-node';
-import { DEFAULT_FEATURE_GATES } from '../../../src/api/feature-gates.js';
 import {
   ANNOTATION_REVISION,
   ANNOTATION_SURGE_FAILED,
@@ -15,22 +14,13 @@ import {
 } from '../../../src/api/labels.js';
 import type { Workspace } from '../../../src/api/types.js';
 import { findCondition } from '../../../src/api/workspace-conditions.js';
-import { defaultFacts } from '../../../src/builders/facts.js';
 import type { Action, Plan } from '../../../src/controllers/shared/actions.js';
-import type { OperatorConfig } from '../../../src/controllers/workspace/context.js';
 import { planWorkspace } from '../../../src/controllers/workspace/plan.js';
 import { cachesFromObjects, readSnapshot } from '../../../src/controllers/workspace/snapshot.js';
 import { UpdateReason } from '../../../src/controllers/workspace/update-plan.js';
-import { A10_NODE_LABELS, byoWorkspace, gpuNode } from '../builders/fixtures.js';
+import { A10_NODE_LABELS, byoOperatorConfig, byoWorkspace, gpuNode } from '../builders/fixtures.js';
 
-const base = defaultFacts();
-const config: OperatorConfig = {
-  featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: true },
-  cloudProvider: base.cloudProvider,
-  presetRegistry: base.presetRegistry,
-  releaseNamespace: base.releaseNamespace,
-  nodeProvisioningTimeoutMs: 1_800_000,
-};
+const config = byoOperatorConfig();
 const node = (name: string) => ({
   ...gpuNode(name, A10_NODE_LABELS),
   kind: 'Node',
