@@ -10,7 +10,7 @@ import { workspaceName } from '../builders/meta.js';
 import type { NodeClaim } from '../builders/nodeclaim.js';
 import { Reason } from '../controllers/workspace/reasons.js';
 import { KubeClient, MERGE_PATCH } from '../runtime/client.js';
-import { ignoreNotFound, isAlreadyExists } from '../runtime/errors.js';
+import { ignoreNotFound, isAlreadyExists, isConflict } from '../runtime/errors.js';
 import { Resources, type ResourceType } from '../runtime/resources.js';
 import { KubeTransport } from '../runtime/transport.js';
 import { adminKubeConfig, isRunning, up, type ClusterInfo } from '../simcluster/cluster.js';
@@ -165,19 +165,33 @@ export async function resetNamespace(api: DemoApi, namespace: string, signal: Ab
   );
 }
 
-/** Lifts our finalizer (the operator is not running to do it), then deletes; either may find the object gone. */
+/**
+ * Lifts our finalizer (the operator is not running to do it), then deletes; either may find the object
+ * gone. The patch is guarded by the resourceVersion read, and read again on a conflict: deleting an
+ * InferenceSet makes the garbage collector mark its children while the demo lifts their finalizers.
+ */
 async function dropFinalizerAndDelete(client: KubeClient, type: ResourceType, obj: KubernetesObject, namespace: string, finalizer: string): Promise<void> {
   const name = obj.metadata?.name ?? '';
-  const finalizers = obj.metadata?.finalizers ?? [];
-  if (finalizers.includes(finalizer)) {
-    await client
+  let live: KubernetesObject | undefined = obj;
+  for (let attempt = 0; live?.metadata?.finalizers?.includes(finalizer); attempt++) {
+    const finalizers = live.metadata.finalizers;
+    const lifted = await client
       .patch(
         type,
         { namespace, name },
-        { metadata: { finalizers: finalizers.filter((f) => f !== finalizer), resourceVersion: obj.metadata?.resourceVersion } },
+        { metadata: { finalizers: finalizers.filter((f) => f !== finalizer), resourceVersion: live.metadata.resourceVersion } },
         MERGE_PATCH,
       )
-      .catch(ignoreNotFound);
+      .then(
+        () => true,
+        (err: unknown) => {
+          if (isConflict(err) && attempt < 5) return false;
+          ignoreNotFound(err);
+          return true;
+        },
+      );
+    if (lifted) break;
+    live = await client.get<KubernetesObject>(type, namespace, name).catch((err: unknown) => (ignoreNotFound(err), undefined));
   }
   await client.delete(type, { namespace, name }).catch(ignoreNotFound);
 }

@@ -42,6 +42,8 @@ export interface DemoOptions {
 
 export type DemoResult = { code: number; error?: string };
 
+const replicasText = (n: number): string => `${n} replica${n === 1 ? '' : 's'}`;
+
 /**
  * The operator as `kaito-ts run` would start it for the demo: KAITO's default mode (node
  * auto-provisioning; existing matching nodes count), one namespace, local probes.
@@ -124,7 +126,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     for (const is of samples.inferenceSets) {
       const pool = is.spec.labelSelector.matchLabels?.[POOL_LABEL];
       say(
-        `  inferenceset ${is.metadata.name}: ${is.spec.template.inference?.preset?.name ?? 'template'}, ${is.spec.replicas ?? 1} replica(s), one child Workspace each, each on ${where(is.spec.template.resource?.instanceType, pool)}`,
+        `  inferenceset ${is.metadata.name}: ${is.spec.template.inference?.preset?.name ?? 'template'}, ${replicasText(is.spec.replicas ?? 1)}, one child Workspace each, each on ${where(is.spec.template.resource?.instanceType, pool)}`,
       );
     }
     const legacyNodes = await installLegacy(client, samples, DEMO_NAMESPACE, deadline, o.signal);
