@@ -130,6 +130,19 @@ export async function resetNamespace(api: DemoApi, namespace: string, signal: Ab
       await client.delete(type, { namespace, name: obj.metadata?.name ?? '' }).catch(ignoreNotFound);
     }
   }
+  // Pods go before the nodes made for them, at once (grace period 0, as `kubectl delete --force`): a pod
+  // whose node vanished first (the child an earlier run scaled down: its NodeClaim went with it) stays
+  // Terminating until kube-controller-manager's pod GC takes it, about 40 s later. The StatefulSets went
+  // above, so none comes back.
+  for (const pod of await listIn(client, Resources.pods, namespace)) {
+    await client.delete(Resources.pods, { namespace, name: pod.metadata?.name ?? '' }, { gracePeriodSeconds: 0 }).catch(ignoreNotFound);
+  }
+  await waitUntil(
+    `the earlier demo pods in ${namespace} to be gone`,
+    deadline,
+    async () => ((await listIn(client, Resources.pods, namespace)).length === 0 ? true : undefined),
+    signal,
+  );
   // The finalizer was stripped above, so the earlier run's NodeClaims (cluster-scoped) go here too;
   // the provisioner then removes their nodes.
   for (const nc of await namespaceClaims(client, namespace)) {
