@@ -1,14 +1,16 @@
 // The demo's cluster work: start (or reuse) the local cluster through the simcluster API, install the
-// CRD, give the demo a clean namespace, apply the samples, and read what the table shows.
+// CRDs, give the demo a clean namespace, apply the samples, and read what the table shows.
 import type { KubeConfig, KubernetesObject, V1Deployment, V1Namespace, V1Node, V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { workspaceCrd } from '../api/crd.js';
-import { LABEL_KARPENTER_WORKSPACE_NAMESPACE, LABEL_WORKSPACE_NAMESPACE, WORKSPACE_FINALIZER } from '../api/labels.js';
+import { inferenceSetCrd } from '../api/inferenceset-crd.js';
+import type { InferenceSet } from '../api/inferenceset-types.js';
+import { INFERENCESET_FINALIZER, LABEL_KARPENTER_WORKSPACE_NAMESPACE, LABEL_WORKSPACE_NAMESPACE, WORKSPACE_FINALIZER } from '../api/labels.js';
 import type { Workspace } from '../api/types.js';
 import { workspaceName } from '../builders/meta.js';
 import type { NodeClaim } from '../builders/nodeclaim.js';
 import { Reason } from '../controllers/workspace/reasons.js';
 import { KubeClient, MERGE_PATCH } from '../runtime/client.js';
-import { ignoreNotFound, isAlreadyExists } from '../runtime/errors.js';
+import { ignoreNotFound, isAlreadyExists, isConflict } from '../runtime/errors.js';
 import { Resources, type ResourceType } from '../runtime/resources.js';
 import { KubeTransport } from '../runtime/transport.js';
 import { adminKubeConfig, isRunning, up, type ClusterInfo } from '../simcluster/cluster.js';
@@ -54,39 +56,43 @@ export function demoApi(): DemoApi {
   return { kc, client: new KubeClient(transport, { fieldManager: DEMO_FIELD_MANAGER }), close: () => transport.close() };
 }
 
-/** Server-side apply of the Workspace CRD, then wait until it is Established and served. */
-export async function installCrd(client: KubeClient, namespace: string, signal: AbortSignal): Promise<void> {
-  const crd = workspaceCrd();
-  await client.apply(CRDS, crd);
+/** Server-side apply of the Workspace and InferenceSet CRDs, then wait until both are Established and served. */
+export async function installCrds(client: KubeClient, namespace: string, signal: AbortSignal): Promise<void> {
   const deadline = Date.now() + 60_000;
-  await waitUntil(
-    `CRD ${crd.metadata.name} Established`,
-    deadline,
-    async () => {
-      const live = await client.get<KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } }>(CRDS, undefined, crd.metadata.name);
-      return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
-    },
-    signal,
-    200,
-  );
-  // Established can precede the REST handler by a moment: list until it answers.
-  await waitUntil(
-    'the workspaces API to be served',
-    deadline,
-    async () =>
-      await client.list(Resources.workspaces, { namespace }).then(
-        () => true,
-        () => undefined,
-      ),
-    signal,
-    200,
-  );
+  for (const [crd, type] of [
+    [workspaceCrd(), Resources.workspaces],
+    [inferenceSetCrd(), Resources.inferenceSets],
+  ] as const) {
+    await client.apply(CRDS, crd);
+    await waitUntil(
+      `CRD ${crd.metadata.name} Established`,
+      deadline,
+      async () => {
+        const live = await client.get<KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } }>(CRDS, undefined, crd.metadata.name);
+        return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+      },
+      signal,
+      200,
+    );
+    // Established can precede the REST handler by a moment: list until it answers.
+    await waitUntil(
+      `the ${type.plural} API to be served`,
+      deadline,
+      async () =>
+        await client.list(type, { namespace }).then(
+          () => true,
+          () => undefined,
+        ),
+      signal,
+      200,
+    );
+  }
 }
 
 /**
- * Gives the demo a clean namespace: created when missing; what an earlier run left (workspaces,
- * legacy Deployments, claims) is removed, so every run shows the whole flow. The operator is not
- * running yet, so the demo lifts the workspace finalizer itself; owner references take the children.
+ * Gives the demo a clean namespace: created when missing; what an earlier run left (InferenceSets,
+ * workspaces, legacy Deployments, claims) is removed, so every run shows the whole flow. The operator
+ * is not running yet, so the demo lifts the InferenceSet and workspace finalizers itself.
  */
 export async function resetNamespace(api: DemoApi, namespace: string, signal: AbortSignal, log: Log): Promise<void> {
   const { client } = api;
@@ -108,22 +114,13 @@ export async function resetNamespace(api: DemoApi, namespace: string, signal: Ab
     signal,
   );
 
+  // The sets first, so no child is made again; their children are workspaces like the others below.
+  for (const is of await listIn<InferenceSet>(client, Resources.inferenceSets, namespace)) {
+    await dropFinalizerAndDelete(client, Resources.inferenceSets, is, namespace, INFERENCESET_FINALIZER);
+  }
   const left = await listIn<Workspace & KubernetesObject>(client, Resources.workspaces, namespace);
   if (left.length > 0) log(`removing what an earlier demo run left in ${namespace}: ${left.map((w) => workspaceName(w)).join(', ')}`);
-  for (const ws of left) {
-    const finalizers = ws.metadata.finalizers ?? [];
-    if (finalizers.includes(WORKSPACE_FINALIZER)) {
-      await client
-        .patch(
-          Resources.workspaces,
-          { namespace, name: workspaceName(ws) },
-          { metadata: { finalizers: finalizers.filter((f) => f !== WORKSPACE_FINALIZER), resourceVersion: ws.metadata.resourceVersion } },
-          MERGE_PATCH,
-        )
-        .catch(ignoreNotFound);
-    }
-    await client.delete(Resources.workspaces, { namespace, name: workspaceName(ws) }).catch(ignoreNotFound);
-  }
+  for (const ws of left) await dropFinalizerAndDelete(client, Resources.workspaces, ws, namespace, WORKSPACE_FINALIZER);
   // Owner references would take the children too, but the garbage collector may take half a minute,
   // and a same-named child of the old workspace makes the new one report ObjectNotOwned until then.
   // The namespace is the demo's own: everything of these kinds goes now (claims and legacy Deployments included).
@@ -133,6 +130,19 @@ export async function resetNamespace(api: DemoApi, namespace: string, signal: Ab
       await client.delete(type, { namespace, name: obj.metadata?.name ?? '' }).catch(ignoreNotFound);
     }
   }
+  // Pods go before the nodes made for them, at once (grace period 0, as `kubectl delete --force`): a pod
+  // whose node vanished first (the child an earlier run scaled down: its NodeClaim went with it) stays
+  // Terminating until kube-controller-manager's pod GC takes it, about 40 s later. The StatefulSets went
+  // above, so none comes back.
+  for (const pod of await listIn(client, Resources.pods, namespace)) {
+    await client.delete(Resources.pods, { namespace, name: pod.metadata?.name ?? '' }, { gracePeriodSeconds: 0 }).catch(ignoreNotFound);
+  }
+  await waitUntil(
+    `the earlier demo pods in ${namespace} to be gone`,
+    deadline,
+    async () => ((await listIn(client, Resources.pods, namespace)).length === 0 ? true : undefined),
+    signal,
+  );
   // The finalizer was stripped above, so the earlier run's NodeClaims (cluster-scoped) go here too;
   // the provisioner then removes their nodes.
   for (const nc of await namespaceClaims(client, namespace)) {
@@ -145,7 +155,9 @@ export async function resetNamespace(api: DemoApi, namespace: string, signal: Ab
     `the earlier demo objects in ${namespace} to be gone`,
     deadline,
     async () => {
-      const counts = await Promise.all([Resources.workspaces, Resources.pods, ...kinds].map(async (t) => (await listIn(client, t, namespace)).length));
+      const counts = await Promise.all(
+        [Resources.inferenceSets, Resources.workspaces, Resources.pods, ...kinds].map(async (t) => (await listIn(client, t, namespace)).length),
+      );
       const claims = (await namespaceClaims(client, namespace)).length;
       return counts.every((n) => n === 0) && claims === 0 ? true : undefined;
     },
@@ -166,14 +178,48 @@ export async function resetNamespace(api: DemoApi, namespace: string, signal: Ab
   );
 }
 
+/**
+ * Lifts our finalizer (the operator is not running to do it), then deletes; either may find the object
+ * gone. The patch is guarded by the resourceVersion read, and read again on a conflict: deleting an
+ * InferenceSet makes the garbage collector mark its children while the demo lifts their finalizers.
+ */
+async function dropFinalizerAndDelete(client: KubeClient, type: ResourceType, obj: KubernetesObject, namespace: string, finalizer: string): Promise<void> {
+  const name = obj.metadata?.name ?? '';
+  let live: KubernetesObject | undefined = obj;
+  for (let attempt = 0; live?.metadata?.finalizers?.includes(finalizer); attempt++) {
+    const finalizers = live.metadata.finalizers;
+    const lifted = await client
+      .patch(
+        type,
+        { namespace, name },
+        { metadata: { finalizers: finalizers.filter((f) => f !== finalizer), resourceVersion: live.metadata.resourceVersion } },
+        MERGE_PATCH,
+      )
+      .then(
+        () => true,
+        (err: unknown) => {
+          if (isConflict(err) && attempt < 5) return false;
+          ignoreNotFound(err);
+          return true;
+        },
+      );
+    if (lifted) break;
+    live = await client.get<KubernetesObject>(type, namespace, name).catch((err: unknown) => (ignoreNotFound(err), undefined));
+  }
+  await client.delete(type, { namespace, name }).catch(ignoreNotFound);
+}
+
 async function listIn<T extends KubernetesObject>(client: KubeClient, type: ResourceType, namespace?: string): Promise<T[]> {
   return (await client.list<T>(type, namespace ? { namespace } : {})).items;
 }
 
-/** Applies every sample workspace (server-side apply under the demo's field manager). */
-export async function applyWorkspaces(client: KubeClient, samples: Samples): Promise<void> {
+/** Applies every sample workspace and InferenceSet (server-side apply under the demo's field manager). */
+export async function applySamples(client: KubeClient, samples: Samples): Promise<void> {
   for (const ws of samples.workspaces) {
     await client.apply(Resources.workspaces, ws);
+  }
+  for (const is of samples.inferenceSets) {
+    await client.apply(Resources.inferenceSets, is);
   }
 }
 
@@ -229,10 +275,11 @@ export async function takenByAnotherOperator(client: KubeClient, namespace: stri
   return live.filter((ws) => ws.metadata.finalizers?.includes(WORKSPACE_FINALIZER) || (ws.status?.conditions?.length ?? 0) > 0).map((ws) => workspaceName(ws));
 }
 
-/** One read of everything the table shows (six lists; the API server is local). */
+/** One read of everything the table shows (eight lists; the API server is local). */
 export async function snapshot(client: KubeClient, namespace: string): Promise<Snapshot> {
-  const [workspaces, statefulSets, deployments, claims, pods, nodes, nodeClaims] = await Promise.all([
+  const [workspaces, inferenceSets, statefulSets, deployments, claims, pods, nodes, nodeClaims] = await Promise.all([
     listIn<Workspace & KubernetesObject>(client, Resources.workspaces, namespace),
+    listIn<InferenceSet>(client, Resources.inferenceSets, namespace),
     listIn<V1StatefulSet>(client, Resources.statefulSets, namespace),
     listIn<V1Deployment>(client, Resources.deployments, namespace),
     listIn<V1PersistentVolumeClaim>(client, Resources.persistentVolumeClaims, namespace),
@@ -240,7 +287,7 @@ export async function snapshot(client: KubeClient, namespace: string): Promise<S
     listIn<V1Node>(client, Resources.nodes),
     namespaceClaims(client, namespace),
   ]);
-  return { workspaces, statefulSets, deployments, claims, pods, nodes, nodeClaims };
+  return { workspaces, inferenceSets, statefulSets, deployments, claims, pods, nodes, nodeClaims };
 }
 
 /** Cluster-scoped objects labelled with the namespace (NodeClaims, NodePools); none without the CRD. */

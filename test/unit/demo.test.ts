@@ -5,7 +5,10 @@ import type { V1Deployment, V1Node, V1PersistentVolumeClaim, V1Pod, V1StatefulSe
 import type { Workspace } from '../../src/api/types.js';
 import { loadSamples, ownedLegacyDeployment, parseSamples, samplesDir } from '../../src/demo/samples.js';
 import { LiveBlock } from '../../src/demo/screen.js';
-import { formatRows, notReadySummary, rowsOf, type Snapshot } from '../../src/demo/table.js';
+import { allReady, childrenOf, formatRows, notReadySummary, rowsOf, type Snapshot } from '../../src/demo/table.js';
+import { goneFrom } from '../../src/demo/scale.js';
+import { commandLine, scaleArgs } from '../../src/demo/kubectl.js';
+import type { InferenceSet } from '../../src/api/inferenceset-types.js';
 import type { NodeClaim } from '../../src/builders/nodeclaim.js';
 import { layoutFor } from '../../src/simcluster/layout.js';
 
@@ -50,6 +53,7 @@ const deployment = (name: string, ready: number): V1Deployment => ({
 
 const empty: Snapshot = {
   workspaces: [],
+  inferenceSets: [],
   statefulSets: [],
   deployments: [],
   claims: [],
@@ -201,6 +205,149 @@ test('formatRows aligns columns; notReadySummary names each waiting workspace an
   assert.equal(notReadySummary(rows), '1 of 2 workspaces not InferenceReady: phi-4-mini (False PodsNotReady: PodsNotReady message)');
 });
 
+const set = (name: string, replicas: number, status: InferenceSet['status'] = {}): InferenceSet => ({
+  apiVersion: 'kaito.sh/v1beta1',
+  kind: 'InferenceSet',
+  metadata: { name, namespace: 'kaito-demo', uid: `uid-${name}` },
+  spec: {
+    replicas,
+    labelSelector: { matchLabels: { apps: name } },
+    template: { resource: { instanceType: 'Standard_NV36ads_A10_v5' }, inference: { preset: { name: 'microsoft/Phi-3-mini-4k-instruct' } } },
+  },
+  status,
+});
+
+const child = (setName: string, suffix: string, created: string, o: { ready?: boolean; deleting?: boolean } = {}): Workspace =>
+  ws(`${setName}-${suffix}`, {
+    metadata: {
+      name: `${setName}-${suffix}`,
+      namespace: 'kaito-demo',
+      generation: 1,
+      creationTimestamp: created as unknown as Date,
+      labels: { 'inferenceset.kaito.sh/created-by': setName },
+      ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:01:00Z' as unknown as Date } : {}),
+    },
+    ...(o.ready ? { status: { conditions: [cond('True', 'WorkspaceInferenceStatusSuccess')] } } : {}),
+  });
+
+const setReady = (readyReplicas: number) => ({
+  readyReplicas,
+  replicas: readyReplicas,
+  conditions: [{ ...cond('True', 'inferencesetReady'), type: 'InferenceSetReady' }],
+});
+
+test('rows: an InferenceSet row, then its children marked under it, oldest first; done only at exactly its replicas', () => {
+  const readyWs = ws('alone', { status: { conditions: [cond('True', 'WorkspaceInferenceStatusSuccess')] } });
+  const older = child('s', 'aaaaa', '2026-01-01T00:00:01Z', { ready: true });
+  const newer = child('s', 'bbbbb', '2026-01-01T00:00:02Z', { ready: true });
+  const cases: {
+    name: string;
+    snap: Partial<Snapshot>;
+    want: { workspace: string; replicas?: string; ready: boolean }[];
+    done: boolean;
+  }[] = [
+    {
+      name: 'applied, no child yet',
+      snap: { workspaces: [readyWs], inferenceSets: [set('s', 1)] },
+      want: [
+        { workspace: 'alone', ready: true },
+        { workspace: 'inferenceset/s', replicas: '0/1', ready: false },
+      ],
+      done: false,
+    },
+    {
+      name: 'one child serving at 1 replica',
+      snap: { workspaces: [older, readyWs], inferenceSets: [set('s', 1, setReady(1))] },
+      want: [
+        { workspace: 'alone', ready: true },
+        { workspace: 'inferenceset/s', replicas: '1/1', ready: true },
+        { workspace: '└ s-aaaaa', ready: true },
+      ],
+      done: true,
+    },
+    {
+      name: 'scaled to 2: the new child is not serving yet',
+      snap: { workspaces: [readyWs, child('s', 'bbbbb', '2026-01-01T00:00:02Z'), older], inferenceSets: [set('s', 2, setReady(1))] },
+      want: [
+        { workspace: 'alone', ready: true },
+        { workspace: 'inferenceset/s', replicas: '1/2', ready: false },
+        { workspace: '└ s-aaaaa', ready: true },
+        { workspace: '└ s-bbbbb', ready: false },
+      ],
+      done: false,
+    },
+    {
+      name: 'both children serve, but the set has not counted the second yet',
+      snap: { workspaces: [readyWs, newer, older], inferenceSets: [set('s', 2, setReady(1))] },
+      want: [
+        { workspace: 'alone', ready: true },
+        { workspace: 'inferenceset/s', replicas: '1/2', ready: false },
+        { workspace: '└ s-aaaaa', ready: true },
+        { workspace: '└ s-bbbbb', ready: true },
+      ],
+      done: false,
+    },
+    {
+      name: 'scaled back to 1: the extra child is being deleted',
+      snap: {
+        workspaces: [readyWs, older, child('s', 'bbbbb', '2026-01-01T00:00:02Z', { ready: true, deleting: true })],
+        inferenceSets: [set('s', 1, setReady(1))],
+      },
+      want: [
+        { workspace: 'alone', ready: true },
+        { workspace: 'inferenceset/s', replicas: '1/1', ready: false },
+        { workspace: '└ s-aaaaa', ready: true },
+        { workspace: '└ s-bbbbb (deleting)', ready: false },
+      ],
+      done: false,
+    },
+    {
+      name: 'a child of a set that is not in the snapshot is listed as a workspace',
+      snap: { workspaces: [readyWs, child('gone', 'ccccc', '2026-01-01T00:00:03Z', { ready: true })], inferenceSets: [] },
+      want: [
+        { workspace: 'alone', ready: true },
+        { workspace: 'gone-ccccc', ready: true },
+      ],
+      done: false,
+    },
+  ];
+  for (const c of cases) {
+    const rows = rowsOf({ ...empty, ...c.snap }, new Set());
+    assert.deepEqual(
+      rows.map((r) => ({
+        workspace: r.workspace,
+        ready: r.ready,
+        ...(c.want.find((w) => w.workspace === r.workspace)?.replicas ? { replicas: r.replicas } : {}),
+      })),
+      c.want,
+      c.name,
+    );
+    assert.equal(allReady(rows, { workspaces: 1, inferenceSets: 1 }), c.done, `${c.name}: done`);
+  }
+  const rows = rowsOf({ ...empty, workspaces: [child('s', 'bbbbb', '2026-01-01T00:00:02Z'), older], inferenceSets: [set('s', 2, setReady(1))] }, new Set());
+  assert.equal(
+    notReadySummary(rows),
+    '1 of 2 workspaces not InferenceReady, 1 of 1 InferenceSets not at their replicas: inferenceset/s (True inferencesetReady: 2 child Workspace(s) for 2 replica(s), 1 ready; inferencesetReady message); s-bbbbb (no status yet: no InferenceReady condition yet)',
+  );
+  assert.deepEqual(
+    childrenOf({ workspaces: [newer, readyWs, older] }, 's').map((w) => w.metadata.name),
+    ['s-aaaaa', 's-bbbbb'],
+  );
+});
+
+test('scale step: the command shown is the one run; the deleted child is the one no longer listed', () => {
+  const args = scaleArgs('kaito-demo', 'phi-3-mini-set', 2);
+  assert.deepEqual(args, ['-n', 'kaito-demo', 'scale', 'inferenceset/phi-3-mini-set', '--replicas=2']);
+  assert.equal(commandLine(args), 'kubectl -n kaito-demo scale inferenceset/phi-3-mini-set --replicas=2');
+  const cases: [string[], string[], string[]][] = [
+    [['a', 'b'], ['a'], ['b']],
+    [['a', 'b'], ['b'], ['a']],
+    [['a'], ['a'], []],
+    [['a', 'b'], ['c'], ['a', 'b']],
+  ];
+  for (const [before, after, want] of cases) assert.deepEqual(goneFrom(before, after), want, `${before.join(',')} → ${after.join(',')}`);
+});
+
 test('samples: the shipped examples/demo parse, cover NVMe, non-NVMe, a provisioned node and a legacy Deployment', () => {
   const s = loadSamples(samplesDir(layoutFor().projectRoot));
   const pools = s.workspaces.map((w) => w.resource.labelSelector?.matchLabels?.['kaito.sh/sim-pool']);
@@ -221,6 +368,13 @@ test('samples: the shipped examples/demo parse, cover NVMe, non-NVMe, a provisio
     { apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', name: owner.metadata.name, uid: 'u-1', controller: true, blockOwnerDeletion: true },
   ]);
   assert.throws(() => ownedLegacyDeployment(legacy, owner), /no uid/);
+  // An InferenceSet the demo scales from 1 to 2 and back, on nodes provisioned for its children.
+  assert.equal(s.inferenceSets.length, 1);
+  const is = s.inferenceSets[0]!;
+  assert.equal(is.metadata.namespace, 'kaito-demo');
+  assert.equal(is.spec.replicas, 1);
+  assert.ok(is.spec.template.resource?.instanceType, 'node auto-provisioning mode: the set names its SKU');
+  assert.equal(is.spec.labelSelector.matchLabels?.['kaito.sh/sim-pool'], undefined, 'its children get nodes of their own');
 });
 
 test('samples: bad input is named', () => {
@@ -229,6 +383,8 @@ test('samples: bad input is named', () => {
     ['apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: lonely}\n', /lonely has no workspace of the same name/],
     ['kind: [\n', /f\.yaml: /],
     ['apiVersion: kaito.sh/v1beta1\nkind: Workspace\nmetadata: {name: x}\n', /resource is required/],
+    ['apiVersion: kaito.sh/v1beta1\nkind: InferenceSet\nmetadata: {name: s}\nspec: {replicas: 1}\n', /f\.yaml: inferenceset s: spec\.(template|labelSelector)/],
+    ['apiVersion: kaito.sh/v1\nkind: InferenceSet\nmetadata: {name: s}\n', /f\.yaml: apiVersion must be one of/],
   ];
   for (const [text, want] of cases) assert.throws(() => parseSamples([{ path: 'f.yaml', text }]), want);
 });
