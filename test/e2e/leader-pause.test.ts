@@ -109,8 +109,10 @@ describe('leader paused past its lease (private cluster)', () => {
       // It did work before the pause: the log can show passes and writes (the assertion above can fail).
       const before = actedSince(leader.output(), 0);
       assert.ok(before.passes.length > 0, 'the leader logged passes before its pause');
+      const fatal = lines(leader.output()).find((l) => l.msg === 'stopping at once');
+      const refused = lines(leader.output()).filter((l) => l.msg === 'pass not started: this process no longer holds the leader lease').length;
       results.push(
-        `cycle ${cycle}: takeover ${takeoverS}s after SIGSTOP; resumed after ${seconds(stoppedAt)}s: 0 passes, 0 writes, exit 1 (${before.passes.length} passes, ${before.writes.length} writes before)`,
+        `cycle ${cycle}: takeover ${takeoverS}s after SIGSTOP; resumed after ${seconds(stoppedAt)}s: 0 passes, 0 writes, ${refused} pass(es) refused, exit 1 (${fatal?.reason}); before the pause ${before.passes.length} passes, ${before.writes.length} writes`,
       );
       leader = standby;
       leaderId = newId;
