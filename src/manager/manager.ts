@@ -106,17 +106,20 @@ export async function startManager(
     requests: client.counter,
     ...(elector ? { isLeader: () => elector.isLeader } : {}),
   });
-  // One debug line per pass from a child logger bound to the pass (lines logged DURING the pass get
-  // the same fields from the runtime's reconcileScope).
-  const countPass = controller.observer;
-  controller.observer = {
-    reconciled(pass) {
-      countPass?.reconciled(pass);
-      if (!log.isLevelEnabled('debug')) return; // no child logger per pass when its line is dropped anyway
-      const { controller: name, key, reconcileID, ...rest } = pass;
-      log.child({ controller: name, key, reconcileID }).debug({ ...rest, seconds: Number(rest.seconds.toFixed(4)) }, 'reconciled');
-    },
-  };
+  // One debug line per pass of either controller from a child logger bound to the pass (lines logged
+  // DURING the pass get the same fields from the runtime's reconcileScope).
+  for (const c of [controller, inferenceSet?.controller]) {
+    if (!c) continue;
+    const countPass = c.observer;
+    c.observer = {
+      reconciled(pass) {
+        countPass?.reconciled(pass);
+        if (!log.isLevelEnabled('debug')) return; // no child logger per pass when its line is dropped anyway
+        const { controller: name, key, reconcileID, ...rest } = pass;
+        log.child({ controller: name, key, reconcileID }).debug({ ...rest, seconds: Number(rest.seconds.toFixed(4)) }, 'reconciled');
+      },
+    };
+  }
   // The optional NodeClaim watch may never sync (CRD absent); it must not hold readiness back.
   const ready = () => [...workspace.required, ...(inferenceSet?.required ?? [])].every((r) => r.hasSynced);
 

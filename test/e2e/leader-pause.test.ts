@@ -2,7 +2,8 @@
 // operators with leader election; the leader is stopped with SIGSTOP for longer than its lease while
 // workspaces arrive, the standby takes over, the old leader is resumed (SIGCONT). Its own debug log
 // says what it did after waking: every pass ('reconciled', with its duration, so its start is known)
-// and every write ('write sent', logged by the transport the moment a write goes on the wire). Both
+// and every write ('write sent', logged by the transport the moment a write goes on the wire), of the
+// Workspace and InferenceSet controllers alike (an InferenceSet is scaled during each pause). Both
 // must be zero; it must exit on "leader election lost". 5 cycles, the roles swapping each time.
 import { stopPrivateCluster } from './support/private-cluster.js';
 import assert from 'node:assert/strict';
@@ -11,7 +12,8 @@ import { once } from 'node:events';
 import { after, describe, it } from 'node:test';
 import { kubectl, waitFor } from './harness.js';
 import { applyAll, presetWorkspace, seconds } from './support/faults.js';
-import { killHard, pool, sleep, spawnOperator, world } from './support/operator.js';
+import { applyInferenceSet } from './support/inferenceset.js';
+import { killHard, pool, selectorFor, sleep, spawnOperator, world } from './support/operator.js';
 
 after(stopPrivateCluster);
 
@@ -54,7 +56,7 @@ function actedSince(output: string, since: number): { passes: LogLine[]; writes:
 
 describe('leader paused past its lease (private cluster)', () => {
   it(`SIGSTOP ${PAUSE_MS / 1000} s while workspaces arrive, SIGCONT, ${CYCLES} times: the resumed process starts no pass and sends no write, and exits`, async (t) => {
-    const p = pool('a100', 2 * CYCLES + 2);
+    const p = pool('a100', 2 * CYCLES + 4);
     const w = await world(t, { pools: [p], operator: false });
     const args = ['--leader-elect', '--leader-election-namespace', w.ns, '--log-level', 'debug'];
     const holder = async (): Promise<string> =>
@@ -75,6 +77,8 @@ describe('leader paused past its lease (private cluster)', () => {
     let leaderId = await waitFor('a leader', async () => (await holder()) || undefined, { timeoutMs: 60_000 });
     assert.ok(leader.output().includes(leaderId), 'the first operator holds the Lease');
     await applyAll(w.ns, [presetWorkspace('warm', p)]);
+    // The InferenceSet controller gets work during each pause too (a /scale write).
+    await applyInferenceSet(w.ns, 'set', 0, selectorFor(p));
     const results: string[] = [];
     for (let cycle = 0; cycle < CYCLES; cycle++) {
       const standby = await start();
@@ -84,6 +88,7 @@ describe('leader paused past its lease (private cluster)', () => {
       process.kill(pid, 'SIGSTOP');
       // Work arrives while the leader sleeps: its watches deliver it the moment it wakes.
       await applyAll(w.ns, [presetWorkspace(`c${cycle}a`, p), presetWorkspace(`c${cycle}b`, p)]);
+      await kubectl(['scale', 'inferenceset/set', `--replicas=${(cycle % 2) + 1}`], { namespace: w.ns });
       const newId = await waitFor(
         'the standby taking the Lease',
         async () => {
