@@ -266,7 +266,8 @@ export class KubeClient {
 
 function leadershipCheck(leadership: Leadership, req: HttpRequest): () => void {
   return () => {
-    if (!leadership.holds()) throw new NotLeaderError(`${req.verb} ${req.path} not sent: this process no longer holds the leader lease`);
+    if (!leadership.holds(`${req.verb} ${req.path}`))
+      throw new NotLeaderError(`${req.verb} ${req.path} not sent: this process no longer holds the leader lease`);
   };
 }
 

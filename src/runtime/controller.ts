@@ -241,7 +241,7 @@ export class Controller {
       if (key === undefined) return;
       // Checked here, after the wait for a key (a process paused by SIGSTOP wakes up here): a pass that
       // starts outside leadership would write beside the new leader. The worker stops; the manager exits.
-      if (this.leadership && !this.leadership.holds()) {
+      if (this.leadership && !this.leadership.holds(`the ${this.o.name} pass of ${key}`)) {
         this.refusedPasses++;
         this.queue.done(key);
         this.queue.add(key); // still to do, by whoever leads

@@ -4,8 +4,8 @@
 // process never writes again, and the manager's `onLost` (log, exit) runs once.
 
 export interface Leadership {
-  /** True while this process may start a pass or send a write. */
-  holds(): boolean;
+  /** True while this process may start a pass or send a write; `what` (the pass, the write) names the first refusal. */
+  holds(what?: string): boolean;
 }
 
 /** Why a write was not sent: this process could not tell that it still leads. */
@@ -35,13 +35,13 @@ export class LatchedLeadership implements Leadership {
     private readonly onLost: (reason: string) => void,
   ) {}
 
-  holds(): boolean {
+  holds(what?: string): boolean {
     if (this.lost !== undefined) return false;
     const problem = this.clock.leadershipProblem();
     if (problem === undefined) return true;
     if (this.clock.hasLed) {
-      this.lost = problem;
-      this.onLost(problem);
+      this.lost = what ? `${problem}; refused: ${what}` : problem;
+      this.onLost(this.lost);
     }
     return false;
   }

@@ -71,11 +71,11 @@ describe('LatchedLeadership', () => {
     const l = new LatchedLeadership({ leadershipProblem: () => problem, hasLed: true }, (r) => lost.push(r));
     assert.equal(l.holds(), true);
     problem = 'lease last renewed 20000 ms ago';
-    assert.equal(l.holds(), false);
+    assert.equal(l.holds('the workspace pass of ns/a'), false);
     problem = undefined;
     assert.equal(l.holds(), false, 'latched: stop writing first, exit after');
-    assert.deepEqual(lost, ['lease last renewed 20000 ms ago']);
-    assert.equal(l.lostReason, 'lease last renewed 20000 ms ago');
+    assert.deepEqual(lost, ['lease last renewed 20000 ms ago; refused: the workspace pass of ns/a']);
+    assert.equal(l.lostReason, 'lease last renewed 20000 ms ago; refused: the workspace pass of ns/a');
   });
 
   it('a standby that never led is refused without being told it lost', () => {
