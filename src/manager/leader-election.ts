@@ -66,6 +66,8 @@ export class LeaderElector {
   private readonly wall: () => number;
   private observed?: { spec: V1LeaseSpec | undefined; resourceVersion?: string; at: number };
   private leading = false;
+  /** Our clock when the last successful acquire or renew STARTED: a standby sees the record change after that. */
+  private renewedAt?: number;
   private stopper = new AbortController();
   private renewing?: Promise<void>;
 
@@ -81,6 +83,24 @@ export class LeaderElector {
 
   get isLeader(): boolean {
     return this.leading;
+  }
+
+  get hasLed(): boolean {
+    return this.renewedAt !== undefined;
+  }
+
+  /**
+   * Undefined while this process may act as leader by its own monotonic clock (a process paused by
+   * SIGSTOP sees the time that passed): it holds the lease and acquired or renewed it within the lease
+   * duration less a margin. The margin is lease − renew deadline (3 s by default): room for a write
+   * already on the wire, and for a standby whose clock runs a little fast, before the standby may
+   * take over. Otherwise, why not.
+   */
+  leadershipProblem(): string | undefined {
+    if (!this.leading || this.renewedAt === undefined) return 'not the leader';
+    const since = this.now() - this.renewedAt;
+    const trusted = this.t.renewDeadlineMs;
+    return since < trusted ? undefined : `lease last renewed ${Math.round(since)} ms ago by this process's clock (trusted for ${trusted} ms)`;
   }
 
   /** Retries every retryPeriod (jittered) until this process holds the lease; false when aborted first. */
@@ -127,19 +147,16 @@ export class LeaderElector {
    */
   keepRenewing(onLost: (reason: string) => void): void {
     this.renewing ??= (async () => {
-      let lastRenew = this.now();
+      const lastRenew = () => this.renewedAt ?? this.now();
       while (!this.stopper.signal.aborted) {
         await sleep(this.t.retryPeriodMs, this.stopper.signal);
         if (this.stopper.signal.aborted) return;
-        const r = await this.tryAcquireOrRenew(this.t.renewDeadlineMs - (this.now() - lastRenew));
+        const r = await this.tryAcquireOrRenew(this.t.renewDeadlineMs - (this.now() - lastRenew()));
         if (this.stopper.signal.aborted) return;
-        if (r === 'leader') {
-          lastRenew = this.now();
-          continue;
-        }
+        if (r === 'leader') continue;
         const reason =
           r === 'held' ? `lease taken by ${this.observed?.spec?.holderIdentity ?? 'another holder'}` : `no renewal within ${this.t.renewDeadlineMs} ms`;
-        if (r === 'held' || this.now() - lastRenew >= this.t.renewDeadlineMs) {
+        if (r === 'held' || this.now() - lastRenew() >= this.t.renewDeadlineMs) {
           this.leading = false;
           onLost(reason);
           return;
@@ -188,6 +205,13 @@ export class LeaderElector {
   }
 
   private async step(): Promise<TryResult> {
+    const started = this.now();
+    const r = await this.stepFrom();
+    if (r === 'leader') this.renewedAt = Math.max(this.renewedAt ?? started, started);
+    return r;
+  }
+
+  private async stepFrom(): Promise<TryResult> {
     const wallNow = microTime(this.wall());
     let lease: V1Lease;
     try {

@@ -4,6 +4,7 @@
 // With --leader-elect every replica fills its caches (so /readyz means "caches synced" on leader and
 // standby alike, and a takeover starts warm), but only the Lease holder runs workers.
 import { KubeClient } from '../runtime/client.js';
+import { LatchedLeadership } from '../runtime/leadership.js';
 import { clientEventSink, EventRecorder } from '../runtime/events.js';
 import { loadClusterAccess } from '../runtime/cluster-access.js';
 import { KubeTransport } from '../runtime/transport.js';
@@ -48,8 +49,24 @@ export async function startManager(
   hooks: ManagerHooks = {},
 ): Promise<RunningManager> {
   const kc = await loadClusterAccess({ kubeconfig: o.kubeconfig });
-  const transport = new KubeTransport(kc, { qps: o.kubeClientQps, burst: o.kubeClientBurst });
-  const client = new KubeClient(transport);
+  // Every write in the debug log, so which process wrote what, and when, can be read from outside.
+  const logWrite = log.isLevelEnabled('debug') ? (verb: string, path: string) => log.debug({ verb, path }, 'write sent') : undefined;
+  const transport = new KubeTransport(kc, { qps: o.kubeClientQps, burst: o.kubeClientBurst, ...(logWrite ? { onWrite: logWrite } : {}) });
+  // The elector's own client: its Lease writes are how it leads, never refused.
+  const leaseClient = new KubeClient(transport);
+  const leaseNamespace = o.leaderElectionNamespace ?? DEFAULT_LEADER_ELECTION_NAMESPACE;
+  const elector = o.leaderElect ? new LeaderElector({ client: leaseClient, namespace: leaseNamespace, log, timings: o.leaderElectionTimings }) : undefined;
+  const fatal =
+    hooks.onFatal ??
+    ((reason: string) => {
+      log.fatal({ reason }, 'stopping at once');
+      log.flush();
+      process.exit(1);
+    });
+  // With leader election, no pass starts and no write is sent unless the lease was renewed recently
+  // enough by this process's clock; the first refusal stops all writing, then the process exits.
+  const leadership = elector ? new LatchedLeadership(elector, (reason) => fatal(`leader election lost: ${reason}`)) : undefined;
+  const client = leadership ? leaseClient.guardedBy(leadership) : leaseClient;
   const recorder = new EventRecorder({ sink: clientEventSink(client), log });
   const workspace = setupWorkspaceController({
     client,
@@ -82,33 +99,27 @@ export async function startManager(
         namespace: o.namespace,
       })
     : undefined;
-  const leaseNamespace = o.leaderElectionNamespace ?? DEFAULT_LEADER_ELECTION_NAMESPACE;
-  const elector = o.leaderElect ? new LeaderElector({ client, namespace: leaseNamespace, log, timings: o.leaderElectionTimings }) : undefined;
+  if (leadership) for (const c of [controller, inferenceSet?.controller]) if (c) c.leadership = leadership;
   const metrics = new OperatorMetrics({
     controller,
     workspaces: workspace.caches.workspaces,
     requests: client.counter,
     ...(elector ? { isLeader: () => elector.isLeader } : {}),
   });
-  // One debug line per pass from a child logger bound to the pass (lines logged DURING the pass get
-  // the same fields from the runtime's reconcileScope).
-  const countPass = controller.observer;
-  controller.observer = {
-    reconciled(pass) {
-      countPass?.reconciled(pass);
-      if (!log.isLevelEnabled('debug')) return; // no child logger per pass when its line is dropped anyway
-      const { controller: name, key, reconcileID, ...rest } = pass;
-      log.child({ controller: name, key, reconcileID }).debug({ ...rest, seconds: Number(rest.seconds.toFixed(4)) }, 'reconciled');
-    },
-  };
-  const fatal =
-    hooks.onFatal ??
-    ((reason: string) => {
-      log.fatal({ reason }, 'stopping at once');
-      log.flush();
-      process.exit(1);
-    });
-
+  // One debug line per pass of either controller from a child logger bound to the pass (lines logged
+  // DURING the pass get the same fields from the runtime's reconcileScope).
+  for (const c of [controller, inferenceSet?.controller]) {
+    if (!c) continue;
+    const countPass = c.observer;
+    c.observer = {
+      reconciled(pass) {
+        countPass?.reconciled(pass);
+        if (!log.isLevelEnabled('debug')) return; // no child logger per pass when its line is dropped anyway
+        const { controller: name, key, reconcileID, ...rest } = pass;
+        log.child({ controller: name, key, reconcileID }).debug({ ...rest, seconds: Number(rest.seconds.toFixed(4)) }, 'reconciled');
+      },
+    };
+  }
   // The optional NodeClaim watch may never sync (CRD absent); it must not hold readiness back.
   const ready = () => [...workspace.required, ...(inferenceSet?.required ?? [])].every((r) => r.hasSynced);
 

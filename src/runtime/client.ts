@@ -3,7 +3,8 @@
 // precondition. Reads normally come from the caches; `get` is for the rare direct read.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { apiVersionOf, resourcePath, type ResourceType } from './resources.js';
-import type { HttpRequest, KubeTransport, Query, StreamHandle } from './transport.js';
+import { WRITE_VERBS, type HttpRequest, type KubeTransport, type Query, type StreamHandle } from './transport.js';
+import { NotLeaderError, type Leadership } from './leadership.js';
 import type { Priority } from './rate-limit.js';
 
 export const FIELD_MANAGER = 'kaito-ts';
@@ -54,6 +55,8 @@ export interface CallOptions {
   priority?: Priority;
   /** Ends a deferral: once it fires, deferred requests wait in the `high` line. */
   urgent?: AbortSignal;
+  /** Writes are sent only while this holds (checked last, after the QPS wait): `guardedBy`. */
+  leadership?: Leadership;
 }
 
 export class KubeClient {
@@ -105,6 +108,14 @@ export class KubeClient {
   withPriority(priority: Priority, urgent?: AbortSignal): KubeClient {
     const { urgent: _previous, ...call } = this.call;
     return new KubeClient(this.transport, { fieldManager: this.fieldManager, force: this.force }, { ...call, priority, ...(urgent ? { urgent } : {}) });
+  }
+
+  /**
+   * The same client whose writes are sent only while `leadership` holds, checked the moment before
+   * each goes on the wire; a refused write rejects with NotLeaderError. Reads are never refused.
+   */
+  guardedBy(leadership: Leadership): KubeClient {
+    return new KubeClient(this.transport, { fieldManager: this.fieldManager, force: this.force }, { ...this.call, leadership });
   }
 
   get counter() {
@@ -248,8 +259,16 @@ export class KubeClient {
       timeoutMs: req.timeoutMs ?? this.call.timeoutMs,
       ...(this.call.priority ? { priority: this.call.priority } : {}),
       ...(this.call.priority === 'deferred' && this.call.urgent ? { urgent: this.call.urgent } : {}),
+      ...(this.call.leadership && WRITE_VERBS.includes(req.verb) ? { beforeSend: leadershipCheck(this.call.leadership, req) } : {}),
     });
   }
+}
+
+function leadershipCheck(leadership: Leadership, req: HttpRequest): () => void {
+  return () => {
+    if (!leadership.holds(`${req.verb} ${req.path}`))
+      throw new NotLeaderError(`${req.verb} ${req.path} not sent: this process no longer holds the leader lease`);
+  };
 }
 
 /** One signal that fires when either does (undefined when neither is given). */

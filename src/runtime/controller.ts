@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { toKubeError } from './errors.js';
+import type { Leadership } from './leadership.js';
 import { reconcileScope, silentLogger, type Logger } from './log.js';
 import type { ObjectEvent } from './cache.js';
 import type { Mapper } from './mappers.js';
@@ -106,6 +107,11 @@ export interface ControllerOptions {
    * jitter), so a missed event or a drifted child is corrected even when nothing wakes the key.
    */
   resync?: { periodMs: number; keys: () => Iterable<string> };
+  /**
+   * Asked just before every pass starts (first passes, fast lanes, and so the passes a released worker
+   * goes on to): a pass starts only while this process leads. Absent: every pass starts.
+   */
+  leadership?: Leadership;
 }
 
 export type ReconcileOutcome = 'success' | 'error' | 'terminal_error' | 'requeue_after';
@@ -132,6 +138,10 @@ export class Controller {
     activeWorkers: 0,
   };
   observer?: ControllerObserver;
+  /** Set by the manager with leader election (ControllerOptions.leadership). */
+  leadership?: Leadership;
+  /** Passes not started because leadership did not hold. */
+  refusedPasses = 0;
   private readonly sources: Source[] = [];
   private readonly stopper = new AbortController();
   private workers: Promise<void>[] = [];
@@ -146,6 +156,7 @@ export class Controller {
     // Released passes hold their memory until they end: past the limit no first pass starts, but fast keys do.
     this.queue.gateNormalLane(() => this.maxReleasedPasses === 0 || this.released < this.maxReleasedPasses);
     this.log = o.log ?? silentLogger;
+    if (o.leadership) this.leadership = o.leadership;
   }
 
   get maxConcurrentReconciles(): number {
@@ -228,6 +239,15 @@ export class Controller {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
+      // Checked here, after the wait for a key (a process paused by SIGSTOP wakes up here): a pass that
+      // starts outside leadership would write beside the new leader. The worker stops; the manager exits.
+      if (this.leadership && !this.leadership.holds(`the ${this.o.name} pass of ${key}`)) {
+        this.refusedPasses++;
+        this.queue.done(key);
+        this.queue.add(key); // still to do, by whoever leads
+        this.log.error({ controller: this.o.name, key }, 'pass not started: this process no longer holds the leader lease');
+        return;
+      }
       this.metrics.activeWorkers++;
       let released = false;
       let freeWorker = (): void => {};

@@ -33,6 +33,11 @@ export interface HttpRequest {
   priority?: Priority;
   /** Moves a `deferred` request to the `high` line. */
   urgent?: AbortSignal;
+  /**
+   * Runs last before the request goes on the wire (after its wait for the QPS budget, which a paused
+   * process may have spent asleep): a throw means it is never sent. The client's leadership check.
+   */
+  beforeSend?: () => void;
 }
 
 export interface TransportOptions {
@@ -41,6 +46,8 @@ export interface TransportOptions {
   burst?: number;
   /** Per-request timeout for non-watch calls. */
   timeoutMs?: number;
+  /** Told of every write the moment it is sent (the operator's debug log: which process wrote what, when). */
+  onWrite?: (verb: Verb, path: string) => void;
 }
 
 /** In-process request counter: the "no writes when nothing changed" tests and metrics read it. */
@@ -70,6 +77,7 @@ export class KubeTransport {
   readonly counter = new RequestCounter();
   private readonly limiter: TokenBucket;
   private readonly timeoutMs: number;
+  private readonly onWrite?: (verb: Verb, path: string) => void;
   private agent?: http.Agent;
 
   constructor(
@@ -78,6 +86,7 @@ export class KubeTransport {
   ) {
     this.limiter = new TokenBucket(opts.qps ?? 30, opts.burst ?? 50);
     this.timeoutMs = opts.timeoutMs ?? 30_000;
+    if (opts.onWrite) this.onWrite = opts.onWrite;
   }
 
   async request<T = unknown>(req: HttpRequest): Promise<T> {
@@ -143,7 +152,9 @@ export class KubeTransport {
     if (opts.auth) headers.authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     // Auth may have run an exec plugin: a request aborted meanwhile is still never sent (nor counted).
     throwIfAborted(req.signal);
+    req.beforeSend?.();
     this.counter.inc(req.verb);
+    if (this.onWrite && WRITE_VERBS.includes(req.verb)) this.onWrite(req.verb, req.path);
     let payload: string | undefined;
     if (req.body !== undefined) {
       payload = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);

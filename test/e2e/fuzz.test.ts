@@ -8,23 +8,12 @@ import { test } from 'node:test';
 import { CustomObjectsApi, EventsV1Api } from '@kubernetes/client-node';
 import { bed, waitFor } from './harness.js';
 import { pool, selectorFor, sleep, world } from './support/operator.js';
+import { prng } from './support/prng.js';
 import type { WorkspaceObject } from '../../src/controllers/workspace/context.js';
 
 const COUNT = Number(process.env.KAITO_TS_FUZZ_COUNT ?? 300);
 const SEED = Number(process.env.KAITO_TS_FUZZ_SEED ?? 14);
 const WS = { group: 'kaito.sh', version: 'v1beta1', plural: 'workspaces' };
-
-/** mulberry32: a small seeded PRNG, so a failing seed can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Rng = () => number;
 const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;

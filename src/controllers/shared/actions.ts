@@ -38,7 +38,8 @@ export type Action<S extends object = WorkspaceStatus> =
   | { kind: 'patchLabels'; type: ResourceType; ref: ObjectRef; resourceVersion?: string; labels: Record<string, string> }
   /** Labels on a node, conditional on its resourceVersion. */
   | { kind: 'labelNode'; name: string; resourceVersion?: string; labels: Record<string, string> }
-  | { kind: 'event'; note: EventNote }
+  /** An event about the owner, or about `regarding` (a cluster-scoped object the owner cannot stand for: an orphaned NodeClaim). */
+  | { kind: 'event'; note: EventNote; regarding?: KubernetesObject }
   /** The owner's status, written only if it differs from the cached one. */
   | { kind: 'status'; status: S }
   /** Our finalizer's entry, removed with a JSON-patch test so a concurrent finalizer edit is never lost. */

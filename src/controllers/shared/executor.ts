@@ -115,7 +115,7 @@ export class PlanExecutor<O extends KubernetesObject = KubernetesObject> {
     switch (a.kind) {
       case 'event':
         record.events++;
-        await recorder.event(ws, a.note.type, a.note.reason, a.note.message);
+        await recorder.event(a.regarding ?? ws, a.note.type, a.note.reason, a.note.message);
         return ws;
       case 'patchMetadata': {
         // resourceVersion makes the merge patch conditional: a concurrent edit yields 409 and a retry.

@@ -95,6 +95,14 @@ export interface WorkspaceDeps {
   now: () => Date;
   /** Node auto-provisioning only: is the CRD it writes (NodeClaim, or NodePool in Karpenter mode) served? undefined = not known yet. */
   provisioningCrdInstalled: () => boolean | undefined;
+  /**
+   * Node auto-provisioning only: has every cache of provisioned nodes (NodeClaims, and NodePools and
+   * their claims in Karpenter mode) listed once, or found its CRD absent? Until then an empty cache
+   * proves nothing, and a deleted workspace keeps its finalizer. Absent: settled.
+   */
+  provisioningSettled?: () => boolean;
+  /** The operator's --namespace: the only namespace whose workspaces' nodes it may judge orphaned. */
+  namespace?: string;
   /** Hugging Face metadata of model ids outside KAITO's catalog; absent: such ids stay `resolving`. */
   hubModels?: HubModels;
 }

@@ -26,6 +26,13 @@ export function planDeletion(snap: WorkspaceSnapshot): Plan {
   const { ws } = snap;
   const index = (ws.metadata.finalizers ?? []).indexOf(WORKSPACE_FINALIZER);
   if (index < 0) return b.done();
+  // An empty NodeClaim cache that has not listed yet (just after a restart: the NodeClaim watch is
+  // optional, so workers do not wait for it) proves nothing: dropping the finalizer now would leave the
+  // workspace's claims, and their GPU nodes, behind for ever. Its sync enqueues every workspace.
+  if (snap.provisioning === 'crdUnknown' || snap.provisioningSettled === false) {
+    const { status, changed } = deletingStatus(ws, snap.now, NODE_CACHE_NOT_LISTED);
+    return changed ? b.add({ kind: 'status', status }).done() : b.done();
+  }
   // NodeClaims are cluster-scoped, so garbage collection cannot follow the workspace: delete them and
   // keep the finalizer until the provisioner has let them go (their deletion events bring us back).
   const claimsLeft = snap.claims;
@@ -62,6 +69,9 @@ export function planDeletion(snap: WorkspaceSnapshot): Plan {
     });
   return b.add({ kind: 'removeFinalizer', index, finalizer: WORKSPACE_FINALIZER }).done();
 }
+
+export const NODE_CACHE_NOT_LISTED =
+  'workspace is being deleted; waiting for the NodeClaim and NodePool caches to list once before deciding which nodes are left';
 
 export function poolLeftMessage(pool: string | undefined, claims: readonly DeepReadonly<NodeClaim>[]): string {
   const what = [pool ? `NodePool ${pool}` : '', claims.length ? `${claims.length} NodeClaim(s) (${claims.map((c) => c.metadata.name).join(', ')})` : '']

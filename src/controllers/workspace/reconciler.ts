@@ -8,6 +8,8 @@ import { Resources } from '../../runtime/resources.js';
 import type { WorkspaceDeps, WorkspaceObject } from './context.js';
 import { PlanExecutor, type ExecutionRecord } from '../shared/executor.js';
 import { failureOf } from './failures.js';
+import { isNotFound } from '../../runtime/errors.js';
+import { orphanSelectors, planOrphans } from './orphans.js';
 import { ModelSecrets } from './model-secret.js';
 import { planFailure, planWorkspace } from './plan.js';
 import { takeSnapshot } from './snapshot.js';
@@ -27,7 +29,7 @@ export class WorkspaceReconciler {
   reconcile = async (key: string, ctx: Partial<Pick<ReconcileContext, 'retries' | 'signal' | 'release' | 'urgent' | 'fast'>> = {}): Promise<Result> => {
     const { retries: failuresSoFar = 0, signal, release, urgent, fast } = ctx;
     const cached = this.deps.caches.workspaces.getByKey(key);
-    if (!cached) return {};
+    if (!cached) return this.collectOrphans(key, signal);
     const snap = await takeSnapshot(cached, this.deps, this.secrets);
     const plan = planWorkspace(snap);
     try {
@@ -48,4 +50,36 @@ export class WorkspaceReconciler {
     if (plan.failure) throw new TerminalError(plan.failure.reason, plan.failure.message);
     return plan.requeueAfterMs ? { requeueAfterMs: plan.requeueAfterMs } : {};
   };
+
+  /** A key with no workspace in the cache: NodeClaims or NodePools still labelled for it are deleted once a live GET confirms it is gone. */
+  private async collectOrphans(key: string, signal: AbortSignal | undefined): Promise<Result> {
+    const slash = key.indexOf('/');
+    const [namespace, name] = [key.slice(0, slash), key.slice(slash + 1)];
+    // Cluster-scoped claims of every namespace reach a namespaced operator: only its own are its to judge.
+    if (slash < 0 || (this.deps.namespace && namespace !== this.deps.namespace)) return {};
+    const { caches } = this.deps;
+    const selectors = orphanSelectors(namespace, name);
+    const input = {
+      namespace,
+      name,
+      claims: caches.nodeClaims?.list({ selector: { matchLabels: selectors.claims } }) ?? [],
+      pools: caches.nodePools?.list({ selector: { matchLabels: selectors.pools } }) ?? [],
+    };
+    const first = planOrphans(input);
+    if (first.verdict !== 'confirm') return {};
+    const client = signal ? this.deps.client.withSignal(signal) : this.deps.client;
+    const live = await client.get(Resources.workspaces, namespace, name).then(
+      () => 'present' as const,
+      (err: unknown) => {
+        if (isNotFound(err)) return 'absent' as const;
+        throw err;
+      },
+    );
+    const verdict = planOrphans({ ...input, live });
+    if (verdict.verdict !== 'collect') return {};
+    const gone = { apiVersion: 'kaito.sh/v1beta1', kind: 'Workspace', metadata: { namespace, name } } as WorkspaceObject;
+    this.lastExecution = await this.executor.execute(gone, verdict.plan, { signal });
+    this.deps.log.info({ workspace: key, nodeClaims: first.claims, nodePools: first.pools }, 'deleted nodes left by a workspace that no longer exists');
+    return {};
+  }
 }

@@ -192,6 +192,8 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
   // What the provisioner writes: NodeClaims, or NodePools in Karpenter mode.
   const provisioningSource = karpenter ? built.sources.nodePools : built.sources.nodeClaims;
   const nodeClasses = built.sources.nodeClasses;
+  // Every cache of provisioned nodes a deletion reads.
+  const nodeSources = [built.sources.nodeClaims, built.sources.nodePools, built.sources.poolClaims].filter((r) => r !== undefined);
   // Hub metadata arrives in the background: the workspaces that asked are enqueued then.
   const hubModels = new HubModels({ endpoint: o.hubEndpoint ?? resolveHubEndpoint(undefined), notify: (keys) => keys.forEach((k) => controller.enqueue(k)) });
   const reconciler = new WorkspaceReconciler({
@@ -203,10 +205,11 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
     config: o.config,
     now: o.now ?? (() => new Date()),
     provisioningCrdInstalled: () => (provisioningSource ? crdServed(provisioningSource) : undefined),
+    provisioningSettled: () => nodeSources.every((r) => crdServed(r) !== undefined),
+    ...(o.namespace ? { namespace: o.namespace } : {}),
   });
-  // A CRD installed after start: every waiting workspace goes on, without a restart.
-  for (const source of [provisioningSource, nodeClasses])
-    if (source) void source.synced.then(() => caches.workspaces.keys().forEach((k) => controller.enqueue(k)));
+  // A CRD installed after start (or a node cache listing after the workers started): every waiting workspace goes on, without a restart.
+  for (const source of [...nodeSources, nodeClasses]) if (source) void source.synced.then(() => caches.workspaces.keys().forEach((k) => controller.enqueue(k)));
   return { controller, caches, reflectors, required, reconciler };
 }
 

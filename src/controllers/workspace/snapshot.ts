@@ -45,6 +45,8 @@ export interface WorkspaceSnapshot {
   /** Our field manager: a shared ConfigMap is ours only when it wrote it. */
   fieldManager: string;
   provisioning: ProvisioningMode;
+  /** False while a cache of provisioned nodes has not listed yet (context.ts `provisioningSettled`): its emptiness proves nothing. */
+  provisioningSettled?: boolean;
   nodes: readonly DeepReadonly<V1Node>[];
   storageClassNames: readonly string[];
   /** ConfigMaps of the workspace's namespace and of the release namespace. */
@@ -174,7 +176,7 @@ export async function takeSnapshot(cached: DeepReadonly<WorkspaceObject>, deps: 
     provisioningCrdInstalled: deps.provisioningCrdInstalled,
   });
   const { ws } = snap;
-  if (ws.metadata.deletionTimestamp) return snap;
+  if (ws.metadata.deletionTimestamp) return deps.provisioningSettled ? { ...snap, provisioningSettled: deps.provisioningSettled() } : snap;
   if (ws.tuning) return snap.job ? snap : { ...snap, missingSecrets: missingTuningSecrets(ws, deps.caches) };
   const preset = inferencePresetOf(ws);
   const secretProblem = await secrets.problem(ws, preset);

@@ -13,7 +13,7 @@ export async function applyInferenceSet(
   name: string,
   replicas: number,
   selector: { matchLabels: Record<string, string> },
-  more: { templateAnnotations?: Record<string, string>; nodeCountLimit?: number } = {},
+  more: { templateAnnotations?: Record<string, string>; nodeCountLimit?: number; instanceType?: string } = {},
 ): Promise<void> {
   const body = {
     apiVersion: 'kaito.sh/v1beta1',
@@ -24,6 +24,8 @@ export async function applyInferenceSet(
       ...(more.nodeCountLimit ? { nodeCountLimit: more.nodeCountLimit } : {}),
       labelSelector: selector,
       template: {
+        // Node auto-provisioning: the SKU each child's NodeClaim asks for.
+        ...(more.instanceType ? { resource: { instanceType: more.instanceType } } : {}),
         metadata: { labels: { team: 'e2e' }, ...(more.templateAnnotations ? { annotations: more.templateAnnotations } : {}) },
         inference: { preset: { name: 'phi-3-mini-4k-instruct' } },
       },

@@ -489,6 +489,34 @@ const rows: Row[] = [
     check: (p) => assert.equal((p.actions.at(-1) as Extract<Action, { kind: 'removeFinalizer' }>).index, 1),
   },
   {
+    name: 'deletion right after a restart, NodeClaim cache not listed yet (crdUnknown): nothing deleted, finalizer kept, status says why',
+    snap: () =>
+      snapshot({ ...byo, metadata: { ...byo.metadata, deletionTimestamp: NOW, finalizers: [WORKSPACE_FINALIZER] } }, [], {
+        byo: false,
+        patch: { provisioning: 'crdUnknown', claims: [] },
+      }),
+    steps: ['status'],
+    check: (p) => assert.match(JSON.stringify(statusOf(p)), /waiting for the NodeClaim and NodePool caches to list once/),
+  },
+  {
+    name: 'deletion while a Karpenter node cache has not listed (provisioningSettled false): finalizer kept',
+    snap: () =>
+      snapshot({ ...byo, metadata: { ...byo.metadata, deletionTimestamp: NOW, finalizers: [WORKSPACE_FINALIZER] } }, [], {
+        byo: false,
+        patch: { provisioning: 'on', provisioningSettled: false, claims: [] },
+      }),
+    steps: ['status'],
+  },
+  {
+    name: 'deletion once the node caches listed and hold nothing for it: the finalizer goes',
+    snap: () =>
+      snapshot({ ...byo, metadata: { ...byo.metadata, deletionTimestamp: NOW, finalizers: [WORKSPACE_FINALIZER] } }, [], {
+        byo: false,
+        patch: { provisioning: 'on', provisioningSettled: true, claims: [] },
+      }),
+    steps: ['status', 'removeFinalizer'],
+  },
+  {
     name: 'deletion without our finalizer: nothing',
     snap: () => snapshot({ ...byo, metadata: { ...byo.metadata, deletionTimestamp: NOW } }, []),
     steps: [],
