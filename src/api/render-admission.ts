@@ -1,6 +1,7 @@
 // The API server's answers as `kaito-ts render` reports them: one line naming the object and the
 // field, worded so a reader (and the corpus test) can tell the API server's refusal from the operator's.
 import { admit } from './admission.js';
+import { INFERENCESET_KIND } from './inferenceset-types.js';
 import { inferencePresetOf } from './resolved-workspace.js';
 import { KIND, type Workspace } from './types.js';
 import { parseWorkspace } from './validation.js';
@@ -49,4 +50,20 @@ export function childWorkspacesToCheck(objects: readonly unknown[]): Workspace[]
     const ws = parseWorkspace({ ...child, metadata: { ...meta, name: meta.name ?? `${meta.generateName ?? ''}xxxxx` } });
     return ws.inference && inferencePresetOf(ws)?.kind === 'resolving' ? [] : [ws];
   });
+}
+
+/**
+ * A Workspace or InferenceSet document as written in a file, before anything else reads it: the API
+ * server's refusal in one line (`workspace ns/name: refused by the API server: field: message`), or
+ * undefined. Documents of other kinds are not for this check.
+ */
+export function documentAdmissionProblem(doc: unknown): string | undefined {
+  const o = (typeof doc === 'object' && doc !== null ? doc : {}) as { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } };
+  if (o.kind !== KIND && o.kind !== INFERENCESET_KIND) return undefined;
+  const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '';
+  const ns = typeof o.metadata?.namespace === 'string' ? o.metadata.namespace : 'default';
+  const what = `${o.kind.toLowerCase()} ${ns}/${name || '<no name>'}`;
+  // `kubectl apply` addresses the object by name: a generateName alone is not enough for it.
+  if (name === '') return `${what}: ${REFUSED_BY_API_SERVER}: metadata.name: Required value: apply needs a name`;
+  return admissionProblem(doc, what);
 }

@@ -32,35 +32,64 @@ const NAME_RULE: Record<string, NameRule> = {
   Secret: 'dns1123Subdomain',
 };
 
+/** Resource names native to Kubernetes: no prefix, or a kubernetes.io one. */
+const isNative = (name: string): boolean => !name.includes('/') || /^([^/]*\.)?kubernetes\.io\//.test(name);
+/** What a container may ask for among the native names. */
+const isStandardContainerResource = (name: string): boolean => ['cpu', 'memory', 'ephemeral-storage'].includes(name) || name.startsWith('hugepages-');
+/** Extended resources (`nvidia.com/gpu`): whole numbers, and a request equal to the limit. */
+const isExtended = (name: string): boolean => !isNative(name) && !name.startsWith('requests.');
+
 function quantityErrors(list: unknown, path: string): SchemaError[] {
   if (!isObject(list)) return [];
   const out: SchemaError[] = [];
   for (const [name, value] of Object.entries(list)) {
+    const at = `${path}[${name}]`;
     const keyProblem = qualifiedNameProblem(name);
-    if (keyProblem) out.push({ field: `${path}[${name}]`, message: `Invalid value: ${JSON.stringify(name)}: ${keyProblem}` });
+    if (keyProblem) out.push({ field: at, message: `Invalid value: ${JSON.stringify(name)}: ${keyProblem}` });
+    else if (isNative(name) && !isStandardContainerResource(name))
+      out.push({ field: at, message: `Invalid value: ${JSON.stringify(name)}: must be a standard resource for containers` });
     const written = typeof value === 'number' || typeof value === 'string' ? value : undefined;
-    if (written === undefined || canonicalQuantity(written) === undefined) {
+    const canonical = written === undefined ? undefined : canonicalQuantity(written);
+    if (canonical === undefined) {
       out.push({
-        field: `${path}[${name}]`,
+        field: at,
         message: `Invalid value: ${JSON.stringify(value)}: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`,
       });
-    } else if ((tryParseQuantity(String(written)) ?? 0) < 0) {
-      out.push({ field: `${path}[${name}]`, message: `Invalid value: ${JSON.stringify(value)}: must be greater than or equal to 0` });
+    } else if (canonical.startsWith('-')) {
+      out.push({ field: at, message: `Invalid value: ${JSON.stringify(value)}: must be greater than or equal to 0` });
+    } else if (isExtended(name) && !Number.isInteger(tryParseMilli(canonical) / 1000)) {
+      out.push({ field: at, message: `Invalid value: ${JSON.stringify(value)}: must be an integer` });
     }
   }
   return out;
 }
 
+/** A canonical quantity in thousandths (enough to tell a whole number from a fraction). */
+function tryParseMilli(canonical: string): number {
+  const m = /^([0-9.]+)([a-zA-Z]*)$/.exec(canonical);
+  if (!m) return NaN;
+  if (m[2] === 'm') return Number(m[1]);
+  if (m[2] === 'u' || m[2] === 'n') return NaN;
+  return (tryParseQuantity(canonical) ?? NaN) * 1000;
+}
+
 function resourcesErrors(resources: unknown, path: string): SchemaError[] {
   if (!isObject(resources)) return [];
   const out = [...quantityErrors(resources.limits, `${path}.limits`), ...quantityErrors(resources.requests, `${path}.requests`)];
-  if (out.length > 0 || !isObject(resources.limits) || !isObject(resources.requests)) return out;
+  if (out.length > 0 || !isObject(resources.requests)) return out;
+  const limits = isObject(resources.limits) ? resources.limits : {};
   for (const [name, request] of Object.entries(resources.requests)) {
-    const limit = resources.limits[name];
-    if (typeof limit !== 'string' && typeof limit !== 'number') continue;
+    const limit = limits[name];
+    if (typeof limit !== 'string' && typeof limit !== 'number') {
+      if (isExtended(name)) out.push({ field: `${path}.limits`, message: `Required value: Limit must be set for non overcommitable resources (${name})` });
+      continue;
+    }
     const r = tryParseQuantity(String(request));
     const l = tryParseQuantity(String(limit));
-    if (r !== undefined && l !== undefined && r > l) {
+    if (r === undefined || l === undefined) continue;
+    if (isExtended(name) && r !== l) {
+      out.push({ field: `${path}.requests[${name}]`, message: `Invalid value: ${JSON.stringify(request)}: must be equal to ${name} limit of ${limit}` });
+    } else if (r > l) {
       out.push({
         field: `${path}.requests[${name}]`,
         message: `Invalid value: ${JSON.stringify(request)}: must be less than or equal to ${name} limit of ${limit}`,

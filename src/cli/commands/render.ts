@@ -36,7 +36,7 @@ import type { TokenRef } from '../../controllers/workspace/hub-models.js';
 import { hubLookup } from '../../controllers/workspace/snapshot.js';
 import { CliError, type CliIO } from '../command-io.js';
 import { CliHub, HUB_FLAGS, HUB_USAGE, hubFailure } from '../hub.js';
-import { admissionProblem, childWorkspacesToCheck, printedObjectsProblem } from '../../api/render-admission.js';
+import { admissionProblem, childWorkspacesToCheck, documentAdmissionProblem, printedObjectsProblem } from '../../api/render-admission.js';
 
 const USAGE = `Usage: kaito-ts render -f <workspace.yaml> [--state <cluster.yaml>] [-o yaml|json]
                        [--feature-gates k=v,...] [--cloud-provider azure|aws|arc] [--explain]
@@ -90,6 +90,10 @@ function loadInputs(path: string, warn: (line: string) => void): { workspaces: W
     return false;
   });
   if (docs.length === 0) throw new CliError(`${path}: no Workspace or InferenceSet found`);
+  for (const doc of docs) {
+    const refused = documentAdmissionProblem(doc);
+    if (refused) throw new CliError(`${path}: ${refused}`);
+  }
   const inferenceSets = inferenceSetDocs(docs).map((doc) => {
     try {
       return parseInferenceSet(doc);
@@ -151,13 +155,13 @@ function renderOne(path: string, ws: Workspace, facts: ClusterFacts, warn: (line
     ...(ws.tuning ? { tuningConfig: tuningConfigLookup(ws, facts) } : {}),
   });
   const [firstError] = errorsOf(issues);
-  if (firstError) throw new CliError(`workspace ${name}: ${firstError.field}: ${firstError.message}`);
+  if (firstError) throw new CliError(`${path}: workspace ${name}: ${firstError.field}: ${firstError.message}`);
   for (const w of issues) warn(`warning: workspace ${name}: ${w.field}: ${w.message}`);
 
   const result = ws.tuning ? buildTuning(ws, facts, resolved) : buildWorkspace(ws, facts, resolved);
   if (!result.ok) {
     const [p] = result.problems;
-    throw new CliError(`workspace ${name}: ${p?.field}: ${p?.message}`);
+    throw new CliError(`${path}: workspace ${name}: ${p?.field}: ${p?.message}`);
   }
   // The hub's figures follow the model line they sized.
   const decisions = result.decisions.flatMap((d) => (d.topic === 'model' && hub ? [d, hub] : [d]));
@@ -330,7 +334,14 @@ export async function render(args: string[], io: CliIO): Promise<number> {
   for (const is of inferenceSets) {
     const one = renderInferenceSet(path, is, stateObjects, base);
     // Each child goes through the Workspace checks too (preset, SKU, the objects it would get), as the operator will take it.
-    for (const child of childWorkspacesToCheck(one.objects)) renderOne(path, child, factsFor(child), () => undefined);
+    for (const child of childWorkspacesToCheck(one.objects)) {
+      try {
+        renderOne(path, child, factsFor(child), () => undefined);
+      } catch (err) {
+        const why = err instanceof CliError ? err.message.slice(path.length + 2) : (err as Error).message;
+        throw new CliError(`${path}: inferenceset ${is.metadata.namespace}/${is.metadata.name}: its child ${why}`);
+      }
+    }
     rendered.push(one);
   }
 
