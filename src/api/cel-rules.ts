@@ -14,7 +14,7 @@ type Program = (context: Record<string, unknown>) => unknown;
 const env = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false });
 const programs = new Map<string, Program>();
 
-function compile(expression: string): Program {
+export function compileCel(expression: string): Program {
   let program = programs.get(expression);
   if (!program) programs.set(expression, (program = env.parse(expression) as unknown as Program));
   return program;
@@ -53,21 +53,21 @@ function fieldOf(path: string, rule: CelRule): string {
 function evaluate(rule: CelRule, self: unknown, path: string): SchemaError | undefined {
   let ok: unknown;
   try {
-    ok = compile(rule.rule)({ self });
+    ok = compileCel(rule.rule)({ self });
   } catch (err) {
-    return { field: fieldOf(path, rule), message: `Invalid value: ${firstLine(err)}: rule ${rule.rule}` };
+    return { field: fieldOf(path, rule), message: `Invalid value: ${firstLine(err)}: rule ${rule.rule}`, rule: rule.rule };
   }
   if (ok === true) return undefined;
   let message = rule.message ?? `failed rule: ${rule.rule}`;
   if (rule.messageExpression) {
     try {
-      const text = compile(rule.messageExpression)({ self });
+      const text = compileCel(rule.messageExpression)({ self });
       if (typeof text === 'string' && text.trim() !== '') message = text;
     } catch {
       // The API server falls back to `message` when the expression fails.
     }
   }
-  return { field: fieldOf(path, rule), message };
+  return { field: fieldOf(path, rule), message, rule: rule.rule };
 }
 
 function walk(value: unknown, schema: OpenApiSchema, path: string, out: SchemaError[]): void {

@@ -14,6 +14,8 @@ export interface SchemaError {
   kind?: 'type';
   /** With `kind: 'type'`: the JSON type found (`null`, `string`, `integer`...). */
   got?: string;
+  /** A failed CEL rule: its expression (cel-rules.ts). */
+  rule?: string;
 }
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
