@@ -142,8 +142,11 @@ async function dryRun(transport: KubeTransport, o: Doc, ns: string): Promise<Ser
     }
     return { accepted: true, message: 'accepted' };
   } catch (err) {
-    if (err instanceof KubeApiError && err.status !== undefined && err.status >= 400 && err.status < 500)
-      return { accepted: false, message: `${err.status}: ${err.message}` };
+    // A 500 too: server-side apply answers one for a value of the wrong type ("failed to create typed patch object"); kubectl reports it as an error.
+    const transient = [429, 503, 504];
+    if (err instanceof KubeApiError && err.status !== undefined && err.status >= 400 && !transient.includes(err.status)) {
+      return { accepted: false, message: `${err.status}: ${err.message.split('\n').join(' ')}` };
+    }
     throw err;
   }
 }
