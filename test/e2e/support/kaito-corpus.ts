@@ -76,8 +76,16 @@ function documentsOf(text: string): { docs: Record<string, unknown>[]; bad: bool
 
 /** KAITO's documents at `version` (e.g. `v0.12.0`), or undefined when its tree is not on this machine. */
 export function kaitoCorpus(version: string): KaitoCorpus | undefined {
-  const root = kaitoTree(version, FOLDERS);
-  if (!root) return undefined;
+  const tree = kaitoTree(version, FOLDERS);
+  if (!tree) return undefined;
+  try {
+    return readCorpus(version, tree.root);
+  } finally {
+    tree.done();
+  }
+}
+
+function readCorpus(version: string, root: string): KaitoCorpus {
   const docs: CorpusDoc[] = [];
   let unparsable = 0;
   for (const file of files(join(root, 'examples'), ['.yaml', '.yml'])) {

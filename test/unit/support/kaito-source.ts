@@ -4,7 +4,7 @@
 // an archive kaito-<version>.tar.gz or a directory kaito-<version>/. Absent: undefined, and the
 // test that needs it is skipped.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -26,21 +26,25 @@ export function kaitoFile(version: string, path: string): string | undefined {
 
 /**
  * A directory holding `folders` of KAITO's tree at `version` (the unpacked tree, or those folders
- * extracted from the archive into a temporary directory), or undefined when neither is on this machine.
+ * extracted from the archive into a temporary directory that `done` removes), or undefined when neither
+ * is on this machine.
  */
-export function kaitoTree(version: string, folders: readonly string[]): string | undefined {
+export function kaitoTree(version: string, folders: readonly string[]): { root: string; done: () => void } | undefined {
   const dir = join(SOURCE, `kaito-${version}`);
-  if (existsSync(dir)) return dir;
+  if (existsSync(dir)) return { root: dir, done: () => undefined };
   const archive = join(SOURCE, `kaito-${version}.tar.gz`);
   if (!existsSync(archive)) return undefined;
   const out = mkdtempSync(join(tmpdir(), `kaito-${version}-`));
+  const done = () => rmSync(out, { recursive: true, force: true });
   const patterns = folders.map((f) => `kaito-${version}/${f}/*`);
   try {
     execFileSync('tar', ['-xzf', archive, '-C', out, '--wildcards', ...patterns], { stdio: ['ignore', 'ignore', 'ignore'] });
   } catch {
     // tar exits 2 when a folder is missing from this version's archive; the others are extracted all the same.
   }
-  return existsSync(join(out, `kaito-${version}`)) ? join(out, `kaito-${version}`) : undefined;
+  if (existsSync(join(out, `kaito-${version}`))) return { root: join(out, `kaito-${version}`), done };
+  done();
+  return undefined;
 }
 
 /**
