@@ -8,7 +8,7 @@ import { workspaceCrd, type CustomResourceDefinition } from './crd.js';
 import { inferenceSetCrd } from './inferenceset-crd.js';
 import { objectMetaErrors } from './object-meta.js';
 import type { OpenApiSchema } from './openapi-schema.js';
-import { applyDefaults, checkSchema, type SchemaError } from './schema-check.js';
+import { applyDefaults, checkSchema, refusedOnCreate, type SchemaError } from './schema-check.js';
 
 export interface AdmissionVerdict {
   /** The kind the document claims (Workspace, InferenceSet), or undefined when it claims neither. */
@@ -41,19 +41,30 @@ export function servedSchema(apiVersion: unknown, kind: unknown): { schema: Open
 /**
  * The API server's answer to creating `doc` (one Workspace or InferenceSet, as written in a file):
  * every problem found, in the order the API server checks (a stage with problems stops the later ones,
- * as a type error there stops the CEL rules). `status` is dropped first, as on create.
+ * as a type error there stops the CEL rules). `status` only needs the schema's shape: it is dropped on create.
  */
 export function admit(doc: unknown): AdmissionVerdict {
   if (!isObject(doc)) return { errors: [{ field: '<root>', message: 'must be an object' }] };
   const kind = typeof doc.kind === 'string' ? doc.kind : undefined;
   const found = servedSchema(doc.apiVersion, doc.kind);
   if ('error' in found) return { kind, errors: [found.error] };
-  const { status: _status, ...object } = doc;
+  const { status, ...object } = doc;
   const meta = objectMetaErrors(object.metadata, { nameRule: 'dns1123Subdomain', namespaced: true });
   if (meta.length > 0) return { kind, errors: meta };
+  const statusShape = statusShapeErrors(status, found.schema.properties?.status);
+  if (statusShape.length > 0) return { kind, errors: statusShape };
   const structural = checkSchema(object, found.schema);
   if (structural.length > 0) return { kind, errors: structural };
   return { kind, errors: celErrors(applyDefaults(object, found.schema), found.schema) };
+}
+
+/**
+ * `status` is dropped on create, but server-side apply first builds a typed object of the whole
+ * document: a field the schema does not declare, or a value of the wrong type, is refused there.
+ */
+function statusShapeErrors(status: unknown, schema: OpenApiSchema | undefined): SchemaError[] {
+  if (status === undefined || status === null || !schema) return [];
+  return checkSchema({ status }, { type: 'object', properties: { status: schema } }).filter(refusedOnCreate);
 }
 
 /** One line for the first problem, e.g. `inference: Preset and Template cannot be set at the same time`. */

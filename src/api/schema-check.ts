@@ -18,6 +18,9 @@ export interface SchemaError {
   rule?: string;
 }
 
+/** The message of a field the schema does not declare (strict field validation). */
+export const NOT_DECLARED = 'field not declared in schema';
+
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -134,9 +137,18 @@ function walk(value: unknown, schema: OpenApiSchema, path: string, isRoot: boole
     } else if (typeof schema.additionalProperties === 'object') {
       walk(child, schema.additionalProperties, childPath, false, out);
     } else if (!preserve && schema.additionalProperties !== true) {
-      out.push({ field: childPath, message: 'field not declared in schema' });
+      out.push({ field: childPath, message: NOT_DECLARED });
     }
   }
+}
+
+/**
+ * Whether the API server refuses an object on create for this error: any error but one inside
+ * `status` that is not about its shape (status is dropped on create; only its typed form must build).
+ */
+export function refusedOnCreate(e: SchemaError): boolean {
+  const inStatus = e.field === 'status' || e.field.startsWith('status.') || e.field.startsWith('status[');
+  return !inStatus || e.kind === 'type' || e.message === NOT_DECLARED;
 }
 
 /** Structural errors of `value` against `schema`; empty when it conforms. */

@@ -184,6 +184,10 @@ export function edgeCases(): { label: string; doc: Doc }[] {
     ['count 257', presetWorkspace({ resource: { count: 257 } })],
     ['count a string', presetWorkspace({ resource: { count: 'two' } })],
     ['status is ignored', presetWorkspace({ extra: { status: { workerNodes: ['n1'] } } })],
+    ['status without the required fields of a condition', presetWorkspace({ extra: { status: { conditions: [{ type: 'A' }] } } })],
+    ['status with an unknown field', presetWorkspace({ extra: { status: { colour: 'blue' } } })],
+    ['status of the wrong type', presetWorkspace({ extra: { status: { workerNodes: 'n1' } } })],
+    ['InferenceSet status with an unknown field', { ...inferenceSet(), status: { colour: 'blue' } }],
     [
       'labelSelector with NotIn',
       templateWorkspace({ extra: { resource: { labelSelector: { matchExpressions: [{ key: 'apps', operator: 'NotIn', values: ['x'] }] } } } }),
