@@ -53,9 +53,11 @@ export function admit(doc: unknown): AdmissionVerdict {
   if (meta.length > 0) return { kind, errors: meta };
   const statusShape = statusShapeErrors(status, found.schema.properties?.status);
   if (statusShape.length > 0) return { kind, errors: statusShape };
-  const structural = checkSchema(object, found.schema);
+  // Defaults first, as the API server decodes: a null where a default is declared becomes that default.
+  const defaulted = applyDefaults(object, found.schema);
+  const structural = checkSchema(defaulted, found.schema);
   if (structural.length > 0) return { kind, errors: structural };
-  return { kind, errors: celErrors(applyDefaults(object, found.schema), found.schema) };
+  return { kind, errors: celErrors(defaulted, found.schema) };
 }
 
 /**

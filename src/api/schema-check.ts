@@ -159,8 +159,9 @@ export function checkSchema(value: unknown, schema: OpenApiSchema): SchemaError[
 }
 
 /**
- * A copy of `value` with the schema's `default`s filled in where a field is absent, the way the API
- * server defaults an object on write (e.g. `resource.count: 1`, `accessMode: public`).
+ * A copy of `value` with the schema's `default`s filled in where a field is absent or null, the way the
+ * API server defaults an object on write (e.g. `resource.count: 1`, `accessMode: public`), before it
+ * validates it.
  */
 export function applyDefaults<T>(value: T, schema: OpenApiSchema): T {
   return fill(value as Json, schema) as T;
@@ -175,7 +176,8 @@ function fill(value: Json, schema: OpenApiSchema): Json {
     out[k] = child ? fill(v, child) : v;
   }
   for (const [k, child] of Object.entries(schema.properties ?? {})) {
-    if (out[k] === undefined && child.default !== undefined) out[k] = structuredClone(child.default) as Json;
+    // A null there is defaulted too (the API server prunes a null it may not keep before defaulting).
+    if ((out[k] === undefined || out[k] === null) && child.default !== undefined) out[k] = structuredClone(child.default) as Json;
   }
   return out;
 }

@@ -370,7 +370,8 @@ export function parseWorkspace(value: unknown): Workspace {
     throw new WorkspaceParseError(`workspace ${metadata.name}: unexpected field spec (KAITO Workspaces have resource/inference/tuning at the top level)`);
   }
   const schema = workspaceSchema(apiVersion.slice(GROUP.length + 1));
-  const [first] = checkSchema(value, schema).filter(refusedOnCreate);
+  const defaulted = applyDefaults(value, schema);
+  const [first] = checkSchema(defaulted, schema).filter(refusedOnCreate);
   if (first) throw new WorkspaceParseError(`workspace ${metadata.name}: ${first.field}: ${first.message}`);
-  return applyDefaults(value, schema) as unknown as Workspace;
+  return defaulted as unknown as Workspace;
 }

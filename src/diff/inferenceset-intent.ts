@@ -32,9 +32,9 @@ export function parseInferenceSet(value: unknown): InferenceSetObject {
   const version = inferenceSetCrd().spec.versions.find((v) => `${GROUP}/${v.name}` === o.apiVersion);
   const schema = version?.schema.openAPIV3Schema;
   if (!schema) throw new Error(`no schema for ${o.apiVersion}`);
-  const [first] = checkSchema(value, schema).filter(refusedOnCreate);
-  if (first) throw new Error(`inferenceset ${o.metadata.name}: ${first.field}: ${first.message}`);
   const is = applyDefaults(structuredClone(value), schema) as InferenceSet;
+  const [first] = checkSchema(is, schema).filter(refusedOnCreate);
+  if (first) throw new Error(`inferenceset ${o.metadata.name}: ${first.field}: ${first.message}`);
   return { ...is, metadata: { ...is.metadata, namespace: is.metadata.namespace ?? 'default' } };
 }
 

@@ -146,6 +146,7 @@ test('accepted: the examples, both apiVersions, preserved template fields, statu
     { f: 'template with unknown fields', doc: ws({ inference: { template: { spec: { containers: [{ name: 'c', image: 'i', warmup: true }] } } } }) },
     { f: 'status on create', doc: { ...ws(), status: { workerNodes: ['n'] } } },
     { f: 'status without the required fields of a condition', doc: { ...ws(), status: { conditions: [{ type: 'A' }] } } },
+    { f: 'a null where a default is declared', doc: ws({ resource: { count: null } }) },
     { f: 'cron', doc: is({ spec: { autoUpgrade: { maintenanceWindow: { schedule: '0 2 * * 6', duration: '1h30m' } } } }) },
     { f: 'LoRA', doc: ws({ tuning: tuning({ method: 'LoRA' }) }) },
     { f: 'adapter strength 0.5', doc: ws({ inference: { ...preset, adapters: [adapter({}, { strength: '.5' })] } }) },
@@ -169,6 +170,12 @@ test('apiVersion, kind, metadata and unknown fields are refused before the CEL r
     ['unknown top-level field', { ...ws(), spec: {} }, 'spec', /not declared/],
     ['bad label value', { ...ws(), metadata: { name: 'w', labels: { a: 'b c' } } }, 'metadata.labels[a]', /valid label/],
     ['count as a string', ws({ resource: { count: 'two' } }), 'resource.count', /must be of type integer/],
+    [
+      'a null where no default is declared',
+      ws({ inference: { preset: { name: 'p', presetOptions: null } } }),
+      'inference.preset.presetOptions',
+      /"null": must be of type object/,
+    ],
     ['status with an unknown field', { ...ws(), status: { colour: 'blue' } }, 'status.colour', /not declared/],
     ['status of the wrong type', { ...ws(), status: { workerNodes: 'n' } }, 'status.workerNodes', /must be of type array/],
   ];
