@@ -97,6 +97,10 @@ export function edgeCases(): { label: string; doc: Doc }[] {
     ['InferenceSet negative replicas', inferenceSet({ spec: { replicas: -1 } })],
     ['InferenceSet bad child label', inferenceSet({ template: { metadata: { labels: { team: 'a b' } } } })],
     ['InferenceSet good child label', inferenceSet({ template: { metadata: { labels: { team: 'ml' } } } })],
+    ['InferenceSet bad child annotation key', inferenceSet({ template: { metadata: { annotations: { 'a b': 'x' } } } })],
+    ['InferenceSet replicas 2^31', inferenceSet({ spec: { replicas: 2 ** 31 } })],
+    ['InferenceSet empty labelSelector', inferenceSet({ spec: { labelSelector: {} } })],
+    ['InferenceSet without instanceType', inferenceSet({ template: { resource: {} } })],
     [
       'InferenceSet preset and template',
       inferenceSet({ template: { inference: { preset: { name: 'phi-4-mini-instruct' }, template: { spec: { containers: [nginx] } } } } }),
@@ -130,6 +134,12 @@ export function edgeCases(): { label: string; doc: Doc }[] {
     ['annotations of 256 KiB', templateWorkspace({ metadata: { annotations: { big: 'x'.repeat(256 * 1024 - 3) } } })],
     ['annotations over 256 KiB', templateWorkspace({ metadata: { annotations: { big: 'x'.repeat(256 * 1024) } } })],
     ['unknown metadata field', templateWorkspace({ metadata: { colour: 'blue' } })],
+    ['resourceVersion set', templateWorkspace({ metadata: { resourceVersion: '12345' } })],
+    ['uid set', templateWorkspace({ metadata: { uid: '6d2b7f4e-0000-4000-8000-000000000001' } })],
+    ['creationTimestamp not a time', templateWorkspace({ metadata: { creationTimestamp: 'yesterday' } })],
+    ['creationTimestamp a time', templateWorkspace({ metadata: { creationTimestamp: '2026-01-01T00:00:00Z' } })],
+    ['finalizer without a domain', templateWorkspace({ metadata: { finalizers: ['keep'] } })],
+    ['generation negative', templateWorkspace({ metadata: { generation: -1 } })],
     // Image references (tuning: a CEL rule; templates: only what the StatefulSet's validation checks).
     ['tuning input image with port and digest', tuningWorkspace({ input: { image: `localhost:5000/data/set@${DIGEST}` } })],
     ['tuning input image with tag and digest', tuningWorkspace({ input: { image: `registry.example.com/data:v1@${DIGEST}` } })],
