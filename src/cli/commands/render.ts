@@ -36,7 +36,7 @@ import type { TokenRef } from '../../controllers/workspace/hub-models.js';
 import { hubLookup } from '../../controllers/workspace/snapshot.js';
 import { CliError, type CliIO } from '../command-io.js';
 import { CliHub, HUB_FLAGS, HUB_USAGE, hubFailure } from '../hub.js';
-import { admissionProblem, childWorkspacesToCheck, documentAdmissionProblem, printedObjectsProblem } from '../../api/render-admission.js';
+import { childWorkspacesToCheck, documentAdmissionProblem, printedObjectsProblem } from '../../api/render-admission.js';
 
 const USAGE = `Usage: kaito-ts render -f <workspace.yaml> [--state <cluster.yaml>] [-o yaml|json]
                        [--feature-gates k=v,...] [--cloud-provider azure|aws|arc] [--explain]
@@ -144,8 +144,6 @@ function planLines(ws: Workspace, stateObjects: readonly unknown[], base: Cluste
 
 function renderOne(path: string, ws: Workspace, facts: ClusterFacts, warn: (line: string) => void, hub?: Decision): Rendered {
   const name = `${workspaceNamespace(ws)}/${ws.metadata.name}`;
-  const refused = admissionProblem(ws, `workspace ${name}`);
-  if (refused) throw new CliError(`${path}: ${refused}`);
   // Resolved once (preset, runtime, GPU facts): validation and the builders read the same value.
   const resolved = resolveFromFacts(ws, facts);
   const issues = validateWorkspace(ws, {
@@ -178,8 +176,6 @@ function renderOne(path: string, ws: Workspace, facts: ClusterFacts, warn: (line
  */
 function renderInferenceSet(path: string, is: InferenceSetObject, stateObjects: readonly unknown[], base: ClusterFacts): Rendered {
   const name = `${is.metadata.namespace}/${is.metadata.name}`;
-  const refused = admissionProblem(is, `inferenceset ${name}`);
-  if (refused) throw new CliError(`${path}: ${refused}`);
   const objects = (stateObjects as KubernetesObject[]).map((o) => ({ ...o, metadata: { ...o.metadata, namespace: o.metadata?.namespace ?? 'default' } }));
   const plan = planInferenceSetOffline(
     is,
@@ -189,9 +185,9 @@ function renderInferenceSet(path: string, is: InferenceSetObject, stateObjects: 
     },
     { byo: base.featureGates.disableNodeAutoProvisioning },
   );
-  if (plan.failure) throw new CliError(`inferenceset ${name}: ${plan.failure.message}`);
+  if (plan.failure) throw new CliError(`${path}: inferenceset ${name}: ${plan.failure.message}`);
   const problem = specProblem({ is, byo: base.featureGates.disableNodeAutoProvisioning });
-  if (problem) throw new CliError(`inferenceset ${name}: ${problem.split('\n').join(': ')}`);
+  if (problem) throw new CliError(`${path}: inferenceset ${name}: ${problem.split('\n').join(': ')}`);
   const creates = plan.actions.flatMap((a) => (a.kind === 'create' && a.type.kind === 'Workspace' ? [a.object] : []));
   const childRefused = printedObjectsProblem(creates, `inferenceset ${name}`);
   if (childRefused) throw new CliError(`${path}: ${childRefused}`);
