@@ -9,6 +9,7 @@ import { canonicalQuantity } from '../catalog/quantity-canonical.js';
 import { admit } from './admission.js';
 import { configMapKeyProblem, dns1123LabelProblem, envVarNameProblem, portNameProblem, qualifiedNameProblem } from './k8s-names.js';
 import { annotationErrors, labelErrors, objectMetaErrors, type NameRule } from './object-meta.js';
+import { moreContainerErrors, morePodSpecErrors } from './pod-admission.js';
 import type { SchemaError } from './schema-check.js';
 
 type Obj = Record<string, unknown>;
@@ -136,7 +137,7 @@ function containerErrors(c: Obj, path: string, volumes: ReadonlySet<string>): Sc
     if (problem)
       out.push({ field: `${path}.env[${i}].name`, message: problem === 'Required value' ? problem : `Invalid value: ${JSON.stringify(e.name)}: ${problem}` });
   }
-  out.push(...resourcesErrors(c.resources, `${path}.resources`));
+  out.push(...resourcesErrors(c.resources, `${path}.resources`), ...moreContainerErrors(c, path));
   const mountPaths = new Set<string>();
   for (const [i, m] of objects(c.volumeMounts).entries()) {
     const at = `${path}.volumeMounts[${i}]`;
@@ -177,6 +178,7 @@ export function podSpecErrors(spec: unknown, path: string, restartPolicies: read
       names.add(name);
     }
   }
+  out.push(...morePodSpecErrors(spec, path));
   const policy = str(spec.restartPolicy) || 'Always';
   if (!restartPolicies.includes(policy)) {
     out.push({

@@ -182,6 +182,26 @@ export function edgeCases(): { label: string; doc: Doc }[] {
       }),
     ],
     ['template unknown container field', templateWorkspace({ containers: [{ ...nginx, warmup: true }] })],
+    ['template imagePullPolicy Sometimes', templateWorkspace({ containers: [{ ...nginx, imagePullPolicy: 'Sometimes' }] })],
+    ['template dnsPolicy Nowhere', templateWorkspace({ spec: { dnsPolicy: 'Nowhere' } })],
+    ['template volume with two sources', templateWorkspace({ spec: { volumes: [{ name: 'd', emptyDir: {}, hostPath: { path: '/x' } }] } })],
+    ['template volume without a source', templateWorkspace({ spec: { volumes: [{ name: 'd' }] } })],
+    ['template runAsUser negative', templateWorkspace({ containers: [{ ...nginx, securityContext: { runAsUser: -1 } }] })],
+    [
+      'template env valueFrom with two sources',
+      templateWorkspace({
+        containers: [{ ...nginx, env: [{ name: 'A', valueFrom: { fieldRef: { fieldPath: 'metadata.name' }, configMapKeyRef: { name: 'c', key: 'k' } } }] }],
+      }),
+    ],
+    [
+      'template env value and valueFrom',
+      templateWorkspace({ containers: [{ ...nginx, env: [{ name: 'A', value: 'x', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] }] }),
+    ],
+    ['template probe without a handler', templateWorkspace({ containers: [{ ...nginx, readinessProbe: { periodSeconds: 5 } }] })],
+    ['template probe port 0', templateWorkspace({ containers: [{ ...nginx, readinessProbe: { httpGet: { port: 0 } } }] })],
+    ['template terminationGracePeriodSeconds negative', templateWorkspace({ spec: { terminationGracePeriodSeconds: -5 } })],
+    ['template nodeSelector bad value', templateWorkspace({ spec: { nodeSelector: { zone: 'a b' } } })],
+    ['template toleration bad operator', templateWorkspace({ spec: { tolerations: [{ key: 'k', operator: 'Maybe' }] } })],
     [
       'template pod label bad value',
       templateWorkspace({ extra: { inference: { template: { metadata: { labels: { tier: 'a b' } }, spec: { containers: [nginx] } } } } }),
