@@ -20,7 +20,7 @@ function oneOf(value: unknown, allowed: readonly string[], field: string): Schem
 function idErrors(sc: unknown, path: string): SchemaError[] {
   if (!isObject(sc)) return [];
   return ['runAsUser', 'runAsGroup', 'fsGroup']
-    .filter((k) => typeof sc[k] === 'number' && ((sc[k]) < 0 || (sc[k]) > ID_MAX))
+    .filter((k) => typeof sc[k] === 'number' && (sc[k] < 0 || sc[k] > ID_MAX))
     .map((k) => ({ field: `${path}.${k}`, message: `Invalid value: ${String(sc[k])}: must be between 0 and ${ID_MAX}, inclusive` }));
 }
 
