@@ -14,7 +14,12 @@ export interface SchemaError {
   kind?: 'type';
   /** With `kind: 'type'`: the JSON type found (`null`, `string`, `integer`...). */
   got?: string;
+  /** A failed CEL rule: its expression (cel-rules.ts). */
+  rule?: string;
 }
+
+/** The message of a field the schema does not declare (strict field validation). */
+export const NOT_DECLARED = 'field not declared in schema';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -132,9 +137,18 @@ function walk(value: unknown, schema: OpenApiSchema, path: string, isRoot: boole
     } else if (typeof schema.additionalProperties === 'object') {
       walk(child, schema.additionalProperties, childPath, false, out);
     } else if (!preserve && schema.additionalProperties !== true) {
-      out.push({ field: childPath, message: 'field not declared in schema' });
+      out.push({ field: childPath, message: NOT_DECLARED });
     }
   }
+}
+
+/**
+ * Whether the API server refuses an object on create for this error: any error but one inside
+ * `status` that is not about its shape (status is dropped on create; only its typed form must build).
+ */
+export function refusedOnCreate(e: SchemaError): boolean {
+  const inStatus = e.field === 'status' || e.field.startsWith('status.') || e.field.startsWith('status[');
+  return !inStatus || e.kind === 'type' || e.message === NOT_DECLARED;
 }
 
 /** Structural errors of `value` against `schema`; empty when it conforms. */
@@ -145,8 +159,9 @@ export function checkSchema(value: unknown, schema: OpenApiSchema): SchemaError[
 }
 
 /**
- * A copy of `value` with the schema's `default`s filled in where a field is absent, the way the API
- * server defaults an object on write (e.g. `resource.count: 1`, `accessMode: public`).
+ * A copy of `value` with the schema's `default`s filled in where a field is absent or null, the way the
+ * API server defaults an object on write (e.g. `resource.count: 1`, `accessMode: public`), before it
+ * validates it.
  */
 export function applyDefaults<T>(value: T, schema: OpenApiSchema): T {
   return fill(value as Json, schema) as T;
@@ -161,7 +176,8 @@ function fill(value: Json, schema: OpenApiSchema): Json {
     out[k] = child ? fill(v, child) : v;
   }
   for (const [k, child] of Object.entries(schema.properties ?? {})) {
-    if (out[k] === undefined && child.default !== undefined) out[k] = structuredClone(child.default) as Json;
+    // A null there is defaulted too (the API server prunes a null it may not keep before defaulting).
+    if ((out[k] === undefined || out[k] === null) && child.default !== undefined) out[k] = structuredClone(child.default) as Json;
   }
   return out;
 }

@@ -11,7 +11,7 @@ import { formatBinaryQuantity, GIB, tryParseQuantity } from '../catalog/quantity
 import type { GpuConfig, Preset } from '../catalog/types.js';
 import { goTypeMismatches } from '../builders/gojson/type-check.js';
 import type { OpenApiSchema } from './openapi-schema.js';
-import { applyDefaults, checkSchema } from './schema-check.js';
+import { applyDefaults, checkSchema, refusedOnCreate } from './schema-check.js';
 import { workspaceSchema } from './crd.js';
 import { ANNOTATION_BYPASS_RESOURCE_CHECKS, INFERENCE_CONFIG_KEY } from './labels.js';
 import { Msg } from './messages.js';
@@ -370,7 +370,8 @@ export function parseWorkspace(value: unknown): Workspace {
     throw new WorkspaceParseError(`workspace ${metadata.name}: unexpected field spec (KAITO Workspaces have resource/inference/tuning at the top level)`);
   }
   const schema = workspaceSchema(apiVersion.slice(GROUP.length + 1));
-  const [first] = checkSchema(value, schema);
+  const defaulted = applyDefaults(value, schema);
+  const [first] = checkSchema(defaulted, schema).filter(refusedOnCreate);
   if (first) throw new WorkspaceParseError(`workspace ${metadata.name}: ${first.field}: ${first.message}`);
-  return applyDefaults(value, schema) as unknown as Workspace;
+  return defaulted as unknown as Workspace;
 }

@@ -3,7 +3,7 @@
 import type { KubernetesObject, V1ControllerRevision } from '@kubernetes/client-node';
 import { INFERENCESET_KIND, type InferenceSet } from '../api/inferenceset-types.js';
 import { LABEL_INFERENCESET_CREATED_BY, LABEL_REVISION_INFERENCESET_NAME } from '../api/labels.js';
-import { checkSchema, applyDefaults } from '../api/schema-check.js';
+import { checkSchema, applyDefaults, refusedOnCreate } from '../api/schema-check.js';
 import { ALPHA_VERSION, GROUP, VERSION } from '../api/types.js';
 import { inferenceSetCrd } from '../api/inferenceset-crd.js';
 import type { ChildWorkspace, InferenceSetObject } from '../controllers/inferenceset/children.js';
@@ -32,9 +32,9 @@ export function parseInferenceSet(value: unknown): InferenceSetObject {
   const version = inferenceSetCrd().spec.versions.find((v) => `${GROUP}/${v.name}` === o.apiVersion);
   const schema = version?.schema.openAPIV3Schema;
   if (!schema) throw new Error(`no schema for ${o.apiVersion}`);
-  const [first] = checkSchema(value, schema);
-  if (first) throw new Error(`inferenceset ${o.metadata.name}: ${first.field}: ${first.message}`);
   const is = applyDefaults(structuredClone(value), schema) as InferenceSet;
+  const [first] = checkSchema(is, schema).filter(refusedOnCreate);
+  if (first) throw new Error(`inferenceset ${o.metadata.name}: ${first.field}: ${first.message}`);
   return { ...is, metadata: { ...is.metadata, namespace: is.metadata.namespace ?? 'default' } };
 }
 

@@ -162,7 +162,7 @@ test('bad input: exit 2, one line on stderr naming the problem, nothing on stdou
     {
       name: 'missing required field',
       args: ['-f', write('r.yaml', 'apiVersion: kaito.sh/v1beta1\nkind: Workspace\nmetadata:\n  name: w\nresource: {}\n')],
-      message: /labelSelector is required/,
+      message: /r\.yaml: workspace default\/w: refused by the API server: resource\.labelSelector: Required value/,
     },
     { name: 'missing file', args: ['-f', join(dir, 'nope.yaml')], message: /cannot read workspace file .*nope\.yaml: no such file/ },
     { name: 'missing -f', args: [], message: /-f/ },

@@ -36,6 +36,7 @@ import type { TokenRef } from '../../controllers/workspace/hub-models.js';
 import { hubLookup } from '../../controllers/workspace/snapshot.js';
 import { CliError, type CliIO } from '../command-io.js';
 import { CliHub, HUB_FLAGS, HUB_USAGE, hubFailure } from '../hub.js';
+import { childWorkspacesToCheck, documentAdmissionProblem, printedObjectsProblem } from '../../api/render-admission.js';
 
 const USAGE = `Usage: kaito-ts render -f <workspace.yaml> [--state <cluster.yaml>] [-o yaml|json]
                        [--feature-gates k=v,...] [--cloud-provider azure|aws|arc] [--explain]
@@ -89,6 +90,10 @@ function loadInputs(path: string, warn: (line: string) => void): { workspaces: W
     return false;
   });
   if (docs.length === 0) throw new CliError(`${path}: no Workspace or InferenceSet found`);
+  for (const doc of docs) {
+    const refused = documentAdmissionProblem(doc);
+    if (refused) throw new CliError(`${path}: ${refused}`);
+  }
   const inferenceSets = inferenceSetDocs(docs).map((doc) => {
     try {
       return parseInferenceSet(doc);
@@ -137,7 +142,7 @@ function planLines(ws: Workspace, stateObjects: readonly unknown[], base: Cluste
   return ["plan (the operator's first pass on this state):", ...plan.actions.map((a) => `  ${describeAction(a)}`)];
 }
 
-function renderOne(ws: Workspace, facts: ClusterFacts, warn: (line: string) => void, hub?: Decision): Rendered {
+function renderOne(path: string, ws: Workspace, facts: ClusterFacts, warn: (line: string) => void, hub?: Decision): Rendered {
   const name = `${workspaceNamespace(ws)}/${ws.metadata.name}`;
   // Resolved once (preset, runtime, GPU facts): validation and the builders read the same value.
   const resolved = resolveFromFacts(ws, facts);
@@ -148,25 +153,28 @@ function renderOne(ws: Workspace, facts: ClusterFacts, warn: (line: string) => v
     ...(ws.tuning ? { tuningConfig: tuningConfigLookup(ws, facts) } : {}),
   });
   const [firstError] = errorsOf(issues);
-  if (firstError) throw new CliError(`workspace ${name}: ${firstError.field}: ${firstError.message}`);
+  if (firstError) throw new CliError(`${path}: workspace ${name}: ${firstError.field}: ${firstError.message}`);
   for (const w of issues) warn(`warning: workspace ${name}: ${w.field}: ${w.message}`);
 
   const result = ws.tuning ? buildTuning(ws, facts, resolved) : buildWorkspace(ws, facts, resolved);
   if (!result.ok) {
     const [p] = result.problems;
-    throw new CliError(`workspace ${name}: ${p?.field}: ${p?.message}`);
+    throw new CliError(`${path}: workspace ${name}: ${p?.field}: ${p?.message}`);
   }
   // The hub's figures follow the model line they sized.
   const decisions = result.decisions.flatMap((d) => (d.topic === 'model' && hub ? [d, hub] : [d]));
   const header = [`workspace ${name}: revision ${result.revision}, hash ${result.revisionHash}`, ...formatDecisions(decisions)];
-  return { ws, objects: 'job' in result.objects ? tuningObjectList(result.objects) : objectList(result.objects), header };
+  const objects = 'job' in result.objects ? tuningObjectList(result.objects) : objectList(result.objects);
+  const childRefused = printedObjectsProblem(objects, `workspace ${name}`);
+  if (childRefused) throw new CliError(`${path}: ${childRefused}`);
+  return { ws, objects, header };
 }
 
 /**
  * An InferenceSet: the child Workspaces the controller's first pass on the `--state` cluster would
  * create (generateName, so unnamed), and with --explain that pass's plan.
  */
-function renderInferenceSet(is: InferenceSetObject, stateObjects: readonly unknown[], base: ClusterFacts): Rendered {
+function renderInferenceSet(path: string, is: InferenceSetObject, stateObjects: readonly unknown[], base: ClusterFacts): Rendered {
   const name = `${is.metadata.namespace}/${is.metadata.name}`;
   const objects = (stateObjects as KubernetesObject[]).map((o) => ({ ...o, metadata: { ...o.metadata, namespace: o.metadata?.namespace ?? 'default' } }));
   const plan = planInferenceSetOffline(
@@ -177,10 +185,12 @@ function renderInferenceSet(is: InferenceSetObject, stateObjects: readonly unkno
     },
     { byo: base.featureGates.disableNodeAutoProvisioning },
   );
-  if (plan.failure) throw new CliError(`inferenceset ${name}: ${plan.failure.message}`);
+  if (plan.failure) throw new CliError(`${path}: inferenceset ${name}: ${plan.failure.message}`);
   const problem = specProblem({ is, byo: base.featureGates.disableNodeAutoProvisioning });
-  if (problem) throw new CliError(`inferenceset ${name}: ${problem.split('\n').join(': ')}`);
+  if (problem) throw new CliError(`${path}: inferenceset ${name}: ${problem.split('\n').join(': ')}`);
   const creates = plan.actions.flatMap((a) => (a.kind === 'create' && a.type.kind === 'Workspace' ? [a.object] : []));
+  const childRefused = printedObjectsProblem(creates, `inferenceset ${name}`);
+  if (childRefused) throw new CliError(`${path}: ${childRefused}`);
   const header = [
     `inferenceset ${name}: ${creates.length} child Workspace(s) to create, template hash ${templateHash(is, { byo: base.featureGates.disableNodeAutoProvisioning })}`,
     "plan (the operator's first pass on this state):",
@@ -299,12 +309,10 @@ export async function render(args: string[], io: CliIO): Promise<number> {
     if (failed) throw new CliError(`workspace ${workspaceNamespace(workspaces[i]!)}/${workspaces[i]!.metadata.name}: ${failed.reason}: ${failed.message}`);
   }
 
-  const rendered = workspaces.map((ws, i) => {
-    const fromHub = read[i];
-    let facts: ClusterFacts;
+  const factsFor = (ws: Workspace, fromHub?: HubRead): ClusterFacts => {
     try {
       // The pods are pinned to the provisioner's nodes as the operator pins them (no --node-provisioner here: from the gate).
-      facts = {
+      return {
         ...factsFromObjects(stateObjects, workspaceNamespace(ws), base),
         ...podNodePinning(ws, provisionerOf(base)),
         ...(fromHub ? { hubModels: fromHub.hubModels } : {}),
@@ -312,10 +320,26 @@ export async function render(args: string[], io: CliIO): Promise<number> {
     } catch (err) {
       throw new CliError(`${values.state}: ${(err as Error).message}`);
     }
-    const one = renderOne(ws, facts, (line) => warnings.push(line), fromHub && hubDecision(fromHub, hub.endpoint));
+  };
+  const path = values.filename;
+  const rendered = workspaces.map((ws, i) => {
+    const fromHub = read[i];
+    const one = renderOne(path, ws, factsFor(ws, fromHub), (line) => warnings.push(line), fromHub && hubDecision(fromHub, hub.endpoint));
     return values.explain ? { ...one, header: [...one.header, ...planLines(ws, stateObjects, base, fromHub?.hubModels)] } : one;
   });
-  for (const is of inferenceSets) rendered.push(renderInferenceSet(is, stateObjects, base));
+  for (const is of inferenceSets) {
+    const one = renderInferenceSet(path, is, stateObjects, base);
+    // Each child goes through the Workspace checks too (preset, SKU, the objects it would get), as the operator will take it.
+    for (const child of childWorkspacesToCheck(one.objects)) {
+      try {
+        renderOne(path, child, factsFor(child), () => undefined);
+      } catch (err) {
+        const why = err instanceof CliError ? err.message.slice(path.length + 2) : (err as Error).message;
+        throw new CliError(`${path}: inferenceset ${is.metadata.namespace}/${is.metadata.name}: its child ${why}`);
+      }
+    }
+    rendered.push(one);
+  }
 
   // Only now that everything succeeded: nothing reaches stdout on bad input.
   for (const w of warnings) io.stderr(`kaito-ts: ${w}\n`);

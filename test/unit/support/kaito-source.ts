@@ -4,11 +4,12 @@
 // an archive kaito-<version>.tar.gz or a directory kaito-<version>/. Absent: undefined, and the
 // test that needs it is skipped.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
-const SOURCE = process.env.KAITO_SRC ?? join(ROOT, '..', 'shared', 'kaito-src');
+export const SOURCE = process.env.KAITO_SRC ?? join(ROOT, '..', 'shared', 'kaito-src');
 
 /** The text of `path` in KAITO's tree at `version`, or undefined when the tree is not on this machine. */
 export function kaitoFile(version: string, path: string): string | undefined {
@@ -21,6 +22,29 @@ export function kaitoFile(version: string, path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A directory holding `folders` of KAITO's tree at `version` (the unpacked tree, or those folders
+ * extracted from the archive into a temporary directory that `done` removes), or undefined when neither
+ * is on this machine.
+ */
+export function kaitoTree(version: string, folders: readonly string[]): { root: string; done: () => void } | undefined {
+  const dir = join(SOURCE, `kaito-${version}`);
+  if (existsSync(dir)) return { root: dir, done: () => undefined };
+  const archive = join(SOURCE, `kaito-${version}.tar.gz`);
+  if (!existsSync(archive)) return undefined;
+  const out = mkdtempSync(join(tmpdir(), `kaito-${version}-`));
+  const done = () => rmSync(out, { recursive: true, force: true });
+  const patterns = folders.map((f) => `kaito-${version}/${f}/*`);
+  try {
+    execFileSync('tar', ['-xzf', archive, '-C', out, '--wildcards', ...patterns], { stdio: ['ignore', 'ignore', 'ignore'] });
+  } catch {
+    // tar exits 2 when a folder is missing from this version's archive; the others are extracted all the same.
+  }
+  if (existsSync(join(out, `kaito-${version}`))) return { root: join(out, `kaito-${version}`), done };
+  done();
+  return undefined;
 }
 
 /**
