@@ -8,8 +8,8 @@ import { CliError } from './command-io.js';
  * Input files above this are refused unread: KAITO's examples are a few KiB, a ConfigMap holds at most
  * 1 MiB, and the YAML parser's cost grows with the size (docs/operations.md, "Bad input").
  */
-export const MAX_INPUT_BYTES = 2 * 1024 * 1024;
-export const MAX_INPUT_LABEL = '2 MiB';
+export const MAX_INPUT_BYTES = 1024 * 1024;
+export const MAX_INPUT_LABEL = '1 MiB';
 
 /** `-` names standard input. */
 export const STDIN = '-';

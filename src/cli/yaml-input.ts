@@ -10,7 +10,7 @@ import { CliError } from './command-io.js';
 import { inputName, lineColumn } from './input.js';
 
 /** Lines, flow indicators, block indicators, tags, anchors and aliases: a bound on the nodes (and the parser's tokens) of a file. */
-export const MAX_YAML_NODES = 20_000;
+export const MAX_YAML_NODES = 10_000;
 export const MAX_YAML_DEPTH = 64;
 export const MAX_YAML_DOCUMENTS = 500;
 /** Nodes an alias may stand for in a document, the `yaml` package's own default, stated. */

@@ -51,7 +51,7 @@ are rendered; ConfigMaps, Secrets, Nodes, StorageClasses beside them are read as
 larger than ${MAX_INPUT_LABEL}, not UTF-8, or with YAML beyond the limits in docs/operations.md is refused (exit 2). --explain adds why (NVMe or emptyDir, node count, runtime...): YAML comments on top
 with -o yaml, stderr with -o json. A Hugging Face id outside KAITO's catalog is sized from the hub's
 file list and config.json, read once per repo, with HF_TOKEN of the workspace's model access Secret
-when --state holds it, else the HF_TOKEN environment variable. ${HUB_USAGE}
+when -f or --state holds it, else the HF_TOKEN environment variable. ${HUB_USAGE}
 Environment: CLOUD_PROVIDER, PRESET_REGISTRY_NAME, RELEASE_NAMESPACE, HF_ENDPOINT, HF_TOKEN.
 `;
 
@@ -165,7 +165,7 @@ function renderToken(ws: Workspace, stateObjects: readonly unknown[], env: NodeJ
     : undefined;
   const encoded = secret?.data?.[HF_TOKEN_KEY];
   const fromState = encoded ? Buffer.from(encoded, 'base64').toString('utf8') : secret?.stringData?.[HF_TOKEN_KEY];
-  if (fromState) return { ref: { id: `state:${ns}/${name}`, read: async () => fromState }, source: `HF_TOKEN of Secret ${ns}/${name} in --state` };
+  if (fromState) return { ref: { id: `state:${ns}/${name}`, read: async () => fromState }, source: `HF_TOKEN of Secret ${ns}/${name} (from -f or --state)` };
   const fromEnv = env['HF_TOKEN']?.trim();
   if (fromEnv) return { ref: { id: 'env:HF_TOKEN', read: async () => fromEnv }, source: 'HF_TOKEN from the environment' };
   return { ref: { id: '', read: async () => undefined }, source: 'anonymous (no HF_TOKEN in --state or the environment)' };

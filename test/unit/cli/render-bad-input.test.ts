@@ -77,11 +77,22 @@ function inputArgs(c: BadInput): { args: string[]; stdin?: Buffer | string; name
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** A row of the table in docs/operations.md ("Bad input"), as a test diagnostic (`# | ... |` in the TAP output). */
+const row = (name: string, r: Run, message: string) =>
+  `| ${name} | ${r.code} | ${r.seconds.toFixed(2)} | ${r.cpuSeconds.toFixed(2)} | ${r.rssMiB.toFixed(0)} | ${message.length > 90 ? `${message.slice(0, 89)}…` : message} |`;
+
 describe('render on bad input: exit 2, one line naming the input, no stack, ≤ 2 s and ≤ 200 MiB', () => {
+  it('baseline: a valid workspace renders', async (t) => {
+    const r = await measured(['-f', join(ROOT, 'examples', 'phi-4-mini-instruct.yaml')]);
+    assert.equal(r.code, 0, r.stderr);
+    t.diagnostic(row('(a valid workspace, for comparison)', r, `${r.stdout.split('\n').length} lines of YAML on stdout`));
+  });
+
   for (const c of BAD_INPUTS) {
-    it(c.name, async () => {
+    it(c.name, async (t) => {
       const { args, stdin, name } = inputArgs(c);
       const r = await measured(args, stdin);
+      t.diagnostic(row(c.name, r, r.stderr.trimEnd().replace(`kaito-ts: ${name}: `, '')));
       const where = `${c.name}: exit ${r.code} ${r.signal ?? ''} in ${r.seconds.toFixed(2)} s (CPU ${r.cpuSeconds.toFixed(2)} s), ${r.rssMiB.toFixed(0)} MiB: ${r.stderr.slice(0, 300)}`;
       assert.equal(r.code, 2, where);
       assert.equal(r.stdout, '', where);
