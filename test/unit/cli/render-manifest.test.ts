@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { parseAllDocuments } from 'yaml';
 import { main } from '../../../src/cli/main.js';
+import { WORKSPACE } from './bad-input-cases.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'render-manifest-'));
 
@@ -32,19 +33,8 @@ async function render(args: string[], stdin?: string) {
 
 const kinds = (yaml: string) => parseAllDocuments(yaml).map((d) => (d.toJS() as { kind: string }).kind);
 
-const workspace = (extra = '') => `apiVersion: kaito.sh/v1beta1
-kind: Workspace
-metadata:
-  name: phi
-resource:
-  instanceType: Standard_NC24ads_A100_v4
-  labelSelector:
-    matchLabels:
-      apps: phi
-inference:
-  preset:
-    name: phi-4-mini-instruct
-${extra}`;
+/** A Workspace on NAP (phi-4-mini-instruct on an A100), with `extra` lines appended under `inference:`. */
+const workspace = (extra = '') => `${WORKSPACE}${extra}`;
 
 const configMap = (maxModelLen: number) => `apiVersion: v1
 kind: ConfigMap
