@@ -144,7 +144,7 @@ describe('render: multi-document files as kubectl apply -f takes them', () => {
     assert.deepEqual(kinds(r.stdout), ['Workspace']);
     assert.match(r.stderr, /Secret hf-token is not rendered \(read as cluster state/);
 
-    const list = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: parseAllDocuments(`${secret}---\n${inferenceSet}`).map((d) => d.toJS()) });
+    const list = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: parseAllDocuments(`${secret}---\n${inferenceSet}`).map((d) => d.toJS() as unknown) });
     const fromStdin = await render(['-f', '-'], list);
     assert.equal(fromStdin.code, 0, fromStdin.stderr);
     assert.equal(fromStdin.stdout, r.stdout);
