@@ -125,9 +125,12 @@ function stoppingComposer(): Composer {
   type OnError = (source: unknown, code: string, message: string, warning?: boolean) => void;
   const hooked = composer as unknown as { onError: OnError };
   const collect = hooked.onError;
+  let first: FirstYamlError | undefined;
   hooked.onError = (source, code, message, warning) => {
-    if (!warning) throw new FirstYamlError(message, errorOffset(source));
-    collect(source, code, message, warning);
+    if (warning) return collect(source, code, message, warning);
+    // The package catches what a collection throws and reports it again on the enclosing one: keep the first.
+    first ??= new FirstYamlError(message, errorOffset(source));
+    throw first;
   };
   return composer;
 }
@@ -192,7 +195,9 @@ export function parseYamlDocuments(text: string, path: string): unknown[] {
     }
   } catch (err) {
     if (err instanceof FirstYamlError) throw invalid(text, name, err.offset, err.message);
-    throw err;
+    if (err instanceof CliError) throw err;
+    // Whatever else the parser throws came from this file: still bad input, one line.
+    throw new CliError(`${name}: YAML the parser cannot read: ${(err as Error).message.split('\n')[0]}`);
   }
   return out;
 }
