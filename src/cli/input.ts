@@ -55,9 +55,9 @@ async function readFileBounded(path: string, what: string): Promise<Buffer> {
   }
 }
 
-/** The bytes of `path`, or of `stdin` when it is `-`. */
-export async function readInputBytes(path: string, what: string, stdin: AsyncIterable<Uint8Array> = process.stdin): Promise<Buffer> {
-  return path === STDIN ? readBounded(stdin, path) : readFileBounded(path, what);
+/** The bytes of `path`, or of `stdin` (process.stdin, touched only then) when it is `-`. */
+export async function readInputBytes(path: string, what: string, stdin?: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  return path === STDIN ? readBounded(stdin ?? process.stdin, path) : readFileBounded(path, what);
 }
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf];
