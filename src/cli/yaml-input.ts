@@ -185,8 +185,9 @@ export function parseYamlDocuments(text: string, path: string): unknown[] {
       try {
         value = doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT });
       } catch (err) {
-        // The package's alias check (a "billion laughs" document) throws a ReferenceError.
-        throw new CliError(`${name}: YAML aliases expand to too many nodes (more than ${MAX_YAML_ALIAS_COUNT} per alias): ${(err as Error).message}`);
+        // The package's alias check (a "billion laughs" document) throws a ReferenceError; anything else goes to the catch below.
+        if (!(err instanceof ReferenceError)) throw err;
+        throw new CliError(`${name}: YAML aliases expand to too many nodes (more than ${MAX_YAML_ALIAS_COUNT} per alias): ${err.message}`);
       }
       if (value === null || value === undefined) continue;
       const list = value as { kind?: string; items?: unknown[] };
