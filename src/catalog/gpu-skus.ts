@@ -142,7 +142,7 @@ export function isCloudProvider(value: string): value is CloudProvider {
 export function resolveCloudProvider(flagValue?: string, env: NodeJS.ProcessEnv = process.env): CloudProvider {
   const fromFlag = flagValue?.trim();
   const fromEnv = env[CLOUD_PROVIDER_ENV]?.trim();
-  const [value, source] = fromFlag ? [fromFlag, '--cloud'] : fromEnv ? [fromEnv, CLOUD_PROVIDER_ENV] : [DEFAULT_CLOUD_PROVIDER, 'default'];
+  const [value, source] = fromFlag ? [fromFlag, '--cloud-provider'] : fromEnv ? [fromEnv, CLOUD_PROVIDER_ENV] : [DEFAULT_CLOUD_PROVIDER, 'default'];
   if (!isCloudProvider(value)) {
     throw new Error(`unsupported cloud provider ${JSON.stringify(value)} (from ${source}); valid clouds: ${CLOUD_PROVIDERS.join(', ')}`);
   }

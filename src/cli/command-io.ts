@@ -13,6 +13,8 @@ export class CliError extends Error {
 export interface CliIO {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** What `-f -` reads; process.stdin when absent. */
+  stdin?: AsyncIterable<Uint8Array>;
 }
 
 export const processIO: CliIO = {

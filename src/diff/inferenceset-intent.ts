@@ -16,12 +16,6 @@ export interface InferenceSetObjects {
   controllerRevisions: readonly DeepReadonly<V1ControllerRevision>[];
 }
 
-const isInferenceSet = (o: unknown): boolean => (o as KubernetesObject | null)?.kind === INFERENCESET_KIND;
-
-/** Documents of a file that are InferenceSets (the rest are Workspaces, or a bad kind the Workspace parser names). */
-export const inferenceSetDocs = (docs: unknown[]): unknown[] => docs.filter(isInferenceSet);
-export const otherDocs = (docs: unknown[]): unknown[] => docs.filter((d) => !isInferenceSet(d));
-
 /** An InferenceSet read from a file: apiVersion, metadata.name, then the CRD's structural schema; CRD defaults applied. */
 export function parseInferenceSet(value: unknown): InferenceSetObject {
   const o = value as { apiVersion?: unknown; metadata?: { name?: unknown; namespace?: unknown } };

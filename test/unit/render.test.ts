@@ -161,7 +161,10 @@ test('bad input: exit 2, one line on stderr naming the problem, nothing on stdou
     { name: 'invalid YAML', args: ['-f', write('y.yaml', 'kind: Workspace\n  bad: [\n')], message: /invalid YAML/ },
     {
       name: 'missing required field',
-      args: ['-f', write('r.yaml', 'apiVersion: kaito.sh/v1beta1\nkind: Workspace\nmetadata:\n  name: w\nresource: {}\n')],
+      args: [
+        '-f',
+        write('r.yaml', 'apiVersion: kaito.sh/v1beta1\nkind: Workspace\nmetadata:\n  name: w\nresource: {}\ninference:\n  preset:\n    name: phi-4\n'),
+      ],
       message: /r\.yaml: workspace default\/w: refused by the API server: resource\.labelSelector: Required value/,
     },
     { name: 'missing file', args: ['-f', join(dir, 'nope.yaml')], message: /cannot read workspace file .*nope\.yaml: no such file/ },

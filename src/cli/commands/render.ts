@@ -2,13 +2,12 @@
 // The cluster is empty unless `--state` gives a multi-document YAML of StorageClasses, Nodes, ConfigMaps,
 // Secrets (and ControllerRevisions). `--explain` adds the decisions: as YAML comments at the top with
 // `-o yaml`, on stderr with `-o json` (stdout stays valid JSON either way).
-import { readFileSync } from 'node:fs';
 import type { KubernetesObject, V1ControllerRevision } from '@kubernetes/client-node';
 import { parseArgs } from 'node:util';
-import { parseAllDocuments, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { parseFeatureGates } from '../../api/feature-gates.js';
 import type { Workspace } from '../../api/types.js';
-import { errorsOf, parseWorkspace, validateWorkspace } from '../../api/validation.js';
+import { errorsOf, validateWorkspace } from '../../api/validation.js';
 import { resolveCloudProvider } from '../../catalog/gpu-skus.js';
 import { presetRegistry } from '../../catalog/presets.js';
 import { formatDecisions } from '../../builders/decisions.js';
@@ -21,7 +20,7 @@ import { tuningConfigLookup } from '../../builders/tuning/config.js';
 import { describeAction } from '../../controllers/shared/actions.js';
 import { templateHash, type InferenceSetObject } from '../../controllers/inferenceset/children.js';
 import { specProblem } from '../../controllers/inferenceset/plan.js';
-import { inferenceSetDocs, otherDocs, parseInferenceSet, planInferenceSetOffline } from '../../diff/inferenceset-intent.js';
+import { planInferenceSetOffline } from '../../diff/inferenceset-intent.js';
 import { operatorConfigOf, provisionerOf } from '../../controllers/workspace/context.js';
 import { podNodePinning } from '../../controllers/workspace/gather-facts.js';
 import { planWorkspace } from '../../controllers/workspace/plan.js';
@@ -36,7 +35,9 @@ import type { TokenRef } from '../../controllers/workspace/hub-models.js';
 import { hubLookup } from '../../controllers/workspace/snapshot.js';
 import { CliError, type CliIO } from '../command-io.js';
 import { CliHub, HUB_FLAGS, HUB_USAGE, hubFailure } from '../hub.js';
-import { childWorkspacesToCheck, documentAdmissionProblem, printedObjectsProblem } from '../../api/render-admission.js';
+import { inputName, MAX_INPUT_LABEL } from '../input.js';
+import { childWorkspacesToCheck, printedObjectsProblem } from '../../api/render-admission.js';
+import { readRenderInputs } from '../render-input.js';
 
 const USAGE = `Usage: kaito-ts render -f <workspace.yaml> [--state <cluster.yaml>] [-o yaml|json]
                        [--feature-gates k=v,...] [--cloud-provider azure|aws|arc] [--explain]
@@ -45,75 +46,15 @@ const USAGE = `Usage: kaito-ts render -f <workspace.yaml> [--state <cluster.yaml
 Prints the objects the operator would apply for the workspace (ControllerRevision, ConfigMap copy,
 Services, StatefulSet; for a tuning workspace the ConfigMaps and the Job). For an InferenceSet: the
 child Workspaces its controller would create (Workspaces of --state labelled as its children count). Without --state the cluster is empty. A workspace without a namespace renders
-into "default". --explain adds why (NVMe or emptyDir, node count, runtime...): YAML comments on top
+into "default". The file may hold several documents, as kubectl apply -f takes them: the kaito.sh objects
+are rendered; ConfigMaps, Secrets, Nodes, StorageClasses beside them are read as cluster state (with
+--state's), other kinds are skipped with a warning. -f - (or --state -) reads standard input. An input
+larger than ${MAX_INPUT_LABEL}, not UTF-8, or with YAML beyond the limits in docs/operations.md is refused (exit 2). --explain adds why (NVMe or emptyDir, node count, runtime...): YAML comments on top
 with -o yaml, stderr with -o json. A Hugging Face id outside KAITO's catalog is sized from the hub's
 file list and config.json, read once per repo, with HF_TOKEN of the workspace's model access Secret
-when --state holds it, else the HF_TOKEN environment variable. ${HUB_USAGE}
+when -f or --state holds it, else the HF_TOKEN environment variable. ${HUB_USAGE}
 Environment: CLOUD_PROVIDER, PRESET_REGISTRY_NAME, RELEASE_NAMESPACE, HF_ENDPOINT, HF_TOKEN.
 `;
-
-function readText(path: string, what: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new CliError(`cannot read ${what} ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (err as Error).message}`);
-  }
-}
-
-/** Every non-empty document of a multi-document YAML; `kind: List` documents are flattened. */
-export function parseYamlDocuments(text: string, path: string): unknown[] {
-  const docs = parseAllDocuments(text);
-  const out: unknown[] = [];
-  for (const doc of Array.isArray(docs) ? docs : [docs]) {
-    const [first] = doc.errors;
-    if (first) throw new CliError(`${path}: invalid YAML: ${first.message.split('\n')[0]}`);
-    const value: unknown = doc.toJS();
-    if (value === null || value === undefined) continue;
-    const list = value as { kind?: string; items?: unknown[] };
-    if (list.kind === 'List' && Array.isArray(list.items)) out.push(...list.items);
-    else out.push(value);
-  }
-  return out;
-}
-
-/** Secrets and ConfigMaps beside an InferenceSet (KAITO's own examples ship an HF token Secret) are not rendered. */
-const SKIPPED_KINDS = new Set(['Secret', 'ConfigMap']);
-
-function loadInputs(path: string, warn: (line: string) => void): { workspaces: Workspace[]; inferenceSets: InferenceSetObject[] } {
-  const all = parseYamlDocuments(readText(path, 'workspace file'), path);
-  const withSets = inferenceSetDocs(all).length > 0;
-  const docs = all.filter((d) => {
-    const o = d as KubernetesObject;
-    if (!withSets || o.apiVersion !== 'v1' || !SKIPPED_KINDS.has(o.kind ?? '')) return true;
-    warn(`warning: ${path}: ${o.kind} ${o.metadata?.name ?? ''} is not rendered`);
-    return false;
-  });
-  if (docs.length === 0) throw new CliError(`${path}: no Workspace or InferenceSet found`);
-  for (const doc of docs) {
-    const refused = documentAdmissionProblem(doc);
-    if (refused) throw new CliError(`${path}: ${refused}`);
-  }
-  const inferenceSets = inferenceSetDocs(docs).map((doc) => {
-    try {
-      return parseInferenceSet(doc);
-    } catch (err) {
-      throw new CliError(`${path}: ${(err as Error).message}`);
-    }
-  });
-  return { workspaces: loadWorkspaces(otherDocs(docs), path), inferenceSets };
-}
-
-function loadWorkspaces(docs: unknown[], path: string): Workspace[] {
-  return docs.map((doc) => {
-    try {
-      const ws = parseWorkspace(doc);
-      return { ...ws, metadata: { ...ws.metadata, namespace: workspaceNamespace(ws) } };
-    } catch (err) {
-      throw new CliError(`${path}: ${(err as Error).message}`);
-    }
-  });
-}
 
 interface Rendered {
   ws: Workspace;
@@ -230,7 +171,7 @@ function renderToken(ws: Workspace, stateObjects: readonly unknown[], env: NodeJ
     : undefined;
   const encoded = secret?.data?.[HF_TOKEN_KEY];
   const fromState = encoded ? Buffer.from(encoded, 'base64').toString('utf8') : secret?.stringData?.[HF_TOKEN_KEY];
-  if (fromState) return { ref: { id: `state:${ns}/${name}`, read: async () => fromState }, source: `HF_TOKEN of Secret ${ns}/${name} in --state` };
+  if (fromState) return { ref: { id: `state:${ns}/${name}`, read: async () => fromState }, source: `HF_TOKEN of Secret ${ns}/${name} (from -f or --state)` };
   const fromEnv = env['HF_TOKEN']?.trim();
   if (fromEnv) return { ref: { id: 'env:HF_TOKEN', read: async () => fromEnv }, source: 'HF_TOKEN from the environment' };
   return { ref: { id: '', read: async () => undefined }, source: 'anonymous (no HF_TOKEN in --state or the environment)' };
@@ -295,8 +236,7 @@ export async function render(args: string[], io: CliIO): Promise<number> {
     throw new CliError((err as Error).message);
   }
   const warnings: string[] = [];
-  const { workspaces, inferenceSets } = loadInputs(values.filename, (line) => warnings.push(line));
-  const stateObjects = values.state ? parseYamlDocuments(readText(values.state, '--state file'), values.state) : [];
+  const { workspaces, inferenceSets, stateObjects } = await readRenderInputs(values.filename, values.state, (line) => warnings.push(line), io.stdin);
   const hub = CliHub.fromFlags(values);
   let read: (HubRead | undefined)[];
   try {
@@ -321,7 +261,7 @@ export async function render(args: string[], io: CliIO): Promise<number> {
       throw new CliError(`${values.state}: ${(err as Error).message}`);
     }
   };
-  const path = values.filename;
+  const path = inputName(values.filename);
   const rendered = workspaces.map((ws, i) => {
     const fromHub = read[i];
     const one = renderOne(path, ws, factsFor(ws, fromHub), (line) => warnings.push(line), fromHub && hubDecision(fromHub, hub.endpoint));

@@ -97,7 +97,7 @@ describe('resolveCloudProvider', () => {
   }
   it('unknown flag value names the valid clouds', () => {
     assert.throws(() => resolveCloudProvider('gcp', {}), {
-      message: 'unsupported cloud provider "gcp" (from --cloud); valid clouds: azure, aws, arc',
+      message: 'unsupported cloud provider "gcp" (from --cloud-provider); valid clouds: azure, aws, arc',
     });
   });
   it('unknown env value names the source', () => {

@@ -157,14 +157,25 @@ describe('render reads the Hugging Face hub for ids outside the catalog', () => 
     // The Secret in --state wins over the environment.
     const fromState = await render(['-f', ws, '--hf-endpoint', hub.url, '--state', state, '--explain'], { HF_TOKEN: 'hf_wrong' });
     assert.equal(fromState.code, 0, fromState.stderr);
-    assert.match(fromState.stdout, /token: HF_TOKEN of Secret default\/hf-token in --state/);
+    assert.match(fromState.stdout, /token: HF_TOKEN of Secret default\/hf-token \(from -f or --state\)/);
     assert.deepEqual(hub.authorizations, [`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
     const plain = await render(['-f', ws, '--hf-endpoint', hub.url, '--state', file('plain.yaml', secret(`stringData:\n  HF_TOKEN: ${TOKEN}\n`))]);
     assert.equal(plain.code, 0, plain.stderr);
+    // The Secret beside the workspace in -f, as KAITO's examples ship it: cluster state once applied.
+    hub.authorizations.length = 0;
+    const beside = file('beside.yaml', `${secret(`stringData:\n  HF_TOKEN: ${TOKEN}\n`)}---\n${workspace('gated', 'meta-llama/Gated-8B', 'hf-token')}`);
+    const fromFile = await render(['-f', beside, '--hf-endpoint', hub.url, '--explain'], { HF_TOKEN: 'hf_wrong' });
+    assert.equal(fromFile.code, 0, fromFile.stderr);
+    assert.match(fromFile.stdout, /token: HF_TOKEN of Secret default\/hf-token \(from -f or --state\)/);
+    assert.match(
+      fromFile.stderr.trimEnd(),
+      /^kaito-ts: warning: .*beside\.yaml: Secret hf-token is not rendered \(read as cluster state, as after kubectl apply\)$/,
+    );
+    assert.deepEqual(hub.authorizations, [`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
 
     const wrong = await render(['-f', ws, '--hf-endpoint', hub.url], { HF_TOKEN: 'hf_wrong_token_value' });
     oneLine(wrong, /HuggingFaceModelGated: .*HTTP 403 .*may not read it/);
-    for (const r of [fromEnv, fromState, plain, wrong])
+    for (const r of [fromEnv, fromState, plain, fromFile, wrong])
       assert.ok(!`${r.stdout}${r.stderr}`.includes(TOKEN) && !r.stderr.includes('hf_wrong'), 'no token printed');
   });
 
