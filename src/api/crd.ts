@@ -196,7 +196,11 @@ function resourceSchema(version: string): OpenApiSchema {
       labelSelector: labelSelectorSchema(),
       preferredNodes: strList(beta ? 'Deprecated; not used.' : 'Nodes to prefer; not used by kaito-ts.'),
       ...(beta
-        ? { partition: partitionSchema('GPU partitioning (KAITO v0.12: needs the enableMIG or enableAccelerator feature gate and BYO nodes). Kept, but refused by kaito-ts.') }
+        ? {
+            partition: partitionSchema(
+              'GPU partitioning (KAITO v0.12: needs the enableMIG or enableAccelerator feature gate and BYO nodes). Kept, but refused by kaito-ts.',
+            ),
+          }
         : {}),
     },
     { required: ['labelSelector'] },

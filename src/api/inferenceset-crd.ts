@@ -54,7 +54,10 @@ function specSchema(version: string): OpenApiSchema {
   const resource: Record<string, OpenApiSchema> = {
     instanceType: str('GPU node SKU. Required when node auto-provisioning is enabled; must be empty for BYO nodes.', { maxLength: 253 }),
   };
-  if (beta) resource.partition = partitionSchema("GPU partitioning applied to each replica, copied to each child Workspace (KAITO: needs the enableMIG feature gate and BYO nodes; refused by kaito-ts). Immutable.");
+  if (beta)
+    resource.partition = partitionSchema(
+      'GPU partitioning applied to each replica, copied to each child Workspace (KAITO: needs the enableMIG feature gate and BYO nodes; refused by kaito-ts). Immutable.',
+    );
   return obj(
     'Spec defines the desired state of InferenceSet',
     {

@@ -80,6 +80,9 @@ describe("KAITO v0.12.0's feature gates", () => {
     assert.equal(code, 2);
     assert.deepEqual(out, []);
     assert.equal(err.join('').trimEnd().split('\n').length, 1, err.join(''));
-    assert.match(err.join(''), /--feature-gates: feature gate "ModelMirror" is not implemented by kaito-ts: it may only be false \(docs\/operations\.md#feature-gates\)/);
+    assert.match(
+      err.join(''),
+      /--feature-gates: feature gate "ModelMirror" is not implemented by kaito-ts: it may only be false \(docs\/operations\.md#feature-gates\)/,
+    );
   });
 });
