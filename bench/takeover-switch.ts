@@ -25,17 +25,23 @@ function bash(script: string, env: NodeJS.ProcessEnv, cwd: string): Promise<Scri
 export function kaitoTsShim(dir: string, projectRoot: string): string {
   const bin = join(dir, 'bin');
   mkdirSync(bin, { recursive: true });
-  writeFileSync(join(bin, 'kaito-ts'), `#!/bin/sh\nexec "${process.execPath}" "${join(projectRoot, 'bin', 'kaito-ts.js')}" "$@"\n`);
+  const cli = `"${process.execPath}" "${join(projectRoot, 'bin', 'kaito-ts.js')}"`;
+  // As helm's post-renderer (step a re-renders KAITO's release), the run's own stand-ins follow, as at install.
+  const standIns = `"${process.execPath}" "${join(projectRoot, 'dist', 'bench', 'chart-post-renderer.js')}"`;
+  writeFileSync(
+    join(bin, 'kaito-ts'),
+    `#!/bin/bash\nset -o pipefail\nif [ "$1" = helm-keep ]; then ${cli} "$@" | ${standIns}; exit $?; fi\nexec ${cli} "$@"\n`,
+  );
   chmodSync(join(bin, 'kaito-ts'), 0o755);
   return bin;
 }
 
 /** Runs the document's settings once and returns their values (NS, RELEASE, FLAGS). */
 export async function evaluateSettings(settings: string, env: NodeJS.ProcessEnv, cwd: string): Promise<Record<string, string>> {
-  const r = await bash(`${settings}\nprintf '%s\\0' "$NS" "$RELEASE" "$FLAGS"`, env, cwd);
+  const r = await bash(`${settings}\nprintf '%s\\0' "$NS" "$RELEASE" "$CHART" "$VERSION" "$FLAGS"`, env, cwd);
   if (r.code !== 0) throw new Error(`the settings of docs/takeover.md's switch failed (exit ${r.code}): ${r.stderr.trim()}`);
-  const [NS = '', RELEASE = '', FLAGS = ''] = r.stdout.split('\0');
-  return { NS, RELEASE, FLAGS: FLAGS.trim() };
+  const [NS = '', RELEASE = '', CHART = '', VERSION = '', FLAGS = ''] = r.stdout.split('\0');
+  return { NS, RELEASE, CHART, VERSION, FLAGS: FLAGS.trim() };
 }
 
 export const runStep = bash;

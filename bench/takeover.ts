@@ -441,9 +441,10 @@ async function retryCreate(what: string, create: () => Promise<unknown>, timeout
 }
 
 /** docs/takeover.md's switch and the flags its settings read from KAITO's Deployment. */
-async function readSwitch(env: NodeJS.ProcessEnv): Promise<{ procedure: SwitchProcedure; flags: string[] }> {
+async function readSwitch(env: NodeJS.ProcessEnv, chartDir: string): Promise<{ procedure: SwitchProcedure; flags: string[] }> {
   const procedure = switchProcedure(readFileSync(join(ROOT, 'docs', 'takeover.md'), 'utf8'));
-  const values = await evaluateSettings(procedure.settings, env, ROOT);
+  // The chart comes from KAITO's source tree here, not from its Helm repository.
+  const values: Record<string, string | undefined> = { ...(await evaluateSettings(procedure.settings, env, ROOT)), CHART: chartDir };
   if (values.NS !== RELEASE_NAMESPACE || values.RELEASE !== KAITO_RELEASE)
     throw new Error(`docs/takeover.md names release ${values.RELEASE} in ${values.NS}; the run installed ${KAITO_RELEASE} in ${RELEASE_NAMESPACE}`);
   Object.assign(env, values);
@@ -494,9 +495,10 @@ async function main(opts: TakeoverOptions): Promise<number> {
       TMPDIR: dir,
     };
     let webhookPort: number | undefined;
+    let kaitoChart: string | undefined;
     if (chart) {
       if (!existsSync(join(kubectlBin, 'helm'))) throw new Error(`helm not found in ${kubectlBin}: build it with \`bash simcluster/build-helm.sh\``);
-      const chartDir = await kaitoChartDir(chartSource!, dir);
+      const chartDir = (kaitoChart = await kaitoChartDir(chartSource!, dir));
       webhookPort = await freePort();
       writeFileSync(join(dir, 'kaito-values.json'), JSON.stringify(kaitoChartValues(mode, webhookPort)));
       log(`helm install ${KAITO_RELEASE} ${chartDir} (webhook port ${webhookPort})`);
@@ -580,7 +582,7 @@ async function main(opts: TakeoverOptions): Promise<number> {
     await waitUntil(`${from}: every workspace InferenceReady`, karpenter ? 600_000 : 300_000, allReady);
     await sleep(10_000); // let KAITO settle (its last status writes)
 
-    const switched = chart ? await readSwitch(docEnv) : undefined;
+    const switched = chart ? await readSwitch(docEnv, kaitoChart!) : undefined;
     const operatorFlags = [
       ...(switched
         ? switched.flags

@@ -13,6 +13,10 @@ const commands: Record<string, { summary: string; load: () => Promise<Command>; 
     summary: 'list what kaito-ts would not serve as KAITO does, or a takeover would lose (read-only)',
     load: async () => (await import('./commands/check.js')).check,
   },
+  'helm-keep': {
+    summary: "helm post-renderer for a takeover: marks KAITO's CRDs, ConfigMaps and StorageClass keep",
+    load: async () => (await import('./commands/helm-keep.js')).helmKeep,
+  },
   crd: { summary: 'print the Workspace CustomResourceDefinition', load: async () => (await import('./commands/crd.js')).crd },
   run: { summary: 'run the Workspace operator', load: async () => (await import('./commands/run.js')).run },
   simcluster: {

@@ -154,3 +154,19 @@ export function takeoverFindings(s: TakeoverState, releaseNamespace: string): Fi
   for (const d of s.deployments) findings.push(...gateFindings(d));
   return findings;
 }
+
+/**
+ * `helm uninstall` keeps an object only when the release's stored manifest marks it
+ * `helm.sh/resource-policy: keep`; an annotation added to the live object is not read. So the
+ * takeover re-renders KAITO's release with this as helm's post-renderer (`kaito-ts helm-keep`): every
+ * kaito.sh CRD, KAITO's ConfigMaps and the NVMe StorageClass get the mark, nothing else changes.
+ */
+export function markKept(objects: KubernetesObject[]): KubernetesObject[] {
+  return objects.map((o) => {
+    const kept =
+      (o.kind === 'CustomResourceDefinition' && (o as { spec?: { group?: string } }).spec?.group === GROUP) ||
+      (o.kind === 'ConfigMap' && KAITO_CHART_CONFIGMAPS.includes(o.metadata?.name ?? '')) ||
+      (o.kind === 'StorageClass' && o.metadata?.name === NVME_STORAGE_CLASS_NAME);
+    return kept ? { ...o, metadata: { ...o.metadata, annotations: { ...o.metadata?.annotations, [HELM_KEEP_ANNOTATION]: 'keep' } } } : o;
+  });
+}

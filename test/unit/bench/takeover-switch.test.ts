@@ -11,10 +11,10 @@ const DOC = readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'docs
 
 describe("docs/takeover.md's switch, as the takeover run reads it", () => {
   const { settings, steps } = switchProcedure(DOC);
-  it('settings NS, RELEASE and FLAGS (from KAITO’s Deployment) come first', () => {
+  it('settings NS, RELEASE, CHART, VERSION and FLAGS (from KAITO’s Deployment) come first', () => {
     assert.deepEqual(
       commandsOf(settings).map((c) => c.split('=')[0]),
-      ['NS', 'RELEASE', 'FLAGS'],
+      ['NS', 'RELEASE', 'CHART', 'VERSION', 'FLAGS'],
     );
     assert.match(settings, /kubectl -n \$NS get deployment \$RELEASE/);
   });
@@ -25,7 +25,8 @@ describe("docs/takeover.md's switch, as the takeover run reads it", () => {
     );
     const all = steps.map((s) => commandsOf(s.script).join('\n')).join('\n');
     // Every KAITO v0.12.0 CRD and webhook configuration is named.
-    for (const name of ['workspaces', 'inferencesets', 'modelmirrors', 'multiroleinferences']) assert.match(all, new RegExp(`\\b${name}\\b`));
+    const text = steps.map((s) => s.script).join('\n');
+    for (const name of ['workspaces', 'inferencesets', 'modelmirrors', 'multiroleinferences']) assert.match(text, new RegExp(`\\b${name}\\b`));
     for (const hook of [
       'validation.workspace.kaito.sh',
       'validation.inferenceset.kaito.sh',
@@ -33,7 +34,11 @@ describe("docs/takeover.md's switch, as the takeover run reads it", () => {
       'validation.modelmirror.kaito.sh',
     ])
       assert.ok(all.includes(hook), hook);
-    assert.match(commandsOf(steps[0]!.script).join('\n'), /helm\.sh\/resource-policy=keep/);
+    // Helm reads the keep mark from the release's manifest: step a re-renders the release with it.
+    assert.match(
+      commandsOf(steps[0]!.script)[0]!,
+      /^helm upgrade \$RELEASE \$CHART --version \$VERSION -n \$NS --reuse-values --post-renderer kaito-ts --post-renderer-args helm-keep$/,
+    );
     assert.deepEqual(commandsOf(steps.at(-1)!.script), ['helm uninstall $RELEASE -n $NS', 'kaito-ts check --release-namespace $NS']);
   });
   it('the install of kaito-ts becomes helm template; its rollout wait is left to the run; every other command runs as written', () => {

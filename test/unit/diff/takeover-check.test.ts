@@ -164,3 +164,30 @@ test('`kaito-ts check`: a stray flag or no cluster exits 2 with one line', async
     assert.equal(err.join('').trimEnd().split('\n').length, 1, err.join(''));
   }
 });
+
+test('helm-keep marks kaito.sh CRDs, KAITO’s ConfigMaps and the NVMe StorageClass keep; nothing else changes', async () => {
+  const { keepManifests } = await import('../../../src/cli/commands/helm-keep.js');
+  const { parseAllDocuments } = await import('yaml');
+  const input = [
+    'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: workspaces.kaito.sh\nspec:\n  group: kaito.sh\n',
+    'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: inferencepools.x\nspec:\n  group: inference.networking.k8s.io\n',
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: qlora-params-template\n  annotations:\n    a: b\n',
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kaito-logging-config\n',
+    'apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: kaito-local-nvme-disk\n',
+    'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: kaito-workspace\n',
+  ].join('---\n');
+  const out = parseAllDocuments(keepManifests(input)).map((d) => d.toJS() as KubernetesObject);
+  assert.deepEqual(
+    out.map((o) => `${o.metadata?.name}:${o.metadata?.annotations?.['helm.sh/resource-policy'] ?? '-'}`),
+    [
+      'workspaces.kaito.sh:keep',
+      'inferencepools.x:-',
+      'qlora-params-template:keep',
+      'kaito-logging-config:-',
+      'kaito-local-nvme-disk:keep',
+      'kaito-workspace:-',
+    ],
+  );
+  assert.equal(out[2]?.metadata?.annotations?.a, 'b');
+  assert.throws(() => keepManifests('a: [\n'), /helm-keep: stdin is not YAML/);
+});
