@@ -34,7 +34,16 @@ export interface DeploymentLike extends KubernetesObject {
 }
 type WithPartition = KubernetesObject & { resource?: { partition?: unknown }; spec?: { template?: { resource?: { partition?: unknown } } } };
 
+/** What a deployed Helm release's stored manifest says of each object: the only place `helm uninstall` reads the keep mark. */
+export interface ReleaseManifest {
+  release: string;
+  /** `Kind/name` of every object of the manifest, with its keep mark. */
+  objects: Map<string, boolean>;
+}
+
 export interface TakeoverState {
+  /** The deployed releases of the release namespace (from Helm's release Secrets). */
+  releases?: ReleaseManifest[];
   /** CustomResourceDefinitions of the kaito.sh group. */
   crds: KubernetesObject[];
   /** ConfigMaps of the release namespace and StorageClasses (only KAITO_CHART_CONFIGMAPS and the NVMe class are read). */
@@ -57,8 +66,15 @@ export interface Finding {
 
 const id = (kind: string, o: KubernetesObject): string => `${kind} ${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name ?? '?'}`;
 
-/** The Helm release that would delete this object on `helm uninstall`, or undefined (not Helm's, or kept). */
-export function deletedByUninstall(o: KubernetesObject): string | undefined {
+/**
+ * The Helm release that would delete this object on `helm uninstall`, or undefined (not Helm's, or kept).
+ * A release's stored manifest decides when it lists the object (the live annotation is not read by Helm);
+ * otherwise Helm's marks on the live object.
+ */
+export function deletedByUninstall(o: KubernetesObject, releases: readonly ReleaseManifest[] = []): string | undefined {
+  const key = `${o.kind}/${o.metadata?.name ?? ''}`;
+  const listed = releases.filter((r) => r.objects.has(key));
+  if (listed.length) return listed.find((r) => !r.objects.get(key))?.release;
   const annotations = o.metadata?.annotations ?? {};
   if (annotations[HELM_KEEP_ANNOTATION] === 'keep') return undefined;
   const release = annotations[HELM_RELEASE_ANNOTATION];
@@ -115,7 +131,7 @@ function gateFindings(d: DeploymentLike): Finding[] {
 export function takeoverFindings(s: TakeoverState, releaseNamespace: string): Finding[] {
   const findings: Finding[] = [];
   const uninstall = (kind: string, o: KubernetesObject, what: string): void => {
-    const release = deletedByUninstall(o);
+    const release = deletedByUninstall({ ...o, kind }, s.releases);
     if (release)
       findings.push({
         object: id(kind, o),
@@ -169,4 +185,12 @@ export function markKept(objects: KubernetesObject[]): KubernetesObject[] {
       (o.kind === 'StorageClass' && o.metadata?.name === NVME_STORAGE_CLASS_NAME);
     return kept ? { ...o, metadata: { ...o.metadata, annotations: { ...o.metadata?.annotations, [HELM_KEEP_ANNOTATION]: 'keep' } } } : o;
   });
+}
+
+/** A release's objects and their keep marks, from its manifest (helm's rendered YAML stream). */
+export function releaseManifestOf(release: string, manifest: KubernetesObject[]): ReleaseManifest {
+  return {
+    release,
+    objects: new Map(manifest.map((o) => [`${o.kind}/${o.metadata?.name ?? ''}`, o.metadata?.annotations?.[HELM_KEEP_ANNOTATION] === 'keep'])),
+  };
 }

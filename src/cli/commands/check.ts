@@ -4,7 +4,16 @@
 import { parseArgs } from 'node:util';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { DEFAULT_RELEASE_NAMESPACE } from '../../builders/facts.js';
-import { takeoverFindings, type DeploymentLike, type TakeoverState, type WebhookConfiguration } from '../../diff/takeover-check.js';
+import { gunzipSync } from 'node:zlib';
+import { parseAllDocuments } from 'yaml';
+import {
+  releaseManifestOf,
+  takeoverFindings,
+  type DeploymentLike,
+  type ReleaseManifest,
+  type TakeoverState,
+  type WebhookConfiguration,
+} from '../../diff/takeover-check.js';
 import { GROUP } from '../../api/types.js';
 import { KubeClient } from '../../runtime/client.js';
 import { loadClusterAccess } from '../../runtime/cluster-access.js';
@@ -69,6 +78,7 @@ async function readState(client: KubeClient, releaseNamespace: string): Promise<
   };
   const webhookConfigurations = (await Promise.all(WEBHOOK_KINDS.map((t) => list<WebhookConfiguration>(t)))).flat();
   return {
+    releases: await deployedReleases(client, releaseNamespace),
     crds: (await list(crds)).filter((c) => (c as { spec?: { group?: string } }).spec?.group === GROUP),
     configMaps: await list(Resources.configMaps, releaseNamespace),
     storageClasses: await list(Resources.storageClasses),
@@ -79,6 +89,33 @@ async function readState(client: KubeClient, releaseNamespace: string): Promise<
     inferenceSets: await list(Resources.inferenceSets, undefined, true),
     deployments: await list<DeploymentLike>(Resources.deployments),
   };
+}
+
+/**
+ * Helm's deployed releases in the namespace, read from their release Secrets (`owner=helm`): the
+ * `release` key holds base64 of gzipped JSON whose `manifest` is the rendered YAML `helm uninstall` reads.
+ */
+async function deployedReleases(client: KubeClient, namespace: string): Promise<ReleaseManifest[]> {
+  let secrets: (KubernetesObject & { data?: Record<string, string> })[];
+  try {
+    secrets = (
+      await client.list<KubernetesObject & { data?: Record<string, string> }>(Resources.secrets, { namespace, labelSelector: 'owner=helm,status=deployed' })
+    ).items;
+  } catch (err) {
+    throw new CliError(`cannot list Helm's release Secrets in ${namespace}: ${(err as Error).message.split('\n')[0]}`);
+  }
+  return secrets.flatMap((sec) => {
+    try {
+      const packed = Buffer.from(Buffer.from(sec.data?.release ?? '', 'base64').toString('utf8'), 'base64');
+      const release = JSON.parse(gunzipSync(packed).toString('utf8')) as { name?: string; manifest?: string };
+      const objects = parseAllDocuments(release.manifest ?? '')
+        .map((d) => d.toJS() as KubernetesObject | null)
+        .filter((o): o is KubernetesObject => !!o);
+      return [releaseManifestOf(release.name ?? sec.metadata?.labels?.name ?? '?', objects)];
+    } catch {
+      return []; // not a release this version of Helm wrote: the live objects' marks decide
+    }
+  });
 }
 
 export async function check(args: string[], io: CliIO): Promise<number> {

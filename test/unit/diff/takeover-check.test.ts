@@ -191,3 +191,18 @@ test('helm-keep marks kaito.sh CRDs, KAITO’s ConfigMaps and the NVMe StorageCl
   assert.equal(out[2]?.metadata?.annotations?.a, 'b');
   assert.throws(() => keepManifests('a: [\n'), /helm-keep: stdin is not YAML/);
 });
+
+test("Helm's release manifest decides, not the live object: a live keep annotation alone is still a finding", async () => {
+  const { releaseManifestOf } = await import('../../../src/diff/takeover-check.js');
+  const manifestCrd = (keep: boolean) => ({
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'workspaces.kaito.sh', ...(keep ? { annotations: { 'helm.sh/resource-policy': 'keep' } } : {}) },
+  });
+  const live = { ...empty, crds: [crd('workspaces.kaito.sh', kept)] };
+  const unmarked = takeoverFindings({ ...live, releases: [releaseManifestOf('kaito-workspace', [manifestCrd(false)])] }, NS);
+  assert.equal(unmarked.length, 1);
+  assert.match(unmarked[0]!.problem, /`helm uninstall` of release kaito-workspace deletes it/);
+  assert.deepEqual(takeoverFindings({ ...live, releases: [releaseManifestOf('kaito-workspace', [manifestCrd(true)])] }, NS), []);
+  // An object no release lists: the live marks decide.
+  assert.deepEqual(takeoverFindings({ ...live, releases: [releaseManifestOf('other', [])] }, NS), []);
+});
