@@ -35,6 +35,17 @@ export interface LaunchOptions {
   /** The Hugging Face stand-in: its endpoint (kaito-ts's --hf-endpoint) and, for KAITO v0.12, which reads
    * https://huggingface.co by a fixed address, the CONNECT proxy (HTTPS_PROXY) and the CA that signed it. */
   hub?: { endpoint: string; proxyUrl: string; caFile: string };
+  /**
+   * The gate and provisioner flags as a Helm chart's Deployment renders them (`--feature-gates`,
+   * `--node-provisioner`, `--karpenter-node-class*`): used instead of the ones derived from `nap`,
+   * `karpenter` and `inferenceSets` (the takeover run from KAITO v0.12.0's chart, bench/takeover-chart.ts).
+   */
+  operatorFlags?: string[];
+  /**
+   * KAITO only: serve its admission webhooks (knative) on this port, for the Service its chart installed
+   * (`service` in `namespace`), with its certificates in that namespace's `workspace-webhook-cert` Secret.
+   */
+  webhook?: { port: number; service: string; namespace: string; loggingConfigMap: string; profilingPort: number };
 }
 
 export interface Launch {
@@ -125,13 +136,13 @@ const kaitoTs: ControllerSpec = {
       join(o.projectRoot, 'bin', 'kaito-ts.js'),
       'run',
       `--kubeconfig=${o.kubeconfig}`,
-      `--feature-gates=${featureGates(o.nap, o.inferenceSets)}`,
+      ...(o.operatorFlags ?? [`--feature-gates=${featureGates(o.nap, o.inferenceSets)}`]),
       `--kube-client-qps=${o.qps}`,
       `--kube-client-burst=${o.burst}`,
       `--metrics-bind-address=${o.metricsAddress}`,
       `--health-probe-bind-address=${o.probeAddress}`,
       `--release-namespace=${o.releaseNamespace}`,
-      ...(o.karpenter ? kwokNodeClassFlags(o.karpenter.nodeClassSpec) : []),
+      ...(o.karpenter && !o.operatorFlags ? kwokNodeClassFlags(o.karpenter.nodeClassSpec) : []),
       ...(o.hub ? [`--hf-endpoint=${o.hub.endpoint}`] : []),
     ],
     env: { CLOUD_PROVIDER: 'azure' },
@@ -173,16 +184,18 @@ function kaitoController(id: ControllerId, version: KaitoVersion): ControllerSpe
       command: kaitoPaths(version).binary,
       args: [
         `--kubeconfig=${o.kubeconfig}`,
-        '--webhook=false',
-        `--feature-gates=${featureGates(o.nap, o.inferenceSets)}`,
+        ...(o.webhook ? [] : ['--webhook=false']),
+        ...(o.operatorFlags ?? [
+          `--feature-gates=${featureGates(o.nap, o.inferenceSets)}`,
+          // v0.12 derives the gate from --node-provisioner (default azure-gpu-provisioner, which sets
+          // disableNodeAutoProvisioning=false whatever --feature-gates says): bring-your-own is `byo`.
+          ...(version !== 'v0.8.0' && !o.nap ? ['--node-provisioner=byo'] : []),
+          ...(o.karpenter ? kwokNodeClassFlags(o.karpenter.nodeClassSpec) : []),
+        ]),
         `--kube-client-qps=${o.qps}`,
         `--kube-client-burst=${o.burst}`,
         `--metrics-bind-address=${o.metricsAddress}`,
         `--health-probe-bind-address=${o.probeAddress}`,
-        // v0.12 derives the gate from --node-provisioner (default azure-gpu-provisioner, which sets
-        // disableNodeAutoProvisioning=false whatever --feature-gates says): bring-your-own is `byo`.
-        ...(version !== 'v0.8.0' && !o.nap ? ['--node-provisioner=byo'] : []),
-        ...(o.karpenter ? kwokNodeClassFlags(o.karpenter.nodeClassSpec) : []),
       ],
       // The inference ConfigMap template is read from RELEASE_NAMESPACE; the SKU catalog from CLOUD_PROVIDER;
       // the registry of the base image and weights from PRESET_REGISTRY_NAME, which KAITO's chart sets to
@@ -192,6 +205,17 @@ function kaitoController(id: ControllerId, version: KaitoVersion): ControllerSpe
         RELEASE_NAMESPACE: o.releaseNamespace,
         PRESET_REGISTRY_NAME: KAITO_CHART_REGISTRY,
         ...(o.hub && version !== 'v0.8.0' ? { HTTPS_PROXY: o.hub.proxyUrl, SSL_CERT_FILE: o.hub.caFile } : {}),
+        // What its chart's Deployment gives the webhook server (knative): the Service its certificate
+        // names, the port, the namespace of the certificate Secret and of the logging ConfigMap.
+        ...(o.webhook
+          ? {
+              WEBHOOK_SERVICE: o.webhook.service,
+              WEBHOOK_PORT: String(o.webhook.port),
+              SYSTEM_NAMESPACE: o.webhook.namespace,
+              CONFIG_LOGGING_NAME: o.webhook.loggingConfigMap,
+              PROFILING_PORT: String(o.webhook.profilingPort),
+            }
+          : {}),
       },
     }),
     // Bring-your-own: GPU facts from node labels, which never enable NVMe; otherwise the SKU's catalog entry.

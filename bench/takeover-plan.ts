@@ -135,22 +135,40 @@ export function takeoverWorkspaces(
 }
 
 /**
- * InferenceSet bodies (kaito.sh/v1beta1, without namespace). From KAITO v0.12.0 on bring-your-own nodes:
- * a 2-replica set on a pool of its own, so its children are taken over with everything else.
+ * InferenceSet bodies (without namespace), from KAITO v0.12.0, one created through each served version
+ * (`kaito.sh/v1beta1` and `kaito.sh/v1alpha1`), so KAITO's webhook and both schemas see them. On
+ * bring-your-own nodes each has a pool of its own; in Karpenter mode each names its SKU and its children
+ * get NodePools of their own. Their children are taken over with everything else.
  */
 export function takeoverInferenceSets(
   mode: TakeoverMode,
   from: TakeoverOptions['from'] = 'kaito-v0.8.0',
-): { metadata: { name: string }; spec: { replicas: number; labelSelector: object; template: object } }[] {
-  if (mode !== 'byo' || from !== 'kaito-v0.12.0') return [];
+): { apiVersion: string; metadata: { name: string }; spec: { replicas: number; labelSelector: object; template: object } }[] {
+  if (from !== 'kaito-v0.12.0') return [];
+  const phi3 = { inference: { preset: { name: 'phi-3-mini-4k-instruct' } } };
+  if (mode === 'karpenter')
+    return [
+      {
+        apiVersion: 'kaito.sh/v1beta1',
+        metadata: { name: 'phi3-set' },
+        spec: { replicas: 1, labelSelector: { matchLabels: { apps: 'phi3-set' } }, template: { resource: { instanceType: A10 }, ...phi3 } },
+      },
+      {
+        apiVersion: 'kaito.sh/v1alpha1',
+        metadata: { name: 'phi3-set-alpha' },
+        spec: { replicas: 1, labelSelector: { matchLabels: { apps: 'phi3-set-alpha' } }, template: { resource: { instanceType: A10 }, ...phi3 } },
+      },
+    ];
   return [
     {
+      apiVersion: 'kaito.sh/v1beta1',
       metadata: { name: 'phi3-set' },
-      spec: {
-        replicas: 2,
-        labelSelector: { matchLabels: { [POOL]: 'a10-set' } },
-        template: { inference: { preset: { name: 'phi-3-mini-4k-instruct' } } },
-      },
+      spec: { replicas: 2, labelSelector: { matchLabels: { [POOL]: 'a10-set' } }, template: phi3 },
+    },
+    {
+      apiVersion: 'kaito.sh/v1alpha1',
+      metadata: { name: 'phi3-set-alpha' },
+      spec: { replicas: 1, labelSelector: { matchLabels: { [POOL]: 'a10-set-alpha' } }, template: phi3 },
     },
   ];
 }

@@ -8,7 +8,7 @@
 // The cluster is its own (state dir ~/.cache/kaito-ts/takeover-simcluster, ports +3000): KAITO
 // watches every namespace and must not touch the shared cluster. It is stopped at the end.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -41,11 +41,30 @@ import {
 } from './takeover-plan.js';
 import { QWEN3_8B } from '../src/simcluster/fake-hub.js';
 import { startHubStandIn, type HubStandIn } from '../src/simcluster/hub-standin.js';
+import {
+  KAITO_RELEASE,
+  KAITO_WEBHOOK_SERVICE,
+  KAITO_LOGGING_CONFIGMAP,
+  KAITO_WEBHOOKS,
+  deploymentArgs,
+  kaitoChartSource,
+  kaitoChartValues,
+  operatorFlagsOf,
+  writePostRenderer,
+} from './takeover-chart.js';
+import { localScript, switchProcedure, type SwitchProcedure } from './takeover-doc.js';
+import { evaluateSettings, kaitoTsShim, probeObjects, runStep, waitForKaitoWebhooks, writesThroughBothVersions } from './takeover-switch.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CLI = join(ROOT, 'bin', 'kaito-ts.js');
 const CACHE = process.env.KAITO_TS_CACHE ?? join(homedir(), '.cache', 'kaito-ts');
-const CLUSTER_ENV = { ...process.env, KAITO_TS_SIMCLUSTER_DIR: join(CACHE, 'takeover-simcluster'), KAITO_TS_SIM_PORT_OFFSET: '3000' };
+// The run's own cluster: KAITO_TS_TAKEOVER_DIR and KAITO_TS_TAKEOVER_PORT_OFFSET move it (two checkouts
+// running takeovers at once must not share a state folder or ports).
+const CLUSTER_ENV = {
+  ...process.env,
+  KAITO_TS_SIMCLUSTER_DIR: process.env.KAITO_TS_TAKEOVER_DIR ?? join(CACHE, 'takeover-simcluster'),
+  KAITO_TS_SIM_PORT_OFFSET: process.env.KAITO_TS_TAKEOVER_PORT_OFFSET ?? '3000',
+};
 const RELEASE_NAMESPACE = 'kaito-workspace';
 const NS = 'takeover';
 
@@ -64,29 +83,37 @@ const NODES = {
     { name: 'a100', ...A100_NODE },
     // A multi-node group's own nodes (from KAITO v0.12.0).
     { name: 'a100-group', ...A100_NODE },
-    // An InferenceSet's two children (from KAITO v0.12.0).
-    {
-      name: 'a10-set',
-      count: 2,
+    // An InferenceSet's two children (from KAITO v0.12.0), and the child of the one created as v1alpha1.
+    ...(
+      [
+        ['a10-set', 2],
+        ['a10-set-alpha', 1],
+      ] as const
+    ).map(([name, count]) => ({
+      name,
+      count,
       instanceType: 'Standard_NV36ads_A10_v5',
       gpu: { product: 'NVIDIA-A10', count: 1, memoryMiB: 24576 },
       cpu: '36',
       memory: '440Gi',
-    },
+    })),
   ],
 };
 
 const workspacesOf = (mode: TakeoverMode, from: TakeoverOptions['from']) =>
   takeoverWorkspaces(mode, from).map((w) => ({ apiVersion: `${GROUP}/${VERSION}`, kind: 'Workspace', ...w, metadata: { ...w.metadata, namespace: NS } }));
 
-function sh(cmd: string, args: string[], env = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
+function sh(cmd: string, args: string[], env = process.env, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { env, maxBuffer: 64 << 20 }, (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }));
+    const child = execFile(cmd, args, { env, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number(err.code ?? 1) || 1 : 0, stdout, stderr }),
+    );
+    if (stdin !== undefined) child.stdin?.end(stdin);
   });
 }
 
-async function must(cmd: string, args: string[], env = process.env): Promise<string> {
-  const r = await sh(cmd, args, env);
+async function must(cmd: string, args: string[], env = process.env, stdin?: string): Promise<string> {
+  const r = await sh(cmd, args, env, stdin);
   if (r.code !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr.trim() || r.stdout.trim()}`);
   return r.stdout;
 }
@@ -98,6 +125,8 @@ interface Snapshot {
   children: Map<string, { uid: string; rv: string; body: unknown; managers: string[] }>;
   /** Each InferenceSet's spec and its child Workspaces (name → uid). */
   sets: Map<string, { spec: string; members: Map<string, string> }>;
+  /** Every Workspace: its uid and its spec (resource, inference, tuning), as the API server returns it. */
+  workspaces: Map<string, { uid: string; spec: unknown }>;
 }
 
 async function snapshot(kubectl: (args: string[]) => Promise<string>): Promise<Snapshot> {
@@ -127,13 +156,16 @@ async function snapshot(kubectl: (args: string[]) => Promise<string>): Promise<S
   }
   const sets = new Map<string, { spec: string; members: Map<string, string> }>();
   const setItems = await items('inferencesets.kaito.sh').catch(() => []);
-  const memberItems = setItems.length ? await items('workspaces.kaito.sh') : [];
+  const memberItems = await items('workspaces.kaito.sh');
+  const workspaces = new Map(
+    memberItems.map((w) => [w.metadata?.name ?? '', { uid: w.metadata?.uid ?? '', spec: { resource: w.resource, inference: w.inference, tuning: w.tuning } }]),
+  );
   for (const is of setItems) {
     const name = is.metadata?.name ?? '';
     const members = memberItems.filter((w) => w.metadata?.labels?.[LABEL_INFERENCESET_CREATED_BY] === name);
     sets.set(name, { spec: JSON.stringify(is.spec), members: new Map(members.map((w) => [w.metadata?.name ?? '', w.metadata?.uid ?? ''])) });
   }
-  return { pods, children, sets };
+  return { pods, children, sets, workspaces };
 }
 
 /** No child Workspace of an InferenceSet created or deleted, no set's spec changed. */
@@ -177,6 +209,12 @@ function compare(before: Snapshot, after: Snapshot): { problems: string[]; notes
     if (a.rv !== c.rv) notes.push(`${name}: resourceVersion ${c.rv} → ${a.rv}; field managers ${c.managers.join(' ')} → ${a.managers.join(' ')}`);
   }
   for (const name of after.children.keys()) if (!before.children.has(name)) problems.push(`${name} is new`);
+  for (const [name, w] of before.workspaces) {
+    const a = after.workspaces.get(name);
+    if (!a) problems.push(`workspace ${name} is gone`);
+    else if (a.uid !== w.uid) problems.push(`workspace ${name} was re-created`);
+    else for (const change of fieldChanges(w.spec, a.spec)) problems.push(`workspace ${name} spec changed: ${formatChange(change)}`);
+  }
   return { problems, notes };
 }
 
@@ -194,8 +232,19 @@ async function start(
   dir: string,
   mode: TakeoverMode,
   hub: HubStandIn | undefined,
+  operatorFlags?: string[],
+  webhookPort?: number,
 ): Promise<{ ctl: RunningController; metrics: string }> {
   const [probe, metrics] = [await freePort(), await freePort()];
+  const webhook = webhookPort
+    ? {
+        port: webhookPort,
+        service: KAITO_WEBHOOK_SERVICE,
+        namespace: RELEASE_NAMESPACE,
+        loggingConfigMap: KAITO_LOGGING_CONFIGMAP,
+        profilingPort: await freePort(),
+      }
+    : undefined;
   const launch = CONTROLLERS[id].launch({
     kubeconfig,
     qps: 30,
@@ -208,6 +257,8 @@ async function start(
     ...(hub ? { hub: { endpoint: hub.hub.url, proxyUrl: hub.proxy.url, caFile: hub.caFile } } : {}),
     metricsAddress: `127.0.0.1:${metrics}`,
     probeAddress: `127.0.0.1:${probe}`,
+    ...(operatorFlags ? { operatorFlags } : {}),
+    ...(webhook ? { webhook } : {}),
   });
   const logFile = join(dir, `${id}.log`);
   log(`starting ${id} (log ${logFile})`);
@@ -352,19 +403,82 @@ function describeKarpenter(s: KarpenterSnapshot): string {
   return `NodePools ${pools.join(', ') || 'none'}; ${s.nodeClaims.size} NodeClaims, ${s.nodes.size} nodes, NodeClasses ${[...s.nodeClasses.keys()].join(', ') || 'none'}`;
 }
 
+/** The findings of `kaito-ts check` the switch takes care of (steps a and c); any other must be resolved first. */
+const HANDLED_BY_SWITCH = /^(CustomResourceDefinition|ConfigMap|StorageClass|ValidatingWebhookConfiguration) /;
+
+/** KAITO's chart folder: as found, or extracted from its source archive into the run's folder. */
+async function kaitoChartDir(source: ReturnType<typeof kaitoChartSource>, dir: string): Promise<string> {
+  if ('dir' in source) return source.dir;
+  if ('missing' in source) throw new Error(source.missing);
+  await must('tar', ['-xzf', source.archive, '-C', dir, source.member]);
+  return join(dir, source.member);
+}
+
+/** The first container's args of a Deployment in the release namespace. */
+async function deploymentArgsLive(kubectl: (args: string[]) => Promise<string>, name: string): Promise<string[]> {
+  const d = JSON.parse(await kubectl(['get', 'deployment', name, '-n', RELEASE_NAMESPACE, '-o', 'json'])) as {
+    spec?: { template?: { spec?: { containers?: { args?: string[] }[] } } };
+  };
+  return d.spec?.template?.spec?.containers?.[0]?.args ?? [];
+}
+
+/** A create, retried while the webhook is not answering yet; a refusal by the webhook or the schema fails the run. */
+async function retryCreate(what: string, create: () => Promise<unknown>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await create();
+      return;
+    } catch (err) {
+      const e = err as { code?: number; body?: unknown; message?: string };
+      if (e.code === 409) return; // an earlier run's, kept by an interrupted cleanup
+      const text = `${e.message ?? ''} ${typeof e.body === 'string' ? e.body : JSON.stringify(e.body ?? '')}`;
+      if (/denied the request|is invalid|Unsupported value|Required value/.test(text) || Date.now() > deadline)
+        throw new Error(`create ${what} refused: ${text.slice(0, 600)}`);
+      await sleep(1000);
+    }
+  }
+}
+
+/** docs/takeover.md's switch and the flags its settings read from KAITO's Deployment. */
+async function readSwitch(env: NodeJS.ProcessEnv, chartDir: string): Promise<{ procedure: SwitchProcedure; flags: string[] }> {
+  const procedure = switchProcedure(readFileSync(join(ROOT, 'docs', 'takeover.md'), 'utf8'));
+  // The chart comes from KAITO's source tree here, not from its Helm repository.
+  const values: Record<string, string | undefined> = { ...(await evaluateSettings(procedure.settings, env, ROOT)), CHART: chartDir };
+  if (values.NS !== RELEASE_NAMESPACE || values.RELEASE !== KAITO_RELEASE)
+    throw new Error(`docs/takeover.md names release ${values.RELEASE} in ${values.NS}; the run installed ${KAITO_RELEASE} in ${RELEASE_NAMESPACE}`);
+  Object.assign(env, values);
+  return { procedure, flags: (values.FLAGS ?? '').split(/\s+/).filter(Boolean) };
+}
+
+/** With KAITO stopped and its webhook configurations in place, a Workspace create (server dry run). */
+async function refusedWhileStopped(kubectl: (args: string[], stdin?: string) => Promise<string>, mode: TakeoverMode): Promise<string> {
+  const body = JSON.stringify(probeObjects(mode, VERSION, NS).workspace);
+  return kubectl(['create', '--dry-run=server', '-o', 'name', '-f', '-'], body).then(
+    () => 'a Workspace create (server dry run) was accepted',
+    (err: unknown) => `a Workspace create (server dry run) is refused: ${(err as Error).message.split('\n')[0]?.slice(0, 300)}`,
+  );
+}
+
 async function main(opts: TakeoverOptions): Promise<number> {
   const { from, mode } = opts;
   const karpenter = mode === 'karpenter';
+  // From KAITO v0.12.0: its own Helm chart, webhooks served, and the switch run from docs/takeover.md.
+  const chart = from === 'kaito-v0.12.0';
   const WORKSPACES = workspacesOf(mode, from);
   for (const id of [from, 'kaito-ts'] as const) {
     const missing = missingPrerequisite(id, ROOT, mode);
     if (missing) throw new Error(missing);
   }
+  const chartSource = chart ? kaitoChartSource(ROOT) : undefined;
+  if (chartSource && 'missing' in chartSource) throw new Error(chartSource.missing);
   const nodes = karpenter ? { pools: NODES.pools.map((p) => ({ ...p, count: 0 })) } : NODES;
   const dir = mkdtempSync(join(tmpdir(), 'kaito-ts-takeover-'));
   const nodesFile = join(dir, 'nodes.yaml');
   writeFileSync(nodesFile, stringify(nodes));
-  log(`private cluster in ${CLUSTER_ENV.KAITO_TS_SIMCLUSTER_DIR}${karpenter ? ' with Karpenter' : ''}; ${from} → kaito-ts, ${mode} mode`);
+  log(
+    `private cluster in ${CLUSTER_ENV.KAITO_TS_SIMCLUSTER_DIR} (port offset ${CLUSTER_ENV.KAITO_TS_SIM_PORT_OFFSET})${karpenter ? ' with Karpenter' : ''}; ${from} → kaito-ts, ${mode} mode`,
+  );
   mkdirSync(CLUSTER_ENV.KAITO_TS_SIMCLUSTER_DIR, { recursive: true });
   await must(process.execPath, [CLI, 'simcluster', 'up', '--nodes-file', nodesFile, ...(karpenter ? ['--karpenter'] : [])], CLUSTER_ENV);
   try {
@@ -372,9 +486,42 @@ async function main(opts: TakeoverOptions): Promise<number> {
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
     const kubectlBin = (await must(process.execPath, [CLI, 'simcluster', 'env'], CLUSTER_ENV)).match(/PATH='([^']+)'/)?.[1] ?? '';
-    const kubectl = (args: string[]) => must(join(kubectlBin, 'kubectl'), ['--kubeconfig', kubeconfig, ...args]);
-    await installCrds(kc, CONTROLLERS[from].crds(mode), from);
-    await ensureReleaseNamespace(kc, RELEASE_NAMESPACE);
+    const kubectl = (args: string[], stdin?: string) => must(join(kubectlBin, 'kubectl'), ['--kubeconfig', kubeconfig, ...args], process.env, stdin);
+    // The document's commands find kubectl, helm and kaito-ts on the PATH, and the cluster in KUBECONFIG.
+    const docEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      PATH: `${kaitoTsShim(dir, ROOT)}:${kubectlBin}:${process.env.PATH ?? ''}`,
+      KUBECONFIG: kubeconfig,
+      TMPDIR: dir,
+    };
+    let webhookPort: number | undefined;
+    let kaitoChart: string | undefined;
+    if (chart) {
+      if (!existsSync(join(kubectlBin, 'helm'))) throw new Error(`helm not found in ${kubectlBin}: build it with \`bash simcluster/build-helm.sh\``);
+      const chartDir = (kaitoChart = await kaitoChartDir(chartSource!, dir));
+      webhookPort = await freePort();
+      writeFileSync(join(dir, 'kaito-values.json'), JSON.stringify(kaitoChartValues(mode, webhookPort)));
+      log(`helm install ${KAITO_RELEASE} ${chartDir} (webhook port ${webhookPort})`);
+      await must(
+        'helm',
+        [
+          'install',
+          KAITO_RELEASE,
+          chartDir,
+          '-n',
+          RELEASE_NAMESPACE,
+          '--create-namespace',
+          '-f',
+          join(dir, 'kaito-values.json'),
+          '--post-renderer',
+          writePostRenderer(dir, ROOT),
+        ],
+        docEnv,
+      );
+    } else {
+      await installCrds(kc, CONTROLLERS[from].crds(mode), from);
+      await ensureReleaseNamespace(kc, RELEASE_NAMESPACE);
+    }
     await kubectl(['create', 'namespace', NS]).catch(() => '');
     // The multi-node preset is gated: its modelAccessSecret must hold HF_TOKEN.
     await kubectl(['create', 'secret', 'generic', HF_SECRET, '-n', NS, '--from-literal=HF_TOKEN=hf_takeover_not_a_real_token']).catch(() => '');
@@ -391,19 +538,7 @@ async function main(opts: TakeoverOptions): Promise<number> {
       '--docker-password=not-a-real-password',
     ]).catch(() => '');
     const api = kc.makeApiClient(CustomObjectsApi);
-    for (const body of WORKSPACES)
-      await api.createNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: NS, body }).catch(() => undefined);
     const SETS = takeoverInferenceSets(mode, from);
-    for (const set of SETS)
-      await api
-        .createNamespacedCustomObject({
-          group: GROUP,
-          version: VERSION,
-          plural: INFERENCESET_PLURAL,
-          namespace: NS,
-          body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'InferenceSet', ...set, metadata: { ...set.metadata, namespace: NS } },
-        })
-        .catch(() => undefined);
     const workspaces = async () =>
       (
         (await api.listNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace: NS })) as {
@@ -429,22 +564,41 @@ async function main(opts: TakeoverOptions): Promise<number> {
     const generic = WORKSPACES.filter((w) => (w.inference as { preset?: { name?: string } } | undefined)?.preset?.name === GENERIC_HF_ID);
     const hub = generic.length ? await startHubStandIn(join(CLUSTER_ENV.KAITO_TS_SIMCLUSTER_DIR, 'pki'), { [GENERIC_HF_ID]: QWEN3_8B }) : undefined;
     if (hub) log(`fake Hugging Face endpoint ${hub.hub.url}, as https://huggingface.co through ${hub.proxy.url}`);
-    const kaito = await start(from, kubeconfig, dir, mode, hub);
+    // From its chart, KAITO runs with its Deployment's flags and serves its webhooks, before anything is created.
+    const kaitoFlags = chart ? operatorFlagsOf(await deploymentArgsLive(kubectl, KAITO_RELEASE)) : undefined;
+    const kaito = await start(from, kubeconfig, dir, mode, hub, kaitoFlags, webhookPort);
+    if (chart) {
+      await waitForKaitoWebhooks(kubectl);
+      log(`KAITO's webhooks ${KAITO_WEBHOOKS.join(', ')} have their CA: every create below goes through them`);
+    }
+    const create = async (plural: string, apiVersion: string, body: Record<string, unknown>) => {
+      const version = apiVersion.split('/')[1] ?? VERSION;
+      await retryCreate(`${plural}/${(body.metadata as { name: string }).name}`, () =>
+        api.createNamespacedCustomObject({ group: GROUP, version, plural, namespace: NS, body: { ...body, apiVersion } }),
+      );
+    };
+    for (const body of WORKSPACES) await create(PLURAL, `${GROUP}/${VERSION}`, body);
+    for (const set of SETS) await create(INFERENCESET_PLURAL, set.apiVersion, { kind: 'InferenceSet', ...set, metadata: { ...set.metadata, namespace: NS } });
     await waitUntil(`${from}: every workspace InferenceReady`, karpenter ? 600_000 : 300_000, allReady);
     await sleep(10_000); // let KAITO settle (its last status writes)
-    await kaito.ctl.stop();
-    log(`${from} stopped`);
-    const before = await snapshot(kubectl);
-    const sideBefore = await sideState(kubectl);
-    const karpenterBefore = karpenter ? await karpenterSnapshot(kubectl) : undefined;
-    if (karpenterBefore) log(`before: ${describeKarpenter(karpenterBefore)}`);
 
+    const switched = chart ? await readSwitch(docEnv, kaitoChart!) : undefined;
     const operatorFlags = [
-      ...(karpenter
-        ? ['--feature-gates', 'disableNodeAutoProvisioning=false', ...kwokNodeClassFlags()]
-        : ['--feature-gates', 'disableNodeAutoProvisioning=true']),
+      ...(switched
+        ? switched.flags
+        : karpenter
+          ? ['--feature-gates', 'disableNodeAutoProvisioning=false', ...kwokNodeClassFlags()]
+          : ['--feature-gates', 'disableNodeAutoProvisioning=true']),
       ...(hub ? ['--hf-endpoint', hub.hub.url] : []),
     ];
+    if (switched) docEnv.FLAGS = operatorFlags.join(' ');
+    // Section 1 of docs/takeover.md: check (findings expected: what the switch handles) while KAITO runs.
+    const checkBefore = chart ? await sh(process.execPath, [CLI, 'check', '--kubeconfig', kubeconfig, '--release-namespace', RELEASE_NAMESPACE]) : undefined;
+    if (checkBefore) log(`kaito-ts check before the switch (exit ${checkBefore.code}):\n${checkBefore.stdout}${checkBefore.stderr}`);
+    if (!chart) {
+      await kaito.ctl.stop();
+      log(`${from} stopped`);
+    }
     const hubBefore = hub?.hub.requests.length ?? 0;
     const diff = await sh(process.execPath, [CLI, 'diff', '-n', NS, '--kubeconfig', kubeconfig, ...operatorFlags]);
     log(`kaito-ts diff (exit ${diff.code}):\n${diff.stdout}${diff.stderr}`);
@@ -453,7 +607,6 @@ async function main(opts: TakeoverOptions): Promise<number> {
     const rebuilt = await sh(process.execPath, [CLI, 'diff', '-n', NS, '--kubeconfig', kubeconfig, ...operatorFlags, '--rebuild']);
     log(`kaito-ts diff --rebuild (exit ${rebuilt.code}):\n${rebuilt.stdout}${rebuilt.stderr}`);
 
-    await installCrds(kc, CONTROLLERS['kaito-ts'].crds(mode), 'kaito-ts');
     // kaito-ts talks through the counting proxy, so every request it sends is counted by resource.
     const pki = (f: string): string => join(CLUSTER_ENV.KAITO_TS_SIMCLUSTER_DIR, 'pki', f);
     const proxy = await startCountingProxy(kc.getCurrentCluster()?.server ?? '', {
@@ -465,21 +618,73 @@ async function main(opts: TakeoverOptions): Promise<number> {
     });
     const proxied = join(dir, 'kaito-ts.kubeconfig');
     writeFileSync(proxied, adminKubeconfig({ server: proxy.url, caFile: pki('ca.crt'), certFile: pki('admin.crt'), keyFile: pki('admin.key') }));
-    const ours = await start('kaito-ts', proxied, dir, mode, hub);
-    // Reconciled: status.state (KAITO v0.9's field, which v0.8.0 never sets) and, since v0.12 sets it too,
-    // as many finished workspace reconciles as there are workspaces.
-    await waitUntil(
-      'kaito-ts: every workspace reconciled and InferenceReady',
-      180_000,
-      async () => (await workspaces()).every((w) => !!w.status?.state) && (await reconcilesOf(ours.metrics)) >= WORKSPACES.length && (await allReady()),
-    );
-    await sleep(15_000);
-    const writes = await writesOf(ours.metrics);
+    let ours: { ctl: RunningController; metrics: string } | undefined;
+    let before: Snapshot | undefined;
+    let sideBefore: Awaited<ReturnType<typeof sideState>> | undefined;
+    let karpenterBefore: KarpenterSnapshot | undefined;
+    const takeBefore = async () => {
+      before = await snapshot(kubectl);
+      sideBefore = await sideState(kubectl);
+      karpenterBefore = karpenter ? await karpenterSnapshot(kubectl) : undefined;
+      if (karpenterBefore) log(`before: ${describeKarpenter(karpenterBefore)}`);
+    };
+    const startOurs = async (flags?: string[]) => {
+      ours = await start('kaito-ts', proxied, dir, mode, hub, flags);
+      const running = ours;
+      // Reconciled: status.state (KAITO v0.9's field, which v0.8.0 never sets) and, since v0.12 sets it too,
+      // as many finished workspace reconciles as there are workspaces.
+      await waitUntil(
+        'kaito-ts: every workspace reconciled and InferenceReady',
+        180_000,
+        async () => (await workspaces()).every((w) => !!w.status?.state) && (await reconcilesOf(running.metrics)) >= WORKSPACES.length && (await allReady()),
+      );
+      await sleep(15_000);
+    };
+    const switchLines: string[] = [];
+    const switchProblems: string[] = [];
+    if (switched) {
+      for (const step of switched.procedure.steps) {
+        const { script, installs } = localScript(step);
+        if (/scale deployment\/\$RELEASE --replicas=0/.test(script)) {
+          // KAITO's controller is the local process: it stops with its Deployment's scale-down.
+          await kaito.ctl.stop();
+          log(`${from} stopped (step ${step.id})`);
+        }
+        if (step.id === 'c') {
+          // Before the webhooks go: with KAITO stopped they refuse every write (what step c is for).
+          const refused = await refusedWhileStopped(kubectl, mode);
+          switchLines.push(`before step c, KAITO stopped, webhooks in place: ${refused}`);
+        }
+        const r = await runStep(script, docEnv, ROOT);
+        log(`step ${step.id} (${step.title}) exit ${r.code}:\n${r.stdout.slice(0, 4000)}${r.stderr}`);
+        if (r.code !== 0) switchProblems.push(`step ${step.id} (${step.title}) exited ${r.code}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+        else switchLines.push(`step ${step.id}: ${step.title} — done${installs ? ' (kaito-ts started from the chart it renders)' : ''}`);
+        if (step.id === 'b') await takeBefore();
+        if (installs) {
+          const args = deploymentArgs(r.stdout, 'kaito-ts');
+          if (!args) throw new Error(`step ${step.id}: helm template of kaito-ts rendered no Deployment kaito-ts`);
+          const flags = operatorFlagsOf(args);
+          log(`kaito-ts starts with its chart's flags: ${flags.join(' ')}`);
+          await startOurs(flags);
+        }
+      }
+      if (!ours) throw new Error('docs/takeover.md: no step installs kaito-ts');
+      await sleep(5_000); // what helm uninstall deleted has gone, and kaito-ts saw it
+    } else {
+      await takeBefore();
+      await installCrds(kc, CONTROLLERS['kaito-ts'].crds(mode), 'kaito-ts');
+      await startOurs();
+    }
+    const running = ours!;
+    const writes = await writesOf(running.metrics);
     const after = await snapshot(kubectl);
     const sideAfter = await sideState(kubectl);
     const karpenterAfter = karpenter ? await karpenterSnapshot(kubectl) : undefined;
-    // The takeover's own writes, before the spec change below adds its own.
+    // The takeover's own writes, before the writes below add theirs.
     const takeoverCounts = { byResource: proxy.byVerbAndResource(), byVerb: proxy.byVerb() };
+    const versionWrites = chart
+      ? await writesThroughBothVersions(kubectl, mode, NS, { workspace: WORKSPACES[0]!.metadata.name, inferenceSet: SETS[0]?.metadata.name })
+      : undefined;
     // Weights on an emptyDir under both controllers, so the new revision updates the StatefulSet in place.
     const rolled = await specChangeAfterTakeover(kubectl, karpenter ? 'phi4-a100' : 'preset-a10', [
       CLI,
@@ -491,7 +696,7 @@ async function main(opts: TakeoverOptions): Promise<number> {
       ...operatorFlags,
       '--rebuild',
     ]);
-    await ours.ctl.stop();
+    await running.ctl.stop();
     await proxy.close();
     await hub?.close();
     const WRITE = /^(create|update|patch|delete|deletecollection) /;
@@ -500,15 +705,28 @@ async function main(opts: TakeoverOptions): Promise<number> {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([k, v]) => `${k} × ${v}`);
 
-    const { problems, notes } = compare(before, after);
-    const setProblems = compareSets(before, after);
+    const { problems, notes } = compare(before!, after);
+    const setProblems = compareSets(before!, after);
     const k = karpenterBefore && karpenterAfter ? compareKarpenter(karpenterBefore, karpenterAfter) : undefined;
+    const checkFindings = checkBefore ? checkBefore.stdout.trim().split('\n').slice(0, -1) : [];
+    const unhandled = checkFindings.filter((l) => !HANDLED_BY_SWITCH.test(l));
     const out = [
-      `${from} → kaito-ts, ${mode} mode`,
-      `workspaces: ${WORKSPACES.map((w) => w.metadata.name).join(', ')}; pods ${before.pods.size}; children ${before.children.size}`,
-      ...[...before.sets].map(([name, s]) => `inferenceset ${name}: children ${[...s.members.keys()].join(', ')}`),
+      `${from} → kaito-ts, ${mode} mode${chart ? ` (KAITO's chart, release ${KAITO_RELEASE}, webhooks served; the switch as docs/takeover.md writes it)` : ''}`,
+      `workspaces: ${WORKSPACES.map((w) => w.metadata.name).join(', ')}; pods ${before!.pods.size}; children ${before!.children.size}`,
+      ...[...before!.sets].map(
+        ([name, s]) =>
+          `inferenceset ${name} (created as ${SETS.find((x) => x.metadata.name === name)?.apiVersion ?? '?'}): children ${[...s.members.keys()].join(', ')}`,
+      ),
       ...(karpenterBefore && karpenterAfter ? [`before: ${describeKarpenter(karpenterBefore)}`, `after:  ${describeKarpenter(karpenterAfter)}`] : []),
-      `kaito-ts diff after ${from} stopped: exit ${diff.code}; with --rebuild: exit ${rebuilt.code}`,
+      ...(checkBefore
+        ? [
+            `kaito-ts check before the switch: exit ${checkBefore.code}, ${checkFindings.length} finding(s)`,
+            ...checkFindings.map((l) => `  ${l}`),
+            ...(checkBefore.code !== 1 ? [`FAIL: kaito-ts check exited ${checkBefore.code} before the switch (expected 1: KAITO's CRDs and webhooks)`] : []),
+            ...unhandled.map((l) => `FAIL: a finding the switch does not handle: ${l}`),
+          ]
+        : []),
+      `kaito-ts diff before the switch (${from} ${chart ? 'running' : 'stopped'}): exit ${diff.code}; with --rebuild: exit ${rebuilt.code}`,
       ...(hub
         ? [
             `Hugging Face endpoint: ${hubBefore} requests from ${from} (through the huggingface.co proxy), ${hub.hub.requests.length - hubBefore} from kaito-ts diff and kaito-ts`,
@@ -516,8 +734,11 @@ async function main(opts: TakeoverOptions): Promise<number> {
         : []),
       // What the operator would write on its first pass: nothing but status, so the diff must be empty.
       ...(diff.code !== 0 ? [`FAIL: kaito-ts diff exited ${diff.code} before kaito-ts started: it would change a child`] : []),
+      ...(switched
+        ? ['--- the switch (docs/takeover.md, section 2, each step as written) ---', ...switchLines, ...switchProblems.map((p) => `FAIL: ${p}`)]
+        : []),
       `kaito-ts API writes after takeover: ${writes} (counting proxy: ${countWrites(takeoverCounts.byVerb)} writes: ${writesByResource.join(', ') || 'none'})`,
-      ...sideNotes(sideBefore, sideAfter).map((n) => `written (expected: kaito-ts owns status and its ConfigMap copy): ${n}`),
+      ...sideNotes(sideBefore!, sideAfter).map((n) => `written (expected: kaito-ts owns status and its ConfigMap copy): ${n}`),
       ...(k
         ? [
             '--- NodePools, NodeClaims, nodes, NodeClass ---',
@@ -529,16 +750,23 @@ async function main(opts: TakeoverOptions): Promise<number> {
           ]
         : []),
       ...notes.map((n) => `note: ${n}`),
-      `--- a spec change after the takeover (an adapter added to ${rolled.workspace}) ---`,
-      rolled.problem ? `FAIL: ${rolled.problem}` : `PASS: ${rolled.summary}`,
       ...(problems.length
         ? problems.map((p) => `FAIL: ${p}`)
-        : ['PASS: no pod restarted or re-created; no StatefulSet, Service, ControllerRevision or Job re-created or changed apart from status']),
-      ...(before.sets.size
+        : [
+            `PASS: no pod restarted or re-created; no Workspace, StatefulSet, Service, ControllerRevision or Job re-created or changed apart from status${chart ? ` (after helm uninstall ${KAITO_RELEASE})` : ''}`,
+          ]),
+      ...(before!.sets.size
         ? setProblems.length
           ? setProblems.map((p) => `FAIL: ${p}`)
-          : [`PASS: InferenceSets ${[...before.sets.keys()].join(', ')}: no child Workspace created or deleted, spec unchanged`]
+          : [`PASS: InferenceSets ${[...before!.sets.keys()].join(', ')}: no child Workspace created or deleted, spec unchanged`]
         : []),
+      ...(versionWrites
+        ? versionWrites.problems.length
+          ? versionWrites.problems.map((p) => `FAIL: after the switch: ${p}`)
+          : [`PASS: writes accepted after the switch through kaito.sh/v1alpha1 and v1beta1: ${versionWrites.passed.join(', ')}`]
+        : []),
+      `--- a spec change after the takeover (an adapter added to ${rolled.workspace}) ---`,
+      rolled.problem ? `FAIL: ${rolled.problem}` : `PASS: ${rolled.summary}`,
       `--- generator differences: kaito-ts diff --rebuild (what kaito-ts would build, compared although the revision matches; nothing of it was written) ---`,
       ...rebuilt.stdout
         .split('\n')
@@ -546,7 +774,16 @@ async function main(opts: TakeoverOptions): Promise<number> {
         .map((l) => l.trimEnd()),
     ];
     process.stdout.write(`${out.join('\n')}\n`);
-    return problems.length || setProblems.length || k?.problems.length || diff.code !== 0 || rolled.problem ? 1 : 0;
+    const failed =
+      problems.length ||
+      setProblems.length ||
+      k?.problems.length ||
+      diff.code !== 0 ||
+      rolled.problem ||
+      switchProblems.length ||
+      versionWrites?.problems.length ||
+      (checkBefore && (checkBefore.code !== 1 || unhandled.length));
+    return failed ? 1 : 0;
   } finally {
     log('stopping the private cluster');
     await sh(process.execPath, [CLI, 'simcluster', 'down'], CLUSTER_ENV);

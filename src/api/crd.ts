@@ -159,6 +159,23 @@ export function labelSelectorSchema(description = 'Labels of the GPU nodes to us
   );
 }
 
+/**
+ * KAITO v0.12.0's PartitionSpec (v1beta1 only; KAITO's v1alpha1 has no such field): MIG slices or whole
+ * accelerators. Declared so the API server keeps it; kaito-ts refuses a workload that sets it
+ * (validation.ts), it never drops it. The profile's bound only keeps the CEL cost estimate small.
+ */
+export function partitionSchema(description: string): OpenApiSchema {
+  return obj(
+    description,
+    {
+      mode: str('mig (NVIDIA Multi-Instance GPU) or accelerator (whole GPUs).', { enum: ['mig', 'accelerator'] }),
+      profile: str('The partition profile, e.g. 1g.10gb for MIG.', { maxLength: 63 }),
+      count: int('Whole GPUs per workload (accelerator mode only).', { minimum: 1 }),
+    },
+    { required: ['mode'] },
+  );
+}
+
 function resourceSchema(version: string): OpenApiSchema {
   const beta = version === VERSION;
   return obj(
@@ -178,6 +195,13 @@ function resourceSchema(version: string): OpenApiSchema {
       ),
       labelSelector: labelSelectorSchema(),
       preferredNodes: strList(beta ? 'Deprecated; not used.' : 'Nodes to prefer; not used by kaito-ts.'),
+      ...(beta
+        ? {
+            partition: partitionSchema(
+              'GPU partitioning (KAITO v0.12: needs the enableMIG or enableAccelerator feature gate and BYO nodes). Kept, but refused by kaito-ts.',
+            ),
+          }
+        : {}),
     },
     { required: ['labelSelector'] },
   );

@@ -13,6 +13,7 @@ import {
   labelSelectorSchema,
   obj,
   opaque,
+  partitionSchema,
   rules,
   str,
   WORKSPACE_NAME_MAX,
@@ -48,24 +49,15 @@ function withoutTransitionRules(s: OpenApiSchema): OpenApiSchema {
 // robfig/cron's ParseStandard: five fields, or a descriptor.
 const CRON_RE = String.raw`^\s*(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|@every\s+\S+|\S+(\s+\S+){4})\s*$`;
 
-function partitionSchema(): OpenApiSchema {
-  return obj(
-    'GPU partitioning applied to each replica (KAITO: needs the enableMIG feature gate and BYO nodes). Immutable.',
-    {
-      mode: str('mig or accelerator.', { enum: ['mig', 'accelerator'] }),
-      profile: str('The partition profile, e.g. 1g.10gb for MIG.', { maxLength: 63 }),
-      count: int('Whole GPUs per workload (accelerator mode only).', { minimum: 1 }),
-    },
-    { required: ['mode'] },
-  );
-}
-
 function specSchema(version: string): OpenApiSchema {
   const beta = version === VERSION;
   const resource: Record<string, OpenApiSchema> = {
     instanceType: str('GPU node SKU. Required when node auto-provisioning is enabled; must be empty for BYO nodes.', { maxLength: 253 }),
   };
-  if (beta) resource.partition = partitionSchema();
+  if (beta)
+    resource.partition = partitionSchema(
+      'GPU partitioning applied to each replica, copied to each child Workspace (KAITO: needs the enableMIG feature gate and BYO nodes; refused by kaito-ts). Immutable.',
+    );
   return obj(
     'Spec defines the desired state of InferenceSet',
     {

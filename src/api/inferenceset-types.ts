@@ -1,17 +1,12 @@
 // The kaito.sh InferenceSet API (v1beta1 storage, v1alpha1 served), exactly as KAITO v0.12.0 declares it
 // (api/v1beta1/inferenceset_types.go): a replica set of Workspaces with a scale subresource.
 import type { KubernetesObject, V1LabelSelector, V1ObjectMeta } from '@kubernetes/client-node';
-import type { InferenceSpec, WorkspaceCondition } from './types.js';
+import type { InferenceSpec, PartitionSpec, WorkspaceCondition } from './types.js';
 
 export const INFERENCESET_KIND = 'InferenceSet';
 export const INFERENCESET_PLURAL = 'inferencesets';
 
-/** KAITO's PartitionSpec (v1beta1 only): GPU partitioning per replica. */
-export interface PartitionSpec {
-  mode: 'mig' | 'accelerator';
-  profile?: string;
-  count?: number;
-}
+export type { PartitionSpec } from './types.js';
 
 export interface InferenceSetResourceSpec {
   /** Required with node auto-provisioning; must be empty for BYO nodes. */

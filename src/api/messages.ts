@@ -23,6 +23,10 @@ export const Msg = {
   workspaceNameTooLong: (max: number) =>
     `metadata.name must be no more than ${max} characters: the StatefulSet controller labels each pod controller-revision-hash=<name>-<hash of up to 10 characters>, and a label value holds at most ${DNS1123_LABEL_MAX}`,
 
+  /** kaito-ts's own: KAITO v0.12 serves it behind its enableMIG / enableAccelerator gates, which kaito-ts does not implement. */
+  partitionUnsupported: (mode: unknown) =>
+    `GPU partitioning (mode ${JSON.stringify(mode)}; KAITO's enableMIG and enableAccelerator feature gates) is not supported by kaito-ts: the field is kept, nothing is created (docs/operations.md#feature-gates)`,
+
   // Workspace shape
   /** A value of the wrong JSON type inside a Kubernetes object the CRD keeps as-is (pod template, volume source). */
   wrongJsonType: (got: string, want: string, what: string) => `Invalid value: "${got}": must be ${want}, as in ${what}`,

@@ -16,6 +16,15 @@ export interface ResourceSpec {
   labelSelector: V1LabelSelector;
   /** Deprecated; only enters the spec hash. */
   preferredNodes?: string[];
+  /** KAITO v0.12 (v1beta1 only): GPU partitioning. Kept by the CRD; kaito-ts refuses a workspace that sets it. */
+  partition?: PartitionSpec;
+}
+
+/** KAITO v0.12's PartitionSpec (v1beta1 only): MIG slices or whole accelerators. */
+export interface PartitionSpec {
+  mode: 'mig' | 'accelerator';
+  profile?: string;
+  count?: number;
 }
 
 export interface PresetOptions {

@@ -62,6 +62,9 @@ export function validateWorkspace(ws: Workspace, ctx: ValidationContext): Valida
   const shape = validateShape(ws);
   if (shape.length > 0) return shape;
   const issues = [...validateInstanceType(ws, ctx)];
+  // Create and update alike: a partitioned workspace is never served as a whole-GPU one.
+  const partition = ws.resource?.partition;
+  if (partition !== undefined && partition !== null) issues.push(error('resource.partition', Msg.partitionUnsupported(partition.mode)));
   const localWeights = localWeightsAnnotationProblem(ws);
   if (localWeights) issues.push(error(`metadata.annotations[${ANNOTATION_USE_LOCAL_WEIGHTS}]`, localWeights));
   if (ctx.operation === 'update') return issues; // everything else that applies on update lives in the CRD

@@ -28,11 +28,6 @@ const INFERENCESET_STRUCTS: GoStructTable = {
     ['instanceType', 'string', true],
     ['partition', '*PartitionSpec', true],
   ],
-  PartitionSpec: [
-    ['mode', 'string', false],
-    ['profile', 'string', true],
-    ['count', '*number', true],
-  ],
   StatefulSetUpdateStrategy: [
     ['type', 'string', true],
     ['rollingUpdate', '*RollingUpdateStatefulSetStrategy', true],

@@ -17,6 +17,13 @@ export const KAITO_STRUCTS: GoStructTable = {
     ['instanceType', 'string', true],
     ['labelSelector', '*LabelSelector', false],
     ['preferredNodes', '[]string', true],
+    // KAITO v0.12; refused by kaito-ts, but hashed as KAITO hashes it.
+    ['partition', '*PartitionSpec', true],
+  ],
+  PartitionSpec: [
+    ['mode', 'string', false],
+    ['profile', 'string', true],
+    ['count', '*number', true],
   ],
   InferenceSpec: [
     ['preset', '*PresetSpec', true],

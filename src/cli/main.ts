@@ -9,6 +9,14 @@ import { CliError, processIO, type CliIO, type Command } from './command-io.js';
 const commands: Record<string, { summary: string; load: () => Promise<Command>; local?: true }> = {
   render: { summary: 'print what the operator would apply for a workspace', load: async () => (await import('./commands/render.js')).render },
   diff: { summary: 'show what the operator would change in the live cluster, without writing', load: async () => (await import('./commands/diff.js')).diff },
+  check: {
+    summary: 'list what kaito-ts would not serve as KAITO does, or a takeover would lose (read-only)',
+    load: async () => (await import('./commands/check.js')).check,
+  },
+  'helm-keep': {
+    summary: "helm post-renderer for a takeover: marks KAITO's CRDs, ConfigMaps and StorageClass keep",
+    load: async () => (await import('./commands/helm-keep.js')).helmKeep,
+  },
   crd: { summary: 'print the Workspace CustomResourceDefinition', load: async () => (await import('./commands/crd.js')).crd },
   run: { summary: 'run the Workspace operator', load: async () => (await import('./commands/run.js')).run },
   simcluster: {

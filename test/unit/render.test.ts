@@ -187,6 +187,19 @@ test('bad input: exit 2, one line on stderr naming the problem, nothing on stdou
       message: /ConfigMap 'mine'/,
     },
     {
+      name: "KAITO v0.12's resource.partition",
+      args: [
+        '-f',
+        write('part.yaml', ws('phi-4', 'Standard_NC24ads_A100_v4').replace('resource:\n', 'resource:\n  partition:\n    mode: accelerator\n    count: 2\n')),
+      ],
+      message: /resource\.partition: GPU partitioning \(mode "accelerator"; .*not supported by kaito-ts/,
+    },
+    {
+      name: 'an unimplemented KAITO feature gate set to true',
+      args: ['-f', join(EXAMPLES, 'phi-4-mini-instruct.yaml'), '--feature-gates', 'enableMIG=true'],
+      message: /feature gate "enableMIG" is not implemented by kaito-ts.*docs\/operations\.md#feature-gates/,
+    },
+    {
       name: 'BYO without nodes',
       args: ['-f', join(EXAMPLES, 'byo-phi-3-mini-4k-instruct-a10.yaml'), '--feature-gates', 'disableNodeAutoProvisioning=true'],
       message: /No nodes found/,

@@ -21,6 +21,7 @@ import {
   LABEL_REVISION_INFERENCESET_NAME,
 } from '../../api/labels.js';
 import type { WorkspaceCondition } from '../../api/types.js';
+import { Msg } from '../../api/messages.js';
 import { Resources } from '../../runtime/resources.js';
 import type { Action, Plan } from '../shared/actions.js';
 import {
@@ -73,7 +74,7 @@ export function specProblem(s: Pick<InferenceSetSnapshot, 'is' | 'byo'>): string
   if (s.byo && resource.instanceType)
     return `invalid value: ${resource.instanceType}: spec.template.resource.instanceType\ninstanceType must be empty when nodeProvisioner is byo`;
   if (!s.byo && !resource.instanceType) return 'missing field(s): spec.template.resource.instanceType';
-  if (resource.partition) return "spec.template.resource.partition: GPU partitioning (KAITO's enableMIG feature gate) is not supported by kaito-ts";
+  if (resource.partition) return `spec.template.resource.partition: ${Msg.partitionUnsupported(resource.partition.mode)}`;
   return undefined;
 }
 

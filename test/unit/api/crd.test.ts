@@ -95,6 +95,23 @@ test('defaults and version differences (§2.9)', () => {
   assert.deepEqual(beta.properties?.resource?.required, ['labelSelector']);
 });
 
+test("resource.partition is KAITO v0.12.0's PartitionSpec in v1beta1 (kept, not pruned) and absent from v1alpha1, as in KAITO", () => {
+  const partition = workspaceSchema('v1beta1').properties?.resource?.properties?.partition;
+  assert.ok(partition, 'v1beta1 declares resource.partition');
+  // KAITO's facts (charts/kaito/workspace/templates/kaito.sh_workspaces.yaml): mode required, enum; count >= 1; profile a string.
+  assert.deepEqual(partition.required, ['mode']);
+  assert.deepEqual(partition.properties?.mode?.enum, ['mig', 'accelerator']);
+  assert.equal(partition.properties?.count?.type, 'integer');
+  assert.equal(partition.properties?.count?.minimum, 1);
+  assert.equal(partition.properties?.profile?.type, 'string');
+  assert.equal(partition['x-kubernetes-validations'], undefined, 'KAITO declares no CEL rule on it');
+  assert.equal(workspaceSchema('v1alpha1').properties?.resource?.properties?.partition, undefined);
+  const resource = workspaceSchema('v1beta1').properties!.resource!;
+  const value = { labelSelector: { matchLabels: { a: 'b' } }, partition: { mode: 'mig', profile: '1g.10gb' } };
+  assert.deepEqual(checkSchema(value, resource), []);
+  assert.ok(checkSchema({ ...value, partition: { mode: 'slices' } }, resource).length > 0, 'an unknown mode is refused');
+});
+
 test('every CEL rule is non-empty and carries a message', () => {
   for (const version of ['v1alpha1', 'v1beta1']) {
     const rules = collectCelRules(workspaceSchema(version));

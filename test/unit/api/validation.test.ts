@@ -403,6 +403,19 @@ const cases: [string, Workspace, Ctx, string[]][] = [
     ctx(),
     ['error tuning.method: invalid value: full: Method'],
   ],
+  // KAITO v0.12's resource.partition: kept by the CRD, refused (never served as whole GPUs), on create and update.
+  [
+    'resource.partition (MIG) is refused, named',
+    { ...ws({ instanceType: null }), resource: { ...ws({ instanceType: null }).resource, partition: { mode: 'mig', profile: '1g.10gb' } } },
+    ctx({ gates: BYO, nodes: [gpuNode('n1')] }),
+    ['^error resource.partition: GPU partitioning \\(mode "mig"; .*not supported by kaito-ts.*docs/operations.md#feature-gates'],
+  ],
+  [
+    'resource.partition (accelerator) is refused on update too',
+    { ...ws({}), resource: { ...ws({}).resource, partition: { mode: 'accelerator', count: 2 } } },
+    ctx({ operation: 'update', old: ws({}) }),
+    ['^error resource.partition: GPU partitioning \\(mode "accelerator"; '],
+  ],
 ];
 
 for (const [name, workspace, context, expected] of cases) {

@@ -441,6 +441,13 @@ const rows: Row[] = [
     check: (p) => assert.equal(p.actions.filter((a) => a.kind === 'apply').length, 0),
   },
   {
+    name: "KAITO v0.12's resource.partition: refused as InvalidSpec naming the field (Warning event, status), nothing built",
+    snap: () => snapshot({ ...byo, resource: { ...byo.resource, partition: { mode: 'mig', profile: '1g.10gb' } } }, [a10()]),
+    steps: ['patchMetadata', 'event InvalidSpec', 'status'],
+    failure: Reason.InvalidSpec,
+    check: (p) => assert.match(p.failure?.message ?? '', /^resource\.partition: GPU partitioning \(mode "mig"; .* not supported by kaito-ts/),
+  },
+  {
     name: "written in v1alpha1, two nodes, the default config has no max-model-len: InvalidSpec with KAITO's v1alpha1 message",
     snap: () => snapshot(writtenIn('kaito.sh/v1alpha1', twoNodes), [a10()]),
     failure: Reason.InvalidSpec,

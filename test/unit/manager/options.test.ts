@@ -62,3 +62,27 @@ describe('kaito-ts run: workers and released passes', () => {
     it(`refuses ${args.join(' ')}`, () => assert.throws(() => parse(args), want));
   }
 });
+
+describe("KAITO v0.12.0's feature gates", () => {
+  const chartDefault =
+    'vLLM=true,disableNodeAutoProvisioning=false,gatewayAPIInferenceExtension=false,enableInferenceSetController=true,enableMIG=false,enableAccelerator=false,enableMultiRoleInferenceController=false,ModelMirror=false,ModelStreaming=false,enableBaseImageAutoUpgrade=false';
+  it("its chart's default value is taken as is: the InferenceSet controller on, auto-provisioning on", () => {
+    const o = parse(['--feature-gates', chartDefault]);
+    assert.equal(o.featureGates.enableInferenceSetController, true);
+    assert.equal(o.featureGates.disableNodeAutoProvisioning, false);
+    assert.equal(o.featureGates.enableMIG, false);
+  });
+  it('`kaito-ts run` with an unimplemented gate set to true exits 2 with one line naming the gate and the docs section', async () => {
+    const { main } = await import('../../../src/cli/main.js');
+    const err: string[] = [];
+    const out: string[] = [];
+    const code = await main(['run', '--feature-gates', `${chartDefault},ModelMirror=true`], { stdout: (t) => out.push(t), stderr: (t) => err.push(t) });
+    assert.equal(code, 2);
+    assert.deepEqual(out, []);
+    assert.equal(err.join('').trimEnd().split('\n').length, 1, err.join(''));
+    assert.match(
+      err.join(''),
+      /--feature-gates: feature gate "ModelMirror" is not implemented by kaito-ts: it may only be false \(docs\/operations\.md#feature-gates\)/,
+    );
+  });
+});
