@@ -229,7 +229,7 @@ function validateResourcesForInference(ws: Workspace, preset: Preset | undefined
     gpu = ctx.resolved.sku?.gpu;
     const { cloud } = ctx.resolved;
     if (!gpu && !isLenientAzureSku(cloud, instanceType)) {
-      return [error('resource.instanceType', Msg.unsupportedInstanceType(instanceType, supportedSkus(cloud)))];
+      return [error('resource.instanceType', Msg.unsupportedInstanceType(instanceType, supportedSkus(cloud, ctx.resolved.skuTable)))];
     }
   }
   if (!preset || !gpu) return [];

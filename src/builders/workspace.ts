@@ -13,7 +13,7 @@ import type { PresetLookup, ResolvedWorkspace } from '../api/resolved-workspace.
 import type { Decision, Workspace } from '../api/types.js';
 import { validateShape } from '../api/validation.js';
 import { Msg } from '../api/messages.js';
-import { catalogEntry, LEGACY_TO_CATALOG, V012_REFUSED } from '../catalog/model-catalog.js';
+import { catalogEntry, isHuggingFaceId, LEGACY_TO_CATALOG, V012_REFUSED } from '../catalog/model-catalog.js';
 import { closestPresetNames } from '../catalog/presets.js';
 import type { Preset, Runtime } from '../catalog/types.js';
 import { usableAdapters } from './adapters.js';
@@ -26,6 +26,7 @@ import { resolveGpuConfig } from './gpu.js';
 import { resolveInferenceConfig, type InferenceConfigResult } from './inference-config.js';
 import { chooseMaxModelLen, DEFAULT_MAX_MODEL_LEN, parseExplicitMaxModelLen } from './max-model-len.js';
 import { presetPodSpec } from './pod-spec.js';
+import { carriedServedNames, servedNamesAcrossGenerations } from './generation.js';
 import { problem, type Problem } from './problems.js';
 import { buildControllerRevision, computeSpecHash, revisionNumberFor } from './revision.js';
 import { headlessService, mainService, serviceTypeDecision } from './services.js';
@@ -106,15 +107,16 @@ export function resolvingMessage(id: string, endpoint: string): string {
 }
 
 /** Where the model's sizes came from, and what KAITO v0.12 makes of a legacy name (for `render --explain`). */
-function modelDecision(preset: Preset): Decision {
+function modelDecision(preset: Preset, name?: string): Decision {
   const g = preset.generated;
+  const legacy = name !== undefined && !isHuggingFaceId(name) ? `legacy name ${name}, mapped as KAITO v0.12.0 maps it: ` : '';
   if (!g) return { topic: 'model', choice: preset.name, reason: `kaito-ts preset, rendered as KAITO v0.8.0 does; ${legacyNameInV012(preset.name)}` };
   const where = g.source === 'catalog' ? `KAITO v0.12 catalog entry ${g.id}` : `Hugging Face metadata of ${g.id}`;
   return {
     topic: 'model',
     choice: g.id,
     reason:
-      `${where}: ${g.modelFileSize} weights (disk ${g.diskStorageRequirement}), ${g.bytesPerToken} KV bytes per token (${g.attnType}), ` +
+      `${legacy}${where}: ${g.modelFileSize} weights (disk ${g.diskStorageRequirement}), ${g.bytesPerToken} KV bytes per token (${g.attnType}), ` +
       `context limit ${g.modelTokenLimit}, architectures ${g.architectures.join(', ') || 'none named'}; rendered as KAITO v0.12.0 does`,
   };
 }
@@ -202,7 +204,7 @@ function buildPreset(
     return fail(problem('inference.preset.presetOptions.modelAccessSecret', 'ModelAccessSecretRequired', Msg.secretRequired));
   }
   const generated = preset.generated;
-  decisions.push(modelDecision(preset));
+  decisions.push(modelDecision(preset, ws.inference?.preset?.name));
   // Validation refuses it first (KAITO v0.12's webhook); kept for callers that skip validation.
   if (runtime === 'transformers' && preset.transformers.baseCommand === '') {
     return fail(problem('inference.preset.name', 'UnsupportedRuntime', Msg.transformersUnsupported(preset.name)));
@@ -264,6 +266,7 @@ function buildPreset(
     adaptersEnabled: adapters.length > 0,
     distributed,
     ...memberServedModelName(ws),
+    ...servedAlsoAs(ws, preset, runtime, facts, decisions),
     ...(generated
       ? {
           gpu: gpu.gpuConfig,
@@ -310,6 +313,23 @@ function buildPreset(
       ...(config.copy ? { configMap: config.copy } : {}),
     },
   };
+}
+
+/**
+ * After a generation move the model keeps answering to the names its live workload served (vLLM only:
+ * it takes several): a client of `mistral-7b-instruct` still works once it is served as `mistral-7b-instruct-v0.3`.
+ */
+function servedAlsoAs(ws: Workspace, preset: Preset, runtime: Runtime, facts: ClusterFacts, decisions: Decision[]): { alsoServedAs?: string[] } {
+  const primary = memberServedModelName(ws).servedModelName ?? preset.vllm.servedModelName;
+  if (runtime !== 'vllm' || !primary || !facts.liveServedModelNames?.length) return {};
+  const also = carriedServedNames(facts.liveServedModelNames, primary, servedNamesAcrossGenerations(ws));
+  if (!also.length) return {};
+  decisions.push({
+    topic: 'servedModelName',
+    choice: [primary, ...also].join(' '),
+    reason: `also served as ${also.join(', ')}, the name(s) its live workload served, so clients keep working after the move`,
+  });
+  return { alsoServedAs: also };
 }
 
 /** KAITO #2004: a member of an InferenceSet serves as the set's name; a MultiRoleInference member keeps the preset's. */
