@@ -6,7 +6,7 @@ import { lookupSku } from '../catalog/gpu-skus.js';
 import { gpuConfigFromNodeLabels, type NodeGpuResult, type NodeLabelsSource } from '../catalog/node-gpu.js';
 import { catalogEntry, isHuggingFaceId, LEGACY_TO_CATALOG } from '../catalog/model-catalog.js';
 import { modelFromCatalog, modelFromHub, type GenerateResult, type HubModelState } from '../catalog/model-generator.js';
-import { getPreset, isDeprecatedPreset, presetFromModel } from '../catalog/presets.js';
+import { getPreset, isDeprecatedPreset, presetFromModel, presetNames } from '../catalog/presets.js';
 import type { CloudProvider, GpuConfig, Preset } from '../catalog/types.js';
 import type { FeatureGates } from './feature-gates.js';
 import { DEFAULT_LEGACY_PRESETS, type KaitoGeneration } from './legacy-presets.js';
@@ -130,6 +130,11 @@ export function inferencePresetOf(
   if (!hub || hub.state === 'resolving') return { kind: 'resolving', name, endpoint: hub?.endpoint ?? '' };
   if (hub.state === 'failed') return { kind: 'hubFailed', name, reason: hub.reason, message: hub.message, retryInMs: hub.retryInMs };
   return generated(name, modelFromHub(name, hub.facts));
+}
+
+/** The short names a generation serves (for "closest" hints): v0.8.0's presets, or v0.12.0's mapped names. */
+export function legacyNamesIn(generation: KaitoGeneration): string[] {
+  return generation === 'v0.8' ? presetNames() : Object.keys(LEGACY_TO_CATALOG);
 }
 
 /** The Hugging Face id of a preset that is one (catalog or hub), lowercase; undefined for short names. */

@@ -9,7 +9,7 @@ import {
   LABEL_INFERENCESET_CREATED_BY,
   LABEL_MULTIROLE_INFERENCE_PARENT,
 } from '../api/labels.js';
-import type { PresetLookup, ResolvedWorkspace } from '../api/resolved-workspace.js';
+import { legacyNamesIn, type PresetLookup, type ResolvedWorkspace } from '../api/resolved-workspace.js';
 import type { Decision, Workspace } from '../api/types.js';
 import { validateShape } from '../api/validation.js';
 import { Msg } from '../api/messages.js';
@@ -91,12 +91,16 @@ function boundedReplicas(ws: Workspace, facts: ClusterFacts, target: number, dec
   return { replicas, ...(bound !== undefined ? { replicaBound: bound } : {}) };
 }
 
-function unknownPreset(lookup: Exclude<PresetLookup, { kind: 'found' }>): Problem {
+function unknownPreset(lookup: Exclude<PresetLookup, { kind: 'found' }>, resolved: ResolvedWorkspace): Problem {
   const name = lookup.kind === 'none' ? '' : lookup.name;
   if (lookup.kind === 'resolving') return problem('inference.preset.name', HUB_RESOLVING, resolvingMessage(name, lookup.endpoint));
   if (lookup.kind === 'hubFailed') return problem('inference.preset.name', lookup.reason, lookup.message);
   if (lookup.kind === 'deprecated') return problem('inference.preset.name', 'DeprecatedPreset', Msg.deprecatedPreset(name.toLowerCase()));
-  return problem('inference.preset.name', 'UnknownPreset', `${Msg.unsupportedInferencePreset(name)}; closest names: ${closestPresetNames(name).join(', ')}`);
+  return problem(
+    'inference.preset.name',
+    'UnknownPreset',
+    `${Msg.unsupportedInferencePreset(name)}; closest names: ${closestPresetNames(name, 3, legacyNamesIn(resolved.legacyNames)).join(', ')}`,
+  );
 }
 
 /** Reason while a Hugging Face id's metadata is being read. */
@@ -183,7 +187,7 @@ export function buildWorkspace(ws: Workspace, facts: ClusterFacts, resolved: Res
   }
 
   const lookup = resolved.inferencePreset;
-  if (lookup.kind !== 'found') return fail(unknownPreset(lookup));
+  if (lookup.kind !== 'found') return fail(unknownPreset(lookup, resolved));
   return buildPreset(ws, facts, resolved, lookup.preset, { revisionHash, revision, decisions }, controllerRevision, services, fail);
 }
 

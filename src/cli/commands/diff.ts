@@ -157,7 +157,8 @@ export async function diff(args: string[], io: CliIO): Promise<number> {
   for (const ws of workspaces.sort((a, b) => compareText(`${a.metadata.namespace}/${a.metadata.name}`, `${b.metadata.namespace}/${b.metadata.name}`))) {
     const key = `${ws.metadata.namespace}/${ws.metadata.name}`;
     io.stdout(`workspace ${key}:\n`);
-    for (const line of generationLines(ws, caches.statefulSets.get(ws.metadata.namespace, ws.metadata.name ?? ""), config.legacyPresets)) io.stdout(`  ${line}\n`);
+    for (const line of generationLines(ws, caches.statefulSets.get(ws.metadata.namespace, ws.metadata.name ?? ''), config.legacyPresets))
+      io.stdout(`  ${line}\n`);
     const hubModels = fromHub.get(key);
     const failed = hubFailure(hubModels);
     if (failed) hubFailures.push(`workspace ${key}: ${failed.reason}: ${failed.message}`);

@@ -25,7 +25,16 @@ import { nodeClaimSelector, type NodeClaim } from '../../builders/nodeclaim.js';
 import { nodePoolNameOf, type NodePool } from '../../builders/nodepool.js';
 import { ObjectCache } from '../../runtime/cache.js';
 import { mutableCopy, type DeepReadonly } from '../../runtime/readonly.js';
-import { legacyPresetsOf, provisionerOf, type OperatorConfig, type WorkspaceCaches, WorkspaceDeps, WorkspaceKinds, WorkspaceObject, WorkspaceStores } from './context.js';
+import {
+  legacyPresetsOf,
+  provisionerOf,
+  type OperatorConfig,
+  type WorkspaceCaches,
+  WorkspaceDeps,
+  WorkspaceKinds,
+  WorkspaceObject,
+  WorkspaceStores,
+} from './context.js';
 import type { ObservedNodeClass } from './karpenter-plan.js';
 import type { ModelSecrets, SecretProblem } from './model-secret.js';
 import type { HubModels, TokenRef } from './hub-models.js';
