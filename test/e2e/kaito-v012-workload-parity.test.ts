@@ -18,7 +18,10 @@ import { parseWorkspace } from '../../src/api/validation.js';
 import { main } from '../../src/cli/main.js';
 import { isHuggingFaceId, LEGACY_TO_CATALOG } from '../../src/catalog/model-catalog.js';
 import { parseInferenceSet, planInferenceSetOffline } from '../../src/diff/inferenceset-intent.js';
-import { KAITO_RENDER, runKaitoRender } from './support/kaito-render.js';
+import { QWEN3_0_6B, QWEN3_8B } from '../../src/simcluster/fake-hub.js';
+import { startHubStandIn, type HubStandIn } from '../../src/simcluster/hub-standin.js';
+import { ensurePki } from '../../src/simcluster/pki.js';
+import { KAITO_RENDER, runKaitoRenderAsync } from './support/kaito-render.js';
 
 // ---------------------------------------------------------------------------------------------
 // The cluster objects the cases read.
@@ -41,7 +44,8 @@ type Tag =
   | 'cudaToolkit'
   | 'localWeights'
   | 'mixedCase'
-  | 'example';
+  | 'example'
+  | 'hub';
 
 interface Case {
   name: string;
@@ -49,6 +53,8 @@ interface Case {
   workspace: Record<string, unknown>;
   cloud: 'azure' | 'aws';
   state: K8sObject[];
+  /** KAITO v0.12's webhook refuses it (its generator is not asked): kaito-ts must refuse it with KAITO's words. */
+  webhookRefuses?: RegExp;
 }
 
 interface K8sObject {
@@ -120,9 +126,12 @@ const A10_NODES = [0, 1].map((i) => gpuNode(`a10-${i}`, 'a10', 'Standard_NV36ads
 const NAP_STATE = [NVME_CLASS, CHART_CONFIG, HF_SECRET];
 
 // ---------------------------------------------------------------------------------------------
-// The cases. Hugging Face ids outside KAITO v0.12's catalog are left out: both sides would need the
-// hub (v0.12's generator GETs the model's file list and config.json; kaito-ts reads them through
-// its hub cache), so a case would test a stub of the hub rather than the generators.
+// The cases. Hugging Face ids outside KAITO v0.12's catalog read the hub: both generators read the
+// same stand-in (src/simcluster/fake-hub.ts), kaito-ts through --hf-endpoint, KAITO's through
+// HTTPS_PROXY and a huggingface.co certificate of a test CA (src/simcluster/hub-proxy.ts).
+
+/** Models the stand-in hub serves to both sides. */
+const HUB_MODELS = { 'acme/Qwen3-8B-copy': QWEN3_8B, 'acme/qwen3-small': QWEN3_0_6B };
 
 let uid = 0;
 function workspace(
@@ -345,6 +354,13 @@ const CASES: Case[] = [
   ),
 
   kase(
+    'acme/Qwen3-8B-copy (Hugging Face id from the hub), A100',
+    ['catalog', 'nap', 'hub'],
+    workspace('hub-qwen', 'acme/Qwen3-8B-copy', { instanceType: A100 }),
+  ),
+  kase('acme/qwen3-small (Hugging Face id from the hub), A10', ['catalog', 'nap', 'hub'], workspace('hub-small', 'acme/qwen3-small', { instanceType: A10 })),
+
+  kase(
     'template (nginx)',
     ['template', 'nap'],
     workspace('nginx', undefined, {
@@ -391,6 +407,11 @@ function childOf(doc: K8sObject): K8sObject | undefined {
   return { ...child, metadata: { ...child.metadata, name: `${is.metadata.name}-0` } };
 }
 
+/** Examples KAITO v0.12.0's webhook refuses, by file, with its message (validateRuntime → model.Validate). */
+const WEBHOOK_REFUSES: Record<string, RegExp> = {
+  'inference/kaito_workspace_phi_3_with_adapters.yaml': /Runtime validation: vLLM does not support adapter strength/,
+};
+
 function exampleCase(file: string, doc: K8sObject, own: K8sObject[], set?: string): Case {
   uid += 1;
   const ws = inNamespace({ ...doc, metadata: { ...doc.metadata, uid: `00000000-0000-4000-8000-${String(uid).padStart(12, '0')}` } });
@@ -404,7 +425,8 @@ function exampleCase(file: string, doc: K8sObject, own: K8sObject[], set?: strin
   if (inference?.config) tags.push('config');
   if (set) tags.push('inferenceSet');
   const name = `example ${file}: ${set ? `InferenceSet ${set}, child ${ws.metadata.name}` : ws.metadata.name}`;
-  return kase(name, tags, ws, { state: withObjects(NAP_STATE, own) });
+  const refuses = WEBHOOK_REFUSES[file];
+  return { ...kase(name, tags, ws, { state: withObjects(NAP_STATE, own) }), ...(refuses ? { webhookRefuses: refuses } : {}) };
 }
 
 /** Every Workspace and InferenceSet of KAITO's examples as cases, and what is left out with why. */
@@ -429,7 +451,8 @@ function exampleCases(): { cases: Case[]; leftOut: string[] } {
         const child = childOf(doc);
         if (child) cases.push(exampleCase(file, child, own, doc.metadata.name));
         else leftOut.push(`${file}: InferenceSet ${doc.metadata.name} creates no child Workspace on an empty cluster`);
-      } else if (doc.kind !== 'ConfigMap' && doc.kind !== 'Secret') leftOut.push(`${file}: ${doc.kind} ${doc.metadata.name} (not a Workspace or an InferenceSet)`);
+      } else if (doc.kind !== 'ConfigMap' && doc.kind !== 'Secret')
+        leftOut.push(`${file}: ${doc.kind} ${doc.metadata.name} (not a Workspace or an InferenceSet)`);
     }
   }
   return { cases, leftOut };
@@ -453,7 +476,7 @@ interface KaitoResult extends Objects {
   error?: string;
 }
 
-function kaito(cases: Case[], workspaces: object[]): KaitoResult[] {
+async function kaito(cases: Case[], workspaces: object[], hub: HubStandIn): Promise<KaitoResult[]> {
   const of = (c: Case, kind: string) => c.state.filter((o) => o.kind === kind);
   const input = {
     cases: cases.map((c, i) => ({
@@ -468,14 +491,14 @@ function kaito(cases: Case[], workspaces: object[]): KaitoResult[] {
       workspace: workspaces[i],
     })),
   };
-  const out = runKaitoRender(['workload'], input) as { cases?: KaitoResult[] };
+  const out = (await runKaitoRenderAsync(['workload'], input, { HTTPS_PROXY: hub.proxy.url, SSL_CERT_FILE: hub.caFile })) as { cases?: KaitoResult[] };
   // A harness built before the workload mode answers in the NodePool mode's shape.
   assert.ok(Array.isArray(out.cases), `${KAITO_RENDER} has no workload mode: rebuild it with \`bash simcluster/build-kaito.sh v0.12.0\``);
   return out.cases;
 }
 
 /** `kaito-ts render -o json --explain` on the case's workspace and state, as a user runs it (`setting`: --legacy-presets). */
-async function ours(c: Case, ws: object, dir: string, setting?: 'v0.8' | 'v0.12'): Promise<Objects> {
+async function ours(c: Case, ws: object, dir: string, setting?: 'v0.8' | 'v0.12', hub?: HubStandIn): Promise<Objects> {
   const wsFile = join(dir, 'workspace.json');
   const stateFile = join(dir, 'state.json');
   writeFileSync(wsFile, JSON.stringify(ws));
@@ -485,6 +508,7 @@ async function ours(c: Case, ws: object, dir: string, setting?: 'v0.8' | 'v0.12'
   const args = ['render', '-f', wsFile, '--state', stateFile, '-o', 'json', '--explain', '--cloud-provider', c.cloud];
   if (c.tags.includes('byo')) args.push('--feature-gates', 'disableNodeAutoProvisioning=true');
   if (setting) args.push('--legacy-presets', setting);
+  if (hub) args.push('--hf-endpoint', hub.hub.url);
   const code = await main(args, { stdout: (t) => out.push(t), stderr: (t) => err.push(t) });
   if (code === 2) return { refused: err.join('').trim() };
   assert.equal(code, 0, `${c.name}: kaito-ts render failed: ${err.join('')}`);
@@ -681,8 +705,16 @@ test("workloads equal KAITO v0.12.0's generator, every difference classified", a
   const examples = exampleCases();
   const all = [...CASES, ...examples.cases];
   const workspaces = all.map((c) => parseWorkspace(c.workspace));
-  const theirs = kaito(all, workspaces);
   const dir = mkdtempSync(join(tmpdir(), 'kaito-v012-workload-'));
+  await ensurePki(join(dir, 'pki'));
+  const hub = await startHubStandIn(join(dir, 'pki'), HUB_MODELS);
+  let theirs: KaitoResult[];
+  try {
+    theirs = await kaito(all, workspaces, hub);
+  } catch (err) {
+    await hub.close();
+    throw err;
+  }
   const hits = new Map<Rule, { differences: number; cases: number }>();
   const unclassified: string[] = [];
   // Legacy names are compared field by field: an adoption rule, or one wider than the field it classifies, is a failure.
@@ -692,12 +724,18 @@ test("workloads equal KAITO v0.12.0's generator, every difference classified", a
   try {
     for (const [i, c] of all.entries()) {
       const k = theirs[i]!;
+      if (c.webhookRefuses) {
+        const o = await ours(c, workspaces[i]!, dir);
+        assert.match(o.refused ?? '(rendered)', c.webhookRefuses, `${c.name}: KAITO's webhook refuses it; kaito-ts must too`);
+        leftOut.push(`${c.name}: KAITO v0.12's webhook refuses it, and so does kaito-ts: ${o.refused}`);
+        continue;
+      }
       if (k.error && c.tags.includes('example')) {
         leftOut.push(`${c.name}: KAITO v0.12's generator refuses it: ${k.error}`);
         continue;
       }
       assert.equal(k.error, undefined, `${c.name}: KAITO v0.12 refused it: ${k.error}`);
-      const o = await ours(c, workspaces[i]!, dir);
+      const o = await ours(c, workspaces[i]!, dir, undefined, hub);
       const counts: Record<Class, number> = { deliberate: 0, adoption: 0, gap: 0 };
       const seen = new Set<Rule>();
       // A workspace kaito-ts refuses is one difference, whatever KAITO made of it.
@@ -720,6 +758,7 @@ test("workloads equal KAITO v0.12.0's generator, every difference classified", a
       perCase.push([c.name, counts]);
     }
   } finally {
+    await hub.close();
     rmSync(dir, { recursive: true, force: true });
   }
   const width = Math.max(...perCase.map(([name]) => name.length));
@@ -743,22 +782,26 @@ test("workloads equal KAITO v0.12.0's generator, every difference classified", a
   assert.deepEqual(unused, [], `rules no case needs any more (drop them):\n  ${unused.join('\n  ')}`);
 });
 
-test('--legacy-presets=v0.8 keeps KAITO v0.8.0\'s rendering of a legacy name', async () => {
+test("--legacy-presets=v0.8 keeps KAITO v0.8.0's rendering of a legacy name", async () => {
   const c = kase('mistral-7b-instruct, --legacy-presets=v0.8', ['legacy', 'nap'], workspace('mistral-v08', 'mistral-7b-instruct', { instanceType: A100 }));
   const dir = mkdtempSync(join(tmpdir(), 'kaito-v012-workload-'));
   try {
     const v08 = await ours(c, parseWorkspace(c.workspace), dir, 'v0.8');
-    const pod = (v08.statefulSet as { spec: { template: { spec: { containers: { image: string; command: string[] }[]; initContainers?: { name: string }[] } } } })
-      .spec.template.spec;
+    const pod = (
+      v08.statefulSet as { spec: { template: { spec: { containers: { image: string; command: string[] }[]; initContainers?: { name: string }[] } } } }
+    ).spec.template.spec;
     assert.match(pod.containers[0]!.image, /\/kaito-base:0\.1\.1$/);
-    assert.match(pod.containers[0]!.command[2]!, / --served-model-name=mistral-7b-instruct /, 'v0.8.0\'s served name');
-    assert.ok(pod.initContainers?.some((i) => i.name === 'model-weights-downloader'), 'weights from the preset\'s OCI artifact');
+    assert.match(pod.containers[0]!.command[2]!, / --served-model-name=mistral-7b-instruct /, "v0.8.0's served name");
+    assert.ok(
+      pod.initContainers?.some((i) => i.name === 'model-weights-downloader'),
+      "weights from the preset's OCI artifact",
+    );
     assert.ok(v08.configMap, "v0.8.0's copy of inference-params-template");
     const v012 = await ours(c, parseWorkspace(c.workspace), dir);
-    const main = (v012.statefulSet as typeof v08.statefulSet & { spec: { template: { spec: { containers: { image: string; command: string[] }[] } } } }).spec.template.spec
-      .containers[0]!;
+    const main = (v012.statefulSet as typeof v08.statefulSet & { spec: { template: { spec: { containers: { image: string; command: string[] }[] } } } }).spec
+      .template.spec.containers[0]!;
     assert.match(main.image, /\/kaito-base:0\.5\.0$/);
-    assert.match(main.command[2]!, / --served-model-name=mistral-7b-instruct-v0\.3 /, 'the default: the catalog\'s served name');
+    assert.match(main.command[2]!, / --served-model-name=mistral-7b-instruct-v0\.3 /, "the default: the catalog's served name");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
