@@ -85,21 +85,24 @@ for (const [from, to] of [
   });
 }
 
-test('a spec change under v0.12 moves a v0.8.0 workload: v0.12.0 template whole, still serving its old name', () => {
-  const { ws, objects } = converged(byoWorkspace('mistral-7b-instruct'), 'v0.8');
-  assert.deepEqual(liveServedModelNames(statefulSetOf(objects)), ['mistral-7b-instruct']);
-  const changed: Workspace = {
-    ...ws,
-    resource: { ...ws.resource, labelSelector: { matchLabels: { ...ws.resource.labelSelector.matchLabels, 'nvidia.com/gpu.count': '2' } } },
-  };
-  const p = plan(
-    { ...changed, metadata: { ...changed.metadata, annotations: { ...changed.metadata.annotations, 'kaito-ts.io/update-strategy': 'Recreate' } } },
-    objects,
-    'v0.12',
-  );
+/**
+ * The StatefulSet the next pass applies after a spec change (one more label the node has), with KAITO's
+ * restart in place so the apply is in this pass.
+ */
+function afterSpecChange(ws: Workspace, objects: KubernetesObject[], setting: KaitoGeneration): V1StatefulSet {
+  const matchLabels = { ...ws.resource.labelSelector.matchLabels, 'nvidia.com/gpu.count': '2' };
+  const annotations = { ...ws.metadata.annotations, 'kaito-ts.io/update-strategy': 'Recreate' };
+  const p = plan({ ...ws, metadata: { ...ws.metadata, annotations }, resource: { ...ws.resource, labelSelector: { matchLabels } } }, objects, setting);
   assert.equal(p.failure, undefined, JSON.stringify(p.failure));
   const sts = p.actions.flatMap((a) => (a.kind === 'apply' && a.type.kind === 'StatefulSet' ? [a.object as V1StatefulSet] : [])).at(-1);
   assert.ok(sts, `a StatefulSet apply: ${p.actions.map((a) => a.kind).join(', ')}`);
+  return sts;
+}
+
+test('a spec change under v0.12 moves a v0.8.0 workload: v0.12.0 template whole, still serving its old name', () => {
+  const { ws, objects } = converged(byoWorkspace('mistral-7b-instruct'), 'v0.8');
+  assert.deepEqual(liveServedModelNames(statefulSetOf(objects)), ['mistral-7b-instruct']);
+  const sts = afterSpecChange(ws, objects, 'v0.12');
   assert.equal(workloadGeneration(sts), 'v0.12');
   const pod = sts.spec!.template.spec!;
   assert.match(pod.containers[0]!.image ?? '', /kaito-base:0\.5\.0$/);
@@ -110,17 +113,7 @@ test('a spec change under v0.12 moves a v0.8.0 workload: v0.12.0 template whole,
 
 test('a spec change under v0.8 keeps a v0.8.0 workload v0.8.0 (selective update), nothing carried', () => {
   const { ws, objects } = converged(byoWorkspace('mistral-7b-instruct'), 'v0.8');
-  const changed: Workspace = {
-    ...ws,
-    resource: { ...ws.resource, labelSelector: { matchLabels: { ...ws.resource.labelSelector.matchLabels, 'nvidia.com/gpu.count': '2' } } },
-  };
-  const p = plan(
-    { ...changed, metadata: { ...changed.metadata, annotations: { ...changed.metadata.annotations, 'kaito-ts.io/update-strategy': 'Recreate' } } },
-    objects,
-    'v0.8',
-  );
-  const sts = p.actions.flatMap((a) => (a.kind === 'apply' && a.type.kind === 'StatefulSet' ? [a.object as V1StatefulSet] : [])).at(-1);
-  assert.ok(sts);
+  const sts = afterSpecChange(ws, objects, 'v0.8');
   assert.equal(workloadGeneration(sts), 'v0.8');
   assert.deepEqual(liveServedModelNames(sts), ['mistral-7b-instruct']);
 });
