@@ -8,8 +8,7 @@
 // differences names exactly that field. The cases include every Workspace and InferenceSet of KAITO
 // v0.12.0's own examples/ that it accepts (an InferenceSet through its child Workspace).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -21,6 +20,7 @@ import { parseInferenceSet, planInferenceSetOffline } from '../../src/diff/infer
 import { QWEN3_0_6B, QWEN3_8B } from '../../src/simcluster/fake-hub.js';
 import { startHubStandIn, type HubStandIn } from '../../src/simcluster/hub-standin.js';
 import { ensurePki } from '../../src/simcluster/pki.js';
+import { kaitoDir } from '../unit/support/kaito-source.js';
 import { KAITO_RENDER, runKaitoRenderAsync } from './support/kaito-render.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -375,16 +375,11 @@ const CASES: Case[] = [
 // the ConfigMaps and Secrets of the same file in the cluster. arc-examples/ name a placeholder SKU
 // (`<your-vm-sku>`) KAITO refuses; what KAITO's generator refuses is listed as left out, not compared.
 
-/** KAITO_V012_SRC (an unpacked tree), else /tmp/ksrc/kaito-v0.12.0, else unpacked from the archive build-kaito.sh reads. */
+/** KAITO v0.12.0's examples/ ($KAITO_SRC or ../shared/kaito-src, as simcluster/build-kaito.sh reads the tree). */
 function kaitoExamplesDir(): string {
-  const tree = process.env.KAITO_V012_SRC ?? '/tmp/ksrc/kaito-v0.12.0';
-  if (existsSync(join(tree, 'examples'))) return join(tree, 'examples');
-  const archive = join(process.env.KAITO_SRC ?? join(process.cwd(), '..', 'shared', 'kaito-src'), 'kaito-v0.12.0.tar.gz');
-  assert.ok(existsSync(archive), `KAITO v0.12.0's examples are neither under ${tree} nor in ${archive}: set KAITO_V012_SRC`);
-  const dir = mkdtempSync(join(tmpdir(), 'kaito-v012-examples-'));
-  const r = spawnSync('tar', ['-xzf', archive, '-C', dir, 'kaito-v0.12.0/examples'], { encoding: 'utf8' });
-  assert.equal(r.status, 0, `tar -xzf ${archive}: ${r.stderr}`);
-  return join(dir, 'kaito-v0.12.0', 'examples');
+  const dir = kaitoDir('v0.12.0', 'examples');
+  assert.ok(dir, "KAITO v0.12.0's source tree is not on this machine: set KAITO_SRC (a directory kaito-v0.12.0/ or kaito-v0.12.0.tar.gz)");
+  return dir;
 }
 
 const inNamespace = (o: K8sObject): K8sObject => ({ ...o, metadata: { ...o.metadata, namespace: o.metadata.namespace ?? 'default' } });
@@ -439,7 +434,7 @@ function exampleCases(): { cases: Case[]; leftOut: string[] } {
       .map((f) => join(sub, f)),
   );
   const cases: Case[] = [];
-  const leftOut = [`${join(dir, 'inference', 'arc-examples')}: every file names the placeholder instance type <your-vm-sku>`];
+  const leftOut = ['inference/arc-examples/: every file names the placeholder instance type <your-vm-sku>, which KAITO refuses'];
   for (const file of files) {
     const docs = parseAllDocuments(readFileSync(join(dir, file), 'utf8'))
       .map((d) => d.toJS() as K8sObject | null)

@@ -4,7 +4,8 @@
 // an archive kaito-<version>.tar.gz or a directory kaito-<version>/. Absent: undefined, and the
 // test that needs it is skipped.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
@@ -21,6 +22,20 @@ export function kaitoFile(version: string, path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A directory of KAITO's tree at `version` on disk (`examples`): the unpacked tree's, or unpacked from the
+ * archive into a fresh temporary directory; undefined when the tree is not on this machine.
+ */
+export function kaitoDir(version: string, path: string): string | undefined {
+  const dir = join(SOURCE, `kaito-${version}`, path);
+  if (existsSync(dir)) return dir;
+  const archive = join(SOURCE, `kaito-${version}.tar.gz`);
+  if (!existsSync(archive)) return undefined;
+  const into = mkdtempSync(join(tmpdir(), `kaito-${version}-`));
+  execFileSync('tar', ['-xzf', archive, '-C', into, `kaito-${version}/${path}`], { stdio: 'ignore' });
+  return join(into, `kaito-${version}`, path);
 }
 
 /**
