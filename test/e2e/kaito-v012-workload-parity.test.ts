@@ -400,12 +400,17 @@ function filledIn(o: K8sObject): K8sObject {
 }
 
 /** The child Workspace the InferenceSet controller's first pass creates, named as its first member. */
-function childOf(doc: K8sObject): K8sObject | undefined {
-  const is = parseInferenceSet(doc);
+function childOf(doc: K8sObject): K8sObject | string {
+  let is;
+  try {
+    is = parseInferenceSet(doc);
+  } catch (err) {
+    return `kaito-ts cannot read it: ${(err as Error).message}`;
+  }
   const byo = !is.spec.template.resource?.instanceType;
   const plan = planInferenceSetOffline(is, { workspaces: [], controllerRevisions: [] }, { byo });
   const created = plan.actions.find((a) => a.kind === 'create' && a.type.kind === 'Workspace');
-  if (created?.kind !== 'create') return undefined;
+  if (created?.kind !== 'create') return `its controller's first pass creates no child Workspace${plan.failure ? `: ${plan.failure.message}` : ''}`;
   const child = created.object as K8sObject;
   return { ...child, metadata: { ...child.metadata, name: `${is.metadata.name}-0` } };
 }
@@ -452,8 +457,8 @@ function exampleCases(): { cases: Case[]; leftOut: string[] } {
       if (doc.kind === 'Workspace') cases.push(exampleCase(file, doc, own));
       else if (doc.kind === 'InferenceSet') {
         const child = childOf(doc);
-        if (child) cases.push(exampleCase(file, child, own, doc.metadata.name));
-        else leftOut.push(`${file}: InferenceSet ${doc.metadata.name} creates no child Workspace on an empty cluster`);
+        if (typeof child !== 'string') cases.push(exampleCase(file, child, own, doc.metadata.name));
+        else leftOut.push(`${file}: InferenceSet ${doc.metadata.name}: ${child}`);
       } else if (doc.kind !== 'ConfigMap' && doc.kind !== 'Secret')
         leftOut.push(`${file}: ${doc.kind} ${doc.metadata.name} (not a Workspace or an InferenceSet)`);
     }
