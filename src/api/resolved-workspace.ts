@@ -4,11 +4,12 @@
 // the matching nodes; messages stay with whoever reports them.
 import { lookupSku } from '../catalog/gpu-skus.js';
 import { gpuConfigFromNodeLabels, type NodeGpuResult, type NodeLabelsSource } from '../catalog/node-gpu.js';
-import { catalogEntry, isHuggingFaceId } from '../catalog/model-catalog.js';
+import { catalogEntry, isHuggingFaceId, LEGACY_TO_CATALOG } from '../catalog/model-catalog.js';
 import { modelFromCatalog, modelFromHub, type GenerateResult, type HubModelState } from '../catalog/model-generator.js';
-import { getPreset, isDeprecatedPreset, presetFromModel } from '../catalog/presets.js';
+import { getPreset, isDeprecatedPreset, presetFromModel, presetNames } from '../catalog/presets.js';
 import type { CloudProvider, GpuConfig, Preset } from '../catalog/types.js';
 import type { FeatureGates } from './feature-gates.js';
+import { DEFAULT_LEGACY_PRESETS, type KaitoGeneration } from './legacy-presets.js';
 import { runtimeDecision } from './inference-runtime.js';
 import { specVersionOf, type SpecVersion } from './spec-version.js';
 import type { DeepReadonly } from '../runtime/readonly.js';
@@ -45,12 +46,22 @@ export interface ResolveInput {
   nodes?: readonly { node: NodeLabelsSource; ready: boolean }[];
   /** Hub metadata of Hugging Face ids outside the catalog, by lowercase id; a missing id is still being read. */
   hubModels?: ReadonlyMap<string, HubModelState>;
+  /**
+   * The KAITO release whose legacy short names apply: the operator's `--legacy-presets`, or the live
+   * workload's own while the spec is unchanged (src/builders/generation.ts). Absent: the default (v0.12).
+   */
+  legacyNames?: KaitoGeneration;
+  /** The release whose SKU table applies (v0.12 dropped older GPUs); absent: as legacyNames. */
+  skuTable?: KaitoGeneration;
 }
 
 export interface ResolvedWorkspace {
   cloud: CloudProvider;
   /** The apiVersion the spec was written in: v1alpha1 workspaces meet a few more of KAITO's rules. */
   specVersion: SpecVersion;
+  /** The KAITO releases whose legacy short names and SKU table apply. */
+  legacyNames: KaitoGeneration;
+  skuTable: KaitoGeneration;
   /** Nodes are brought by the user (gate disableNodeAutoProvisioning), not auto-provisioned. */
   byo: boolean;
   runtime: ReturnType<typeof runtimeDecision>;
@@ -66,14 +77,18 @@ export function resolveWorkspace(ws: Workspace, input: ResolveInput): ResolvedWo
   const { cloud } = input;
   const byo = input.gates.disableNodeAutoProvisioning;
   const instanceType = typeof ws.resource?.instanceType === 'string' ? ws.resource.instanceType : '';
+  const legacyNames = input.legacyNames ?? DEFAULT_LEGACY_PRESETS;
+  const skuTable = input.skuTable ?? legacyNames;
   return {
     cloud,
     specVersion: specVersionOf(ws),
+    legacyNames,
+    skuTable,
     byo,
     runtime: runtimeDecision(ws, input.gates),
-    inferencePreset: inferencePresetOf(ws, input.hubModels),
+    inferencePreset: inferencePresetOf(ws, input.hubModels, legacyNames),
     tuningPreset: ws.tuning ? lookupPreset(ws.tuning.preset ? presetName(ws.tuning.preset) : '') : { kind: 'none' },
-    ...(byo ? {} : { sku: { instanceType, gpu: lookupSku(cloud, instanceType) } }),
+    ...(byo ? {} : { sku: { instanceType, gpu: lookupSku(cloud, instanceType, skuTable) } }),
     ...(byo && input.nodes ? { nodes: nodeGpus(input.nodes, cloud) } : {}),
   };
 }
@@ -94,16 +109,21 @@ function nodeGpus(nodes: NodesInput, cloud: CloudProvider): readonly NodeGpu[] {
 
 /**
  * The inference preset alone (event mappers need no full resolution; without hub metadata an id outside
- * the catalog is `resolving`). Deprecated names match in any case. Order: a legacy short name (rendered as
- * KAITO v0.8.0 did), a deprecated name, then a Hugging Face id: KAITO v0.12's catalog, else the hub.
+ * the catalog is `resolving`). Deprecated names match in any case. Order: a deprecated name, a legacy
+ * short name, then a Hugging Face id: KAITO v0.12's catalog, else the hub. A legacy short name is what
+ * `generation` makes of it: KAITO v0.12.0's catalog entry (any letter case; names outside its table are
+ * unknown), or KAITO v0.8.0's own preset (exact name).
  */
-export function inferencePresetOf(ws: DeepReadonly<Pick<Workspace, 'inference'>>, hubModels?: ReadonlyMap<string, HubModelState>): PresetLookup {
+export function inferencePresetOf(
+  ws: DeepReadonly<Pick<Workspace, 'inference'>>,
+  hubModels?: ReadonlyMap<string, HubModelState>,
+  generation: KaitoGeneration = DEFAULT_LEGACY_PRESETS,
+): PresetLookup {
   const named = ws.inference?.preset;
   if (!named) return { kind: 'none' };
   const name = presetName(named);
   if (isDeprecatedPreset(name.toLowerCase())) return { kind: 'deprecated', name };
-  const legacy = lookupPreset(name);
-  if (legacy.kind === 'found' || !isHuggingFaceId(name)) return legacy;
+  if (!isHuggingFaceId(name)) return generation === 'v0.8' ? lookupPreset(name) : legacyAsV012(name);
   const entry = catalogEntry(name);
   if (entry) return generated(name, modelFromCatalog(entry));
   const hub = hubModels?.get(name.toLowerCase());
@@ -112,10 +132,22 @@ export function inferencePresetOf(ws: DeepReadonly<Pick<Workspace, 'inference'>>
   return generated(name, modelFromHub(name, hub.facts));
 }
 
+/** The short names a generation serves (for "closest" hints): v0.8.0's presets, or v0.12.0's mapped names. */
+export function legacyNamesIn(generation: KaitoGeneration): string[] {
+  return generation === 'v0.8' ? presetNames() : Object.keys(LEGACY_TO_CATALOG);
+}
+
 /** The Hugging Face id of a preset that is one (catalog or hub), lowercase; undefined for short names. */
 export function huggingFaceIdOf(lookup: PresetLookup): string | undefined {
   if (lookup.kind === 'found') return lookup.preset.generated?.id;
   return lookup.kind === 'resolving' || lookup.kind === 'hubFailed' ? lookup.name.toLowerCase() : undefined;
+}
+
+/** KAITO v0.12.0's `LegacyBuiltinToCatalog`: the name lowercased, then its catalog entry; no entry, unknown. */
+function legacyAsV012(name: string): PresetLookup {
+  const id = Object.hasOwn(LEGACY_TO_CATALOG, name.toLowerCase()) ? LEGACY_TO_CATALOG[name.toLowerCase()] : undefined;
+  const entry = id === undefined ? undefined : catalogEntry(id);
+  return entry ? generated(name, modelFromCatalog(entry)) : { kind: 'unknown', name };
 }
 
 function generated(name: string, result: GenerateResult): PresetLookup {

@@ -17,7 +17,7 @@ import { ANNOTATION_BYPASS_RESOURCE_CHECKS, INFERENCE_CONFIG_KEY } from './label
 import { Msg } from './messages.js';
 import { ANNOTATION_USE_LOCAL_WEIGHTS, localWeightsAnnotationProblem } from './local-weights.js';
 import { checkTrainingConfig, TRAINING_CONFIG_KEY, tuningMethod } from './tuning-config.js';
-import { foundPreset, type NodeGpu, type PresetLookup, type ResolvedWorkspace } from './resolved-workspace.js';
+import { foundPreset, legacyNamesIn, type NodeGpu, type PresetLookup, type ResolvedWorkspace } from './resolved-workspace.js';
 import { perFrozenList } from '../runtime/memo.js';
 import { maxModelLenMissing, maxModelLenRequired, privateWithoutImage } from './v1alpha1-rules.js';
 import { ALPHA_VERSION, API_VERSION, GROUP, KIND, VERSION, type InferenceSpec, type TuningSpec, type Workspace } from './types.js';
@@ -160,7 +160,7 @@ function validateInferenceCreate(ws: Workspace, inference: InferenceSpec, ctx: V
   const lookup = ctx.resolved.inferencePreset;
   if (lookup.kind === 'deprecated') return [error('inference.preset.name', Msg.deprecatedPreset(lookup.name.toLowerCase()))];
   if (lookup.kind === 'unknown') {
-    const hint = closestPresetNames(lookup.name);
+    const hint = closestPresetNames(lookup.name, 3, legacyNamesIn(ctx.resolved.legacyNames));
     const suffix = hint.length > 0 ? ` (closest: ${hint.join(', ')})` : '';
     return [error('inference.preset.name', `${Msg.unsupportedInferencePreset(lookup.name)}${suffix}`)];
   }
@@ -232,7 +232,7 @@ function validateResourcesForInference(ws: Workspace, preset: Preset | undefined
     gpu = ctx.resolved.sku?.gpu;
     const { cloud } = ctx.resolved;
     if (!gpu && !isLenientAzureSku(cloud, instanceType)) {
-      return [error('resource.instanceType', Msg.unsupportedInstanceType(instanceType, supportedSkus(cloud)))];
+      return [error('resource.instanceType', Msg.unsupportedInstanceType(instanceType, supportedSkus(cloud, ctx.resolved.skuTable)))];
     }
   }
   if (!preset || !gpu) return [];

@@ -34,6 +34,8 @@ export interface CommandContext {
   distributed: boolean;
   /** `--served-model-name` instead of the preset's: an InferenceSet member serves under the set's name (KAITO #2004). */
   servedModelName?: string;
+  /** Names served besides it: those the live workload answered to before a generation move (src/builders/generation.ts). */
+  alsoServedAs?: readonly string[];
   /** Models named by Hugging Face id (KAITO v0.12's flags): the node's GPUs, whether a user config is mounted, `kaito.sh/performance-mode`. */
   gpu?: Pick<GpuConfig, 'gpuModel' | 'gpuMemGiB'>;
   configMounted?: boolean;
@@ -44,12 +46,20 @@ export interface CommandContext {
 
 export const KAITO_CONFIG_FILE = `${CONFIG_MOUNT_PATH}/${INFERENCE_CONFIG_KEY}`;
 
+/**
+ * `--served-model-name=a`, or with names carried over `--served-model-name a b`: vLLM reads several
+ * only space-separated (argparse takes one value after `=`). The bare-flag form renders the words as they are.
+ */
+function servedModelNameFlag(served: string, also: readonly string[] | undefined): [string, string] {
+  return also?.length ? [['served-model-name', served, ...also].join(' '), ''] : ['served-model-name', served];
+}
+
 /** The flags of the vLLM API server (leader pod only when distributed). */
 export function vllmServerFlags(ctx: CommandContext): Flags {
   const { preset } = ctx;
   const inserted: [string, string][] = [];
   const served = ctx.servedModelName ?? preset.vllm.servedModelName;
-  if (served) inserted.push(['served-model-name', served]);
+  if (served) inserted.push(servedModelNameFlag(served, ctx.alsoServedAs));
   if (ctx.maxModelLen > 0) inserted.push(['max-model-len', String(ctx.maxModelLen)]);
   inserted.push(['gpu-memory-utilization', String(GPU_MEMORY_UTILIZATION)]);
   if (!preset.disableTensorParallelism) inserted.push(['tensor-parallel-size', String(ctx.gpusPerNode)]);
@@ -82,7 +92,7 @@ const GPU_MEMORY_UTILIZATION_BY_GPU: Record<string, string> = { 'NVIDIA A10': '0
 function v012ServerFlags(ctx: CommandContext, preset: Preset): Flags {
   const inserted: [string, string][] = [];
   const served = ctx.servedModelName ?? preset.vllm.servedModelName;
-  if (served) inserted.push(['served-model-name', served]);
+  if (served) inserted.push(servedModelNameFlag(served, ctx.alsoServedAs));
   inserted.push(
     ['max-model-len', 'auto'],
     ['gpu-memory-utilization', GPU_MEMORY_UTILIZATION_BY_GPU[ctx.gpu?.gpuModel ?? ''] ?? String(GPU_MEMORY_UTILIZATION)],

@@ -8,6 +8,7 @@ import { DEFAULT_CLOUD_PROVIDER } from '../catalog/gpu-skus.js';
 import { DEFAULT_PRESET_REGISTRY } from '../catalog/presets.js';
 import type { HubModelState } from '../catalog/model-generator.js';
 import type { CloudProvider } from '../catalog/types.js';
+import type { KaitoGeneration } from '../api/legacy-presets.js';
 import type { Workspace } from '../api/types.js';
 import { resolveWorkspace, type ResolvedWorkspace } from '../api/resolved-workspace.js';
 import { isReady as hasReadyCondition } from '../runtime/conditions.js';
@@ -46,6 +47,14 @@ export interface ClusterFacts {
   podNodePinning?: NodePinning;
   /** Hub metadata of Hugging Face ids outside KAITO v0.12's catalog, by lowercase id (absent: not read yet). */
   hubModels?: ReadonlyMap<string, HubModelState>;
+  /**
+   * The KAITO releases whose legacy short names and SKU table this workspace meets: `--legacy-presets`,
+   * or what its live workload keeps (src/builders/generation.ts). Absent: the default, v0.12.
+   */
+  legacyNames?: KaitoGeneration;
+  skuTable?: KaitoGeneration;
+  /** The live StatefulSet's served model names: after a generation move the model still answers to them. */
+  liveServedModelNames?: readonly string[];
 }
 
 export const DEFAULT_RELEASE_NAMESPACE = 'kaito-workspace';
@@ -115,7 +124,14 @@ export function resolveFromFacts(ws: Workspace, facts: ClusterFacts): ResolvedWo
   const gates = facts.featureGates;
   // Only bring-your-own nodes give GPU facts; auto-provisioned ones come from the SKU catalog.
   const nodes = gates.disableNodeAutoProvisioning ? withReadiness(matchingNodes(ws, facts.nodes)) : undefined;
-  return resolveWorkspace(ws, { gates, cloud: facts.cloudProvider, ...(nodes ? { nodes } : {}), ...(facts.hubModels ? { hubModels: facts.hubModels } : {}) });
+  return resolveWorkspace(ws, {
+    gates,
+    cloud: facts.cloudProvider,
+    ...(nodes ? { nodes } : {}),
+    ...(facts.hubModels ? { hubModels: facts.hubModels } : {}),
+    ...(facts.legacyNames ? { legacyNames: facts.legacyNames } : {}),
+    ...(facts.skuTable ? { skuTable: facts.skuTable } : {}),
+  });
 }
 
 export function findConfigMap(facts: Pick<ClusterFacts, 'configMaps'>, namespace: string, name: string): DeepReadonly<V1ConfigMap> | undefined {

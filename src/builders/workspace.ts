@@ -9,11 +9,11 @@ import {
   LABEL_INFERENCESET_CREATED_BY,
   LABEL_MULTIROLE_INFERENCE_PARENT,
 } from '../api/labels.js';
-import type { PresetLookup, ResolvedWorkspace } from '../api/resolved-workspace.js';
+import { legacyNamesIn, type PresetLookup, type ResolvedWorkspace } from '../api/resolved-workspace.js';
 import type { Decision, Workspace } from '../api/types.js';
 import { validateShape } from '../api/validation.js';
 import { Msg } from '../api/messages.js';
-import { catalogEntry, LEGACY_TO_CATALOG, V012_REFUSED } from '../catalog/model-catalog.js';
+import { catalogEntry, isHuggingFaceId, LEGACY_TO_CATALOG, V012_REFUSED } from '../catalog/model-catalog.js';
 import { closestPresetNames } from '../catalog/presets.js';
 import type { Preset, Runtime } from '../catalog/types.js';
 import { usableAdapters } from './adapters.js';
@@ -26,6 +26,7 @@ import { resolveGpuConfig } from './gpu.js';
 import { resolveInferenceConfig, type InferenceConfigResult } from './inference-config.js';
 import { chooseMaxModelLen, DEFAULT_MAX_MODEL_LEN, parseExplicitMaxModelLen } from './max-model-len.js';
 import { presetPodSpec } from './pod-spec.js';
+import { carriedServedNames, servedNamesAcrossGenerations } from './generation.js';
 import { problem, type Problem } from './problems.js';
 import { buildControllerRevision, computeSpecHash, revisionNumberFor } from './revision.js';
 import { headlessService, mainService, serviceTypeDecision } from './services.js';
@@ -90,12 +91,16 @@ function boundedReplicas(ws: Workspace, facts: ClusterFacts, target: number, dec
   return { replicas, ...(bound !== undefined ? { replicaBound: bound } : {}) };
 }
 
-function unknownPreset(lookup: Exclude<PresetLookup, { kind: 'found' }>): Problem {
+function unknownPreset(lookup: Exclude<PresetLookup, { kind: 'found' }>, resolved: ResolvedWorkspace): Problem {
   const name = lookup.kind === 'none' ? '' : lookup.name;
   if (lookup.kind === 'resolving') return problem('inference.preset.name', HUB_RESOLVING, resolvingMessage(name, lookup.endpoint));
   if (lookup.kind === 'hubFailed') return problem('inference.preset.name', lookup.reason, lookup.message);
   if (lookup.kind === 'deprecated') return problem('inference.preset.name', 'DeprecatedPreset', Msg.deprecatedPreset(name.toLowerCase()));
-  return problem('inference.preset.name', 'UnknownPreset', `${Msg.unsupportedInferencePreset(name)}; closest names: ${closestPresetNames(name).join(', ')}`);
+  return problem(
+    'inference.preset.name',
+    'UnknownPreset',
+    `${Msg.unsupportedInferencePreset(name)}; closest names: ${closestPresetNames(name, 3, legacyNamesIn(resolved.legacyNames)).join(', ')}`,
+  );
 }
 
 /** Reason while a Hugging Face id's metadata is being read. */
@@ -106,15 +111,16 @@ export function resolvingMessage(id: string, endpoint: string): string {
 }
 
 /** Where the model's sizes came from, and what KAITO v0.12 makes of a legacy name (for `render --explain`). */
-function modelDecision(preset: Preset): Decision {
+function modelDecision(preset: Preset, name?: string): Decision {
   const g = preset.generated;
+  const legacy = name !== undefined && !isHuggingFaceId(name) ? `legacy name ${name}, mapped as KAITO v0.12.0 maps it: ` : '';
   if (!g) return { topic: 'model', choice: preset.name, reason: `kaito-ts preset, rendered as KAITO v0.8.0 does; ${legacyNameInV012(preset.name)}` };
   const where = g.source === 'catalog' ? `KAITO v0.12 catalog entry ${g.id}` : `Hugging Face metadata of ${g.id}`;
   return {
     topic: 'model',
     choice: g.id,
     reason:
-      `${where}: ${g.modelFileSize} weights (disk ${g.diskStorageRequirement}), ${g.bytesPerToken} KV bytes per token (${g.attnType}), ` +
+      `${legacy}${where}: ${g.modelFileSize} weights (disk ${g.diskStorageRequirement}), ${g.bytesPerToken} KV bytes per token (${g.attnType}), ` +
       `context limit ${g.modelTokenLimit}, architectures ${g.architectures.join(', ') || 'none named'}; rendered as KAITO v0.12.0 does`,
   };
 }
@@ -181,7 +187,7 @@ export function buildWorkspace(ws: Workspace, facts: ClusterFacts, resolved: Res
   }
 
   const lookup = resolved.inferencePreset;
-  if (lookup.kind !== 'found') return fail(unknownPreset(lookup));
+  if (lookup.kind !== 'found') return fail(unknownPreset(lookup, resolved));
   return buildPreset(ws, facts, resolved, lookup.preset, { revisionHash, revision, decisions }, controllerRevision, services, fail);
 }
 
@@ -202,7 +208,7 @@ function buildPreset(
     return fail(problem('inference.preset.presetOptions.modelAccessSecret', 'ModelAccessSecretRequired', Msg.secretRequired));
   }
   const generated = preset.generated;
-  decisions.push(modelDecision(preset));
+  decisions.push(modelDecision(preset, ws.inference?.preset?.name));
   // Validation refuses it first (KAITO v0.12's webhook); kept for callers that skip validation.
   if (runtime === 'transformers' && preset.transformers.baseCommand === '') {
     return fail(problem('inference.preset.name', 'UnsupportedRuntime', Msg.transformersUnsupported(preset.name)));
@@ -264,6 +270,7 @@ function buildPreset(
     adaptersEnabled: adapters.length > 0,
     distributed,
     ...memberServedModelName(ws),
+    ...servedAlsoAs(ws, preset, runtime, facts, decisions),
     ...(generated
       ? {
           gpu: gpu.gpuConfig,
@@ -310,6 +317,23 @@ function buildPreset(
       ...(config.copy ? { configMap: config.copy } : {}),
     },
   };
+}
+
+/**
+ * After a generation move the model keeps answering to the names its live workload served (vLLM only:
+ * it takes several): a client of `mistral-7b-instruct` still works once it is served as `mistral-7b-instruct-v0.3`.
+ */
+function servedAlsoAs(ws: Workspace, preset: Preset, runtime: Runtime, facts: ClusterFacts, decisions: Decision[]): { alsoServedAs?: string[] } {
+  const primary = memberServedModelName(ws).servedModelName ?? preset.vllm.servedModelName;
+  if (runtime !== 'vllm' || !primary || !facts.liveServedModelNames?.length) return {};
+  const also = carriedServedNames(facts.liveServedModelNames, primary, servedNamesAcrossGenerations(ws));
+  if (!also.length) return {};
+  decisions.push({
+    topic: 'servedModelName',
+    choice: [primary, ...also].join(' '),
+    reason: `also served as ${also.join(', ')}, the name(s) its live workload served, so clients keep working after the move`,
+  });
+  return { alsoServedAs: also };
 }
 
 /** KAITO #2004: a member of an InferenceSet serves as the set's name; a MultiRoleInference member keeps the preset's. */

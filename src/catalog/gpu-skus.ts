@@ -1,6 +1,7 @@
 // GPU SKU catalogs per cloud (facts from KAITO `pkg/sku`, baseline 0.8.0-rc.0; spec §7).
 // One compact row per instance type: [instance type, GPU count, GPU model, node-total GPU GiB, NVMe local disk].
 import type { CloudProvider, GpuConfig } from './types.js';
+import type { KaitoGeneration } from '../api/legacy-presets.js';
 
 type SkuRow = readonly [sku: string, gpuCount: number, gpuModel: string, gpuMemGiB: number, nvme: boolean];
 
@@ -149,15 +150,30 @@ export function resolveCloudProvider(flagValue?: string, env: NodeJS.ProcessEnv 
   return value;
 }
 
-/** Exact-name lookup, like KAITO's map lookup. Returns a fresh copy the caller may change. */
-export function lookupSku(cloud: CloudProvider, instanceType: string): GpuConfig | undefined {
-  const found = CATALOGS[cloud].get(instanceType);
-  return found ? { ...found } : undefined;
+/**
+ * GPUs KAITO v0.12.0 dropped from its tables (CUDA compute capability under 8.0: Turing, Volta, Maxwell,
+ * Kepler, and the MI25): 15 Azure, 24 AWS and 2 Arc rows. KAITO v0.8.0 still lists them.
+ */
+const DROPPED_IN_V012 = new Set(['NVIDIA K80', 'NVIDIA V100', 'NVIDIA T4', 'NVIDIA M60', 'AMD Radeon Instinct MI25']);
+
+function inTable(gpu: Readonly<GpuConfig>, generation: KaitoGeneration): boolean {
+  return generation === 'v0.8' || !DROPPED_IN_V012.has(gpu.gpuModel);
 }
 
-/** All instance types of the cloud, in catalog order. */
-export function supportedSkus(cloud: CloudProvider): string[] {
-  return [...CATALOGS[cloud].keys()];
+/** Exact-name lookup in the table of a KAITO release (v0.8.0's by default), like KAITO's map lookup. A fresh copy. */
+export function lookupSku(cloud: CloudProvider, instanceType: string, generation: KaitoGeneration = 'v0.8'): GpuConfig | undefined {
+  const found = CATALOGS[cloud].get(instanceType);
+  return found && inTable(found, generation) ? { ...found } : undefined;
+}
+
+/** All instance types of the cloud in a release's table (v0.8.0's by default), in catalog order. */
+export function supportedSkus(cloud: CloudProvider, generation: KaitoGeneration = 'v0.8'): string[] {
+  return [...CATALOGS[cloud].values()].filter((gpu) => inTable(gpu, generation)).map((gpu) => gpu.sku);
+}
+
+/** Whether KAITO v0.12.0 dropped an instance type that v0.8.0 lists. */
+export function droppedInV012(cloud: CloudProvider, instanceType: string): boolean {
+  return lookupSku(cloud, instanceType) !== undefined && lookupSku(cloud, instanceType, 'v0.12') === undefined;
 }
 
 /** KAITO's message for an instance type missing from the catalog (`utils.GetGPUConfigBySKU`). */

@@ -539,9 +539,9 @@ export function editDistance(a: string, b: string): number {
  * The `n` registered names nearest to `name`, for unknown-preset errors: names that start with what was
  * typed come first (people drop `-instruct`), then by edit distance, ties by name.
  */
-export function closestPresetNames(name: string, n = 3): string[] {
+export function closestPresetNames(name: string, n = 3, candidates: readonly string[] = presetNames()): string[] {
   const typed = name.toLowerCase();
-  return presetNames()
+  return candidates
     .map((candidate) => ({
       candidate,
       prefix: typed !== '' && candidate.startsWith(typed) ? 0 : 1,

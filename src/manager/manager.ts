@@ -85,6 +85,7 @@ export async function startManager(
       releaseNamespace: o.releaseNamespace,
       nodeProvisioningTimeoutMs: o.nodeProvisioningTimeoutMs,
       defaultUpdateStrategy: o.defaultUpdateStrategy,
+      legacyPresets: o.legacyPresets,
     },
     hubEndpoint: o.hubEndpoint,
   });
@@ -159,6 +160,7 @@ export async function startManager(
       featureGates: o.featureGates,
       nodeProvisioner: o.nodeProvisioner,
       cloudProvider: o.cloudProvider,
+      legacyPresets: o.legacyPresets,
       namespace: o.namespace ?? '(all)',
       healthUrl,
       metricsUrl,

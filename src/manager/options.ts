@@ -1,6 +1,7 @@
 // `kaito-ts run` flags, named as KAITO's workspace controller names them where they exist.
 import { DEFAULT_UPDATE_STRATEGY, isUpdateStrategy, UPDATE_STRATEGIES, type UpdateStrategy } from '../api/update-strategy.js';
 import { LOG_LEVELS } from './logging.js';
+import { LEGACY_PRESETS_FLAG, parseLegacyPresets, type KaitoGeneration } from '../api/legacy-presets.js';
 import { parseArgs } from 'node:util';
 import { parseFeatureGates, FeatureGateError, DEFAULT_FEATURE_GATES_FLAG, type FeatureGates } from '../api/feature-gates.js';
 import { resolveCloudProvider } from '../catalog/gpu-skus.js';
@@ -28,6 +29,8 @@ export interface ManagerOptions {
   releaseNamespace: string;
   nodeProvisioningTimeoutMs: number;
   defaultUpdateStrategy: UpdateStrategy;
+  /** `--legacy-presets`: the KAITO release new workloads of legacy short names are rendered as. */
+  legacyPresets: KaitoGeneration;
   /** Hugging Face endpoint for ids outside KAITO's catalog: --hf-endpoint, else HF_ENDPOINT, else huggingface.co. */
   hubEndpoint: string;
   maxConcurrentReconciles: number;
@@ -84,6 +87,10 @@ export const RUN_USAGE = `Usage: kaito-ts run [flags]
   --default-update-strategy S        how a serving single-node workspace takes a new template unless
                                      its kaito-ts.io/update-strategy annotation says: SurgeIfCapacity
                                      (default), Surge or Recreate (docs/controller.md, "Updates")
+  --legacy-presets v0.12|v0.8        how a new workload of a legacy short name (phi-4-mini-instruct)
+                                     is rendered: as KAITO v0.12.0 maps it to its catalog (default) or
+                                     as KAITO v0.8.0 did; a live workload keeps its own until its
+                                     workspace's spec changes (docs/api.md, "Behaviours by KAITO release")
   --log-level LEVEL                  debug|info|warn|error (default info); JSON lines on stdout
 `;
 
@@ -188,6 +195,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
       'node-provisioning-timeout': { type: 'string' },
       'hf-endpoint': { type: 'string' },
       'default-update-strategy': { type: 'string' },
+      [LEGACY_PRESETS_FLAG]: { type: 'string' },
     },
   });
   if (values.help) return 'help';
@@ -212,6 +220,7 @@ export function parseManagerOptions(args: string[], env: NodeJS.ProcessEnv = pro
     nodeProvisioningTimeoutMs: positiveDurationFlag('node-provisioning-timeout', values['node-provisioning-timeout'], DEFAULT_NODE_PROVISIONING_TIMEOUT_MS),
     hubEndpoint: hubEndpointFlag(values['hf-endpoint'], env),
     defaultUpdateStrategy: updateStrategyFlag(values['default-update-strategy']),
+    legacyPresets: parseLegacyPresets(values[LEGACY_PRESETS_FLAG]),
     maxConcurrentReconciles: integerFlag('max-concurrent-reconciles', values['max-concurrent-reconciles'], DEFAULT_WORKERS),
     maxReleasedPasses: integerFlag('max-released-passes', values['max-released-passes'], DEFAULT_RELEASED_PASSES, 0),
     kubeClientQps: integerFlag('kube-client-qps', values['kube-client-qps'], 30),

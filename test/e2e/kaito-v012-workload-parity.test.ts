@@ -3,15 +3,25 @@
 // `workload`). Each case (a workspace and the cluster objects both read) goes through both; the
 // Services, the StatefulSet, the ConfigMap copy and the target node count are diffed field by field,
 // and every difference must be classified by RULES below. A difference no rule covers fails the test,
-// and so does a rule no case needs any more.
+// and so does a rule no case needs any more. Legacy short names (the default, --legacy-presets=v0.12)
+// are compared field by field: no adoption rule, and every rule that classifies one of their
+// differences names exactly that field. The cases include every Workspace and InferenceSet of KAITO
+// v0.12.0's own examples/ that it accepts (an InferenceSet through its child Workspace).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { parseAllDocuments } from 'yaml';
 import { parseWorkspace } from '../../src/api/validation.js';
 import { main } from '../../src/cli/main.js';
-import { KAITO_RENDER, runKaitoRender } from './support/kaito-render.js';
+import { isHuggingFaceId, LEGACY_TO_CATALOG } from '../../src/catalog/model-catalog.js';
+import { parseInferenceSet, planInferenceSetOffline } from '../../src/diff/inferenceset-intent.js';
+import { QWEN3_0_6B, QWEN3_8B } from '../../src/simcluster/fake-hub.js';
+import { startHubStandIn, type HubStandIn } from '../../src/simcluster/hub-standin.js';
+import { ensurePki } from '../../src/simcluster/pki.js';
+import { kaitoTree } from '../unit/support/kaito-source.js';
+import { KAITO_RENDER, runKaitoRenderAsync } from './support/kaito-render.js';
 
 // ---------------------------------------------------------------------------------------------
 // The cluster objects the cases read.
@@ -32,7 +42,10 @@ type Tag =
   | 'transformers'
   | 'inferenceSet'
   | 'cudaToolkit'
-  | 'localWeights';
+  | 'localWeights'
+  | 'mixedCase'
+  | 'example'
+  | 'hub';
 
 interface Case {
   name: string;
@@ -40,12 +53,14 @@ interface Case {
   workspace: Record<string, unknown>;
   cloud: 'azure' | 'aws';
   state: K8sObject[];
+  /** KAITO v0.12's webhook refuses it (its generator is not asked): kaito-ts must refuse it with KAITO's words. */
+  webhookRefuses?: RegExp;
 }
 
 interface K8sObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: { name: string; namespace?: string; uid?: string; labels?: Record<string, string> };
   [key: string]: unknown;
 }
 
@@ -111,9 +126,12 @@ const A10_NODES = [0, 1].map((i) => gpuNode(`a10-${i}`, 'a10', 'Standard_NV36ads
 const NAP_STATE = [NVME_CLASS, CHART_CONFIG, HF_SECRET];
 
 // ---------------------------------------------------------------------------------------------
-// The cases. Hugging Face ids outside KAITO v0.12's catalog are left out: both sides would need the
-// hub (v0.12's generator GETs the model's file list and config.json; kaito-ts reads them through
-// its hub cache), so a case would test a stub of the hub rather than the generators.
+// The cases. Hugging Face ids outside KAITO v0.12's catalog read the hub: both generators read the
+// same stand-in (src/simcluster/fake-hub.ts), kaito-ts through --hf-endpoint, KAITO's through
+// HTTPS_PROXY and a huggingface.co certificate of a test CA (src/simcluster/hub-proxy.ts).
+
+/** Models the stand-in hub serves to both sides. */
+const HUB_MODELS = { 'acme/Qwen3-8B-copy': QWEN3_8B, 'acme/qwen3-small': QWEN3_0_6B };
 
 let uid = 0;
 function workspace(
@@ -165,8 +183,58 @@ function kase(name: string, tags: Tag[], ws: Record<string, unknown>, o: { state
   return { name, tags, workspace: ws, cloud: o.cloud ?? 'azure', state: o.state ?? NAP_STATE };
 }
 
+const H200 = 'Standard_ND96isr_H200_v5'; // 8 × H200, 1128 GiB, NVMe
+
+/** An instance type that holds each of v0.12.0's 25 legacy names (its catalog entry's weights), and whether it is gated. */
+const LEGACY_SKU: Record<string, { sku: string; secret?: boolean }> = {
+  'phi-4': { sku: A100 },
+  'phi-4-mini-instruct': { sku: A10 },
+  'llama-3.1-8b-instruct': { sku: A100, secret: true },
+  'llama-3.3-70b-instruct': { sku: H100, secret: true },
+  'deepseek-r1-distill-llama-8b': { sku: A100 },
+  'deepseek-r1-distill-qwen-14b': { sku: A100 },
+  'deepseek-r1-0528': { sku: H200 },
+  'deepseek-v3-0324': { sku: H200 },
+  'phi-3-mini-4k-instruct': { sku: A100 },
+  'phi-3-mini-128k-instruct': { sku: A100 },
+  'phi-3-medium-4k-instruct': { sku: A100 },
+  'phi-3-medium-128k-instruct': { sku: H100 },
+  'phi-3.5-mini-instruct': { sku: A10 },
+  'qwen2.5-coder-7b-instruct': { sku: A100 },
+  'qwen2.5-coder-32b-instruct': { sku: A100 },
+  'gpt-oss-20b': { sku: A100 },
+  'gpt-oss-120b': { sku: H100 },
+  'gemma-3-4b-instruct': { sku: A10, secret: true },
+  'gemma-3-27b-instruct': { sku: H100, secret: true },
+  'mistral-7b': { sku: A100 },
+  'mistral-7b-instruct': { sku: A10 },
+  'ministral-3-3b-instruct': { sku: A10 },
+  'ministral-3-8b-instruct': { sku: A100 },
+  'ministral-3-14b-instruct': { sku: H100 },
+  'mistral-large-3-675b-instruct': { sku: H200 },
+};
+
+/** Each of the 25 legacy names on an instance type that holds it (default setting: as KAITO v0.12.0 maps it). */
+const EVERY_LEGACY_NAME: Case[] = Object.keys(LEGACY_TO_CATALOG).map((name) => {
+  const fit = LEGACY_SKU[name]!;
+  return kase(
+    `${name} (legacy name), ${fit.sku}`,
+    ['legacy', 'nap'],
+    workspace(`every-${name.replaceAll('.', '-')}`, name, { instanceType: fit.sku, ...(fit.secret ? { secret: 'hf-token' } : {}) }),
+  );
+});
+
 const CASES: Case[] = [
-  // Legacy short names: kaito-ts renders them as KAITO v0.8.0 does; v0.12 maps them to catalog entries.
+  // Legacy short names: by default kaito-ts renders them as KAITO v0.12.0 does (its catalog entry).
+  ...EVERY_LEGACY_NAME,
+  kase('Phi-4-Mini-Instruct (mixed case), A100', ['legacy', 'nap', 'mixedCase'], workspace('phi4-case', 'Phi-4-Mini-Instruct', { instanceType: A100 })),
+  kase('MISTRAL-7B-INSTRUCT (upper case), A10', ['legacy', 'nap', 'mixedCase'], workspace('mistral-case', 'MISTRAL-7B-INSTRUCT', { instanceType: A10 })),
+  kase(
+    'Qwen2.5-Coder-7B-Instruct (mixed case), BYO H100 node',
+    ['legacy', 'byo', 'mixedCase'],
+    workspace('byo-qwen-case', 'Qwen2.5-Coder-7B-Instruct', { pool: 'h100' }),
+    { state: [...NAP_STATE, ...H100_NODES] },
+  ),
   kase('phi-3-mini-4k-instruct, A10 (no NVMe)', ['legacy', 'nap'], workspace('phi3', 'phi-3-mini-4k-instruct', { instanceType: A10 })),
   kase('phi-4-mini-instruct, A100 (NVMe)', ['legacy', 'nap'], workspace('phi4', 'phi-4-mini-instruct', { instanceType: A100 })),
   kase('mistral-7b-instruct, A100', ['legacy', 'nap'], workspace('mistral', 'mistral-7b-instruct', { instanceType: A100 })),
@@ -286,6 +354,13 @@ const CASES: Case[] = [
   ),
 
   kase(
+    'acme/Qwen3-8B-copy (Hugging Face id from the hub), A100',
+    ['catalog', 'nap', 'hub'],
+    workspace('hub-qwen', 'acme/Qwen3-8B-copy', { instanceType: A100 }),
+  ),
+  kase('acme/qwen3-small (Hugging Face id from the hub), A10', ['catalog', 'nap', 'hub'], workspace('hub-small', 'acme/qwen3-small', { instanceType: A10 })),
+
+  kase(
     'template (nginx)',
     ['template', 'nap'],
     workspace('nginx', undefined, {
@@ -294,6 +369,102 @@ const CASES: Case[] = [
     }),
   ),
 ];
+
+// ---------------------------------------------------------------------------------------------
+// KAITO v0.12.0's own examples: every Workspace, and the child Workspace of every InferenceSet, with
+// the ConfigMaps and Secrets of the same file in the cluster. arc-examples/ name a placeholder SKU
+// (`<your-vm-sku>`) KAITO refuses; what KAITO's generator refuses is listed as left out, not compared.
+
+/** KAITO v0.12.0's examples/ ($KAITO_SRC or ../shared/kaito-src, as simcluster/build-kaito.sh reads the tree). */
+function kaitoExamplesDir(): string {
+  const tree = kaitoTree('v0.12.0', ['examples']);
+  assert.ok(tree, "KAITO v0.12.0's source tree is not on this machine: set KAITO_SRC (a directory kaito-v0.12.0/ or kaito-v0.12.0.tar.gz)");
+  return join(tree.root, 'examples');
+}
+
+const inNamespace = (o: K8sObject): K8sObject => ({ ...o, metadata: { ...o.metadata, namespace: o.metadata.namespace ?? 'default' } });
+const objectKeyOf = (o: K8sObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+
+/** The base cluster with the file's own objects, a file's object replacing a base one of the same kind and name. */
+function withObjects(base: K8sObject[], own: K8sObject[]): K8sObject[] {
+  const keys = new Set(own.map(objectKeyOf));
+  return [...base.filter((o) => !keys.has(objectKeyOf(o))), ...own];
+}
+
+/** A Secret's placeholder (`HF_TOKEN: <base64-encoded-huggingface-token>`) filled in, as a user does before applying it. */
+function filledIn(o: K8sObject): K8sObject {
+  const data = o.kind === 'Secret' ? (o as { data?: Record<string, string> }).data : undefined;
+  if (!data) return o;
+  const encoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, /^[A-Za-z0-9+/]*={0,2}$/.test(v) ? v : Buffer.from(v).toString('base64')]));
+  return { ...o, data: encoded };
+}
+
+/** The child Workspace the InferenceSet controller's first pass creates, named as its first member. */
+function childOf(doc: K8sObject): K8sObject | string {
+  let is;
+  try {
+    is = parseInferenceSet(doc);
+  } catch (err) {
+    return `kaito-ts cannot read it: ${(err as Error).message}`;
+  }
+  const byo = !is.spec.template.resource?.instanceType;
+  const plan = planInferenceSetOffline(is, { workspaces: [], controllerRevisions: [] }, { byo });
+  const created = plan.actions.find((a) => a.kind === 'create' && a.type.kind === 'Workspace');
+  if (created?.kind !== 'create') return `its controller's first pass creates no child Workspace${plan.failure ? `: ${plan.failure.message}` : ''}`;
+  const child = created.object as K8sObject;
+  return { ...child, metadata: { ...child.metadata, name: `${is.metadata.name}-0` } };
+}
+
+/** Examples KAITO v0.12.0's webhook refuses, by file, with its message (validateRuntime → model.Validate). */
+const WEBHOOK_REFUSES: Record<string, RegExp> = {
+  'inference/kaito_workspace_phi_3_with_adapters.yaml': /Runtime validation: vLLM does not support adapter strength/,
+};
+
+function exampleCase(file: string, doc: K8sObject, own: K8sObject[], set?: string): Case {
+  uid += 1;
+  const ws = inNamespace({ ...doc, metadata: { ...doc.metadata, uid: `00000000-0000-4000-8000-${String(uid).padStart(12, '0')}` } });
+  const inference = (ws as { inference?: { template?: unknown; preset?: { name?: unknown }; adapters?: unknown[]; config?: string } }).inference;
+  const preset = inference?.preset?.name;
+  const byo = !(ws as { resource?: { instanceType?: string } }).resource?.instanceType;
+  const tags: Tag[] = ['example', byo ? 'byo' : 'nap'];
+  if (inference?.template) tags.push('template');
+  else if (typeof preset === 'string') tags.push(isHuggingFaceId(preset) ? 'catalog' : 'legacy');
+  if (inference?.adapters?.length) tags.push('adapters');
+  if (inference?.config) tags.push('config');
+  if (set) tags.push('inferenceSet');
+  const name = `example ${file}: ${set ? `InferenceSet ${set}, child ${ws.metadata.name}` : ws.metadata.name}`;
+  const refuses = WEBHOOK_REFUSES[file];
+  return { ...kase(name, tags, ws, { state: withObjects(NAP_STATE, own) }), ...(refuses ? { webhookRefuses: refuses } : {}) };
+}
+
+/** Every Workspace and InferenceSet of KAITO's examples as cases, and what is left out with why. */
+function exampleCases(): { cases: Case[]; leftOut: string[] } {
+  const dir = kaitoExamplesDir();
+  const files = ['inference', 'custom-model-integration'].flatMap((sub) =>
+    readdirSync(join(dir, sub))
+      .filter((f) => f.endsWith('.yaml'))
+      .sort()
+      .map((f) => join(sub, f)),
+  );
+  const cases: Case[] = [];
+  const leftOut = ['inference/arc-examples/: every file names the placeholder instance type <your-vm-sku>, which KAITO refuses'];
+  for (const file of files) {
+    const docs = parseAllDocuments(readFileSync(join(dir, file), 'utf8'))
+      .map((d) => d.toJS() as K8sObject | null)
+      .filter((d): d is K8sObject => d !== null);
+    const own = docs.filter((d) => d.kind === 'ConfigMap' || d.kind === 'Secret').map((d) => inNamespace(filledIn(d)));
+    for (const doc of docs) {
+      if (doc.kind === 'Workspace') cases.push(exampleCase(file, doc, own));
+      else if (doc.kind === 'InferenceSet') {
+        const child = childOf(doc);
+        if (typeof child !== 'string') cases.push(exampleCase(file, child, own, doc.metadata.name));
+        else leftOut.push(`${file}: InferenceSet ${doc.metadata.name}: ${child}`);
+      } else if (doc.kind !== 'ConfigMap' && doc.kind !== 'Secret')
+        leftOut.push(`${file}: ${doc.kind} ${doc.metadata.name} (not a Workspace or an InferenceSet)`);
+    }
+  }
+  return { cases, leftOut };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Running both sides.
@@ -313,7 +484,7 @@ interface KaitoResult extends Objects {
   error?: string;
 }
 
-function kaito(cases: Case[], workspaces: object[]): KaitoResult[] {
+async function kaito(cases: Case[], workspaces: object[], hub: HubStandIn): Promise<KaitoResult[]> {
   const of = (c: Case, kind: string) => c.state.filter((o) => o.kind === kind);
   const input = {
     cases: cases.map((c, i) => ({
@@ -328,14 +499,14 @@ function kaito(cases: Case[], workspaces: object[]): KaitoResult[] {
       workspace: workspaces[i],
     })),
   };
-  const out = runKaitoRender(['workload'], input) as { cases?: KaitoResult[] };
+  const out = (await runKaitoRenderAsync(['workload'], input, { HTTPS_PROXY: hub.proxy.url, SSL_CERT_FILE: hub.caFile })) as { cases?: KaitoResult[] };
   // A harness built before the workload mode answers in the NodePool mode's shape.
   assert.ok(Array.isArray(out.cases), `${KAITO_RENDER} has no workload mode: rebuild it with \`bash simcluster/build-kaito.sh v0.12.0\``);
   return out.cases;
 }
 
-/** `kaito-ts render -o json --explain` on the case's workspace and state, as a user runs it. */
-async function ours(c: Case, ws: object, dir: string): Promise<Objects> {
+/** `kaito-ts render -o json --explain` on the case's workspace and state, as a user runs it (`setting`: --legacy-presets). */
+async function ours(c: Case, ws: object, dir: string, setting?: 'v0.8' | 'v0.12', hub?: HubStandIn): Promise<Objects> {
   const wsFile = join(dir, 'workspace.json');
   const stateFile = join(dir, 'state.json');
   writeFileSync(wsFile, JSON.stringify(ws));
@@ -344,6 +515,8 @@ async function ours(c: Case, ws: object, dir: string): Promise<Objects> {
   const err: string[] = [];
   const args = ['render', '-f', wsFile, '--state', stateFile, '-o', 'json', '--explain', '--cloud-provider', c.cloud];
   if (c.tags.includes('byo')) args.push('--feature-gates', 'disableNodeAutoProvisioning=true');
+  if (setting) args.push('--legacy-presets', setting);
+  if (hub) args.push('--hf-endpoint', hub.hub.url);
   const code = await main(args, { stdout: (t) => out.push(t), stderr: (t) => err.push(t) });
   if (code === 2) return { refused: err.join('').trim() };
   assert.equal(code, 0, `${c.name}: kaito-ts render failed: ${err.join('')}`);
@@ -444,7 +617,6 @@ const POD = 'statefulSet.spec.template.spec';
 const TERMS = `${POD}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms`;
 const MAIN = `${POD}.containers[*]`;
 const API_MD = 'docs/api.md "What inference.preset.name may be"';
-const LEGACY = `kaito-ts renders legacy names as KAITO v0.8.0 did, so a v0.8.0 takeover changes no pod (${API_MD})`;
 const TEMPLATE = `a template carries no sign of the KAITO release that made it, so kaito-ts renders it as KAITO v0.8.0 did and a v0.8.0 takeover changes nothing (${API_MD})`;
 
 const RULES: Rule[] = [
@@ -490,105 +662,40 @@ const RULES: Rule[] = [
       'template StatefulSets carry the revision annotation (StatefulSet metadata: no pod restarts; a converged workspace is not re-applied) (docs/builders.md "Where kaito-ts does better than KAITO", kept-for-parity list)',
   },
 
-  // Legacy short names keep KAITO v0.8.0's shape on purpose.
-  { path: `${MAIN}.image`, only: 'legacy', class: 'adoption', reason: `kaito-base:0.1.1 (v0.8) where v0.12 runs 0.5.0; ${LEGACY}` },
-  {
-    path: `${MAIN}.command`,
-    only: 'legacy',
-    class: 'adoption',
-    reason: `v0.8.0's command line (computed max-model-len, --kaito-config-file, the preset's own flags) for v0.12's catalog flags; ${LEGACY}`,
-  },
-  { path: `${MAIN}.ports`, only: 'legacy', class: 'adoption', reason: `v0.8.0's unnamed port 5000; v0.12 names it http and adds kv-events 5557; ${LEGACY}` },
-  {
-    path: `${MAIN}.livenessProbe`,
-    only: 'legacy',
-    class: 'adoption',
-    reason: `v0.8.0's liveness timings (600 s delay) are kept (docs/controller.md "Startup probe"); ${LEGACY}`,
-  },
-  {
-    path: `${MAIN}.startupProbe.failureThreshold`,
-    only: 'legacy',
-    class: 'adoption',
-    reason: `the preset's own readiness window (v0.8.0 table); v0.12 sizes it by weight size; ${LEGACY}`,
-  },
-  {
-    path: `${MAIN}.env`,
-    only: 'legacy',
-    class: 'adoption',
-    reason: `no VLLM_USE_FLASHINFER_SAMPLER/VLLM_USE_DEEP_GEMM, HF_TOKEN not optional, as v0.8.0; ${LEGACY}`,
-  },
-  {
-    path: `${MAIN}.volumeMounts[config-volume]`,
-    only: 'legacy',
-    class: 'adoption',
-    reason: `the default inference config is mounted at /mnt/config, as v0.8.0 (v0.11+ mounts none, #2162); ${LEGACY}`,
-  },
-  { path: `${POD}.volumes[config-volume]`, only: 'legacy', class: 'adoption', reason: `the same config volume; ${LEGACY}` },
-  {
-    path: 'configMap',
-    only: 'legacy',
-    class: 'adoption',
-    reason: `the copy of inference-params-template into the workspace namespace v0.8.0 made (v0.11+ makes none, #2162); ${LEGACY}`,
-  },
   ...['private-lora', 'public-lora'].map((adapter) => ({
-    path: `${POD}.initContainers[puller-${adapter}].args`,
+    path: `${POD}.initContainers[puller-${adapter}].args.0`,
     only: 'adapters' as const,
-    class: 'adoption' as const,
+    class: 'deliberate' as const,
     reason:
       'the puller script is kaito-ts\'s own (the same steps: skopeo copy anonymously then with each mounted docker config, the layers unpacked, /data moved to the adapter directory); a StatefulSet KAITO made keeps KAITO\'s script at its revision and gets ours with the next one (docs/builders.md "The adapter puller")',
   })),
-  {
-    path: `${POD}.initContainers`,
-    only: 'legacy',
-    class: 'adoption',
-    reason: `the weights come from the preset's OCI artifact (model-weights-downloader) where v0.12 downloads them from Hugging Face at startup; ${LEGACY}`,
-  },
-  {
-    path: `${POD}.tolerations[kubernetes.azure.com/scalesetpriority]`,
-    only: 'legacy',
-    class: 'adoption',
-    reason: `v0.8.0's two tolerations (nvidia.com/gpu, sku=gpu); v0.12 adds Azure's spot taint when CLOUD_PROVIDER is azure; ${LEGACY}`,
-  },
+  // Templates carry no sign of the KAITO release that made them: kaito-ts renders them as KAITO v0.8.0 did.
   {
     path: `${POD}.tolerations[kubernetes.azure.com/scalesetpriority]`,
     only: 'template',
     class: 'adoption',
     reason: `the user's tolerations and v0.8.0's two; ${TEMPLATE}`,
   },
-  ...['kaito.sh/workspace', 'kaito.sh/workspacenamespace'].flatMap((key) => [
-    {
-      path: `${TERMS}.0.matchExpressions[${key}]`,
-      only: 'legacy' as const,
-      class: 'adoption' as const,
-      reason: `v0.8.0's node affinity (the label selector only): v0.11+ pins pods to their own gpu-provisioner nodes (#2161); ${LEGACY}`,
-    },
-    {
-      path: `${TERMS}.0.matchExpressions[${key}]`,
-      only: 'template' as const,
-      class: 'adoption' as const,
-      reason: `v0.8.0's node affinity (the label selector only); ${TEMPLATE}`,
-    },
-  ]),
-  {
-    path: 'service.spec.ports[kv-events]',
-    only: 'legacy',
-    class: 'adoption',
-    reason: `v0.8.0's main Service (http, ray, dashboard): v0.8.0's pods publish no KV-cache events; ${LEGACY}`,
-  },
-  {
-    path: 'statefulSet.spec.volumeClaimTemplates.0.spec.resources.requests.storage',
-    only: 'legacy',
-    class: 'adoption',
-    reason: `the NVMe claim has the v0.8.0 preset's disk size, not v0.12's catalog figure (weights + 80 GiB); ${LEGACY}`,
-  },
+  ...['kaito.sh/workspace', 'kaito.sh/workspacenamespace'].map((key) => ({
+    path: `${TERMS}.0.matchExpressions[${key}]`,
+    only: 'template' as const,
+    class: 'adoption' as const,
+    reason: `v0.8.0's node affinity (the label selector only); ${TEMPLATE}`,
+  })),
 
-  // After the legacy window above: the benchmark is left out on every path.
-  {
-    path: `${MAIN}.startupProbe`,
-    class: 'deliberate',
-    reason:
-      'no post-load benchmark: v0.12 runs benchmark_entrypoint.py as the startup probe (timeout 600 s; multi-node on pod 0) unless kaito.sh/disable-benchmark is "true"; kaito-ts renders the probe v0.12 renders with it off (same window), on every path, and never sets BenchmarkCompleted (docs/api.md "No startup benchmark")',
-  },
+  // The benchmark is left out on every path: the probe v0.12 renders with it off, field by field.
+  ...(
+    [
+      ['exec.command.2', 'multi-node: the readiness exec check (v0.12 with the benchmark off) where v0.12 runs benchmark_entrypoint.py on pod 0'],
+      ['exec', "single node: no exec probe running benchmark_entrypoint.py, v0.12's own benchmark-off probe instead"],
+      ['httpGet', "single node: GET /health, v0.12's own probe with the benchmark off"],
+      ['timeoutSeconds', "the probe's default timeout, where v0.12 gives the benchmark 600 s"],
+    ] as const
+  ).map(([field, what]) => ({
+    path: `${MAIN}.startupProbe.${field}`,
+    class: 'deliberate' as const,
+    reason: `no post-load benchmark: ${what}; the same window, on every path; BenchmarkCompleted is never set (docs/api.md "No startup benchmark")`,
+  })),
 ];
 
 function segments(path: string): string[] {
@@ -609,17 +716,47 @@ function ruleName(r: Rule): string {
 }
 
 test("workloads equal KAITO v0.12.0's generator, every difference classified", async () => {
-  const workspaces = CASES.map((c) => parseWorkspace(c.workspace));
-  const theirs = kaito(CASES, workspaces);
+  const examples = exampleCases();
+  const all = [...CASES, ...examples.cases];
+  // Both sides get the workspace with kaito-ts's defaults applied; one kaito-ts cannot parse goes as written (render refuses it).
+  const workspaces = all.map((c) => {
+    try {
+      return parseWorkspace(c.workspace);
+    } catch {
+      return c.workspace;
+    }
+  });
   const dir = mkdtempSync(join(tmpdir(), 'kaito-v012-workload-'));
+  await ensurePki(join(dir, 'pki'));
+  const hub = await startHubStandIn(join(dir, 'pki'), HUB_MODELS);
+  let theirs: KaitoResult[];
+  try {
+    theirs = await kaito(all, workspaces, hub);
+  } catch (err) {
+    await hub.close();
+    throw err;
+  }
   const hits = new Map<Rule, { differences: number; cases: number }>();
   const unclassified: string[] = [];
+  // Legacy names are compared field by field: an adoption rule, or one wider than the field it classifies, is a failure.
+  const tooBroad: string[] = [];
+  const leftOut = [...examples.leftOut];
   const perCase: [string, Record<Class, number>][] = [];
   try {
-    for (const [i, c] of CASES.entries()) {
+    for (const [i, c] of all.entries()) {
       const k = theirs[i]!;
+      if (c.webhookRefuses) {
+        const o = await ours(c, workspaces[i]!, dir);
+        assert.match(o.refused ?? '(rendered)', c.webhookRefuses, `${c.name}: KAITO's webhook refuses it; kaito-ts must too`);
+        leftOut.push(`${c.name}: KAITO v0.12's webhook refuses it, and so does kaito-ts: ${o.refused}`);
+        continue;
+      }
+      if (k.error && c.tags.includes('example')) {
+        leftOut.push(`${c.name}: KAITO v0.12's generator refuses it: ${k.error}`);
+        continue;
+      }
       assert.equal(k.error, undefined, `${c.name}: KAITO v0.12 refused it: ${k.error}`);
-      const o = await ours(c, workspaces[i]!, dir);
+      const o = await ours(c, workspaces[i]!, dir, undefined, hub);
       const counts: Record<Class, number> = { deliberate: 0, adoption: 0, gap: 0 };
       const seen = new Set<Rule>();
       // A workspace kaito-ts refuses is one difference, whatever KAITO made of it.
@@ -631,6 +768,8 @@ test("workloads equal KAITO v0.12.0's generator, every difference classified", a
             unclassified.push(`${c.name}: ${d.text}`);
             continue;
           }
+          if (c.tags.includes('legacy') && (rule.class === 'adoption' || segments(rule.path).length !== segments(d.path).length))
+            tooBroad.push(`${c.name}: ${d.path} classified by ${rule.class} rule ${ruleName(rule)}`);
           counts[rule.class] += 1;
           const hit = hits.get(rule) ?? { differences: 0, cases: 0 };
           hits.set(rule, { differences: hit.differences + 1, cases: hit.cases + (seen.has(rule) ? 0 : 1) });
@@ -640,6 +779,7 @@ test("workloads equal KAITO v0.12.0's generator, every difference classified", a
       perCase.push([c.name, counts]);
     }
   } finally {
+    await hub.close();
     rmSync(dir, { recursive: true, force: true });
   }
   const width = Math.max(...perCase.map(([name]) => name.length));
@@ -647,6 +787,8 @@ test("workloads equal KAITO v0.12.0's generator, every difference classified", a
   console.log(
     [
       'differences by class, per case:',
+      `cases: ${perCase.length} compared (${perCase.filter(([name]) => all.find((c) => c.name === name)?.tags.includes('legacy')).length} legacy names), ${leftOut.length} left out:`,
+      ...leftOut.map((l) => `  ${l}`),
       ...perCase.map(([name, counts]) => `  ${name.padEnd(width)}  ${CLASSES.map((cls) => `${cls} ${String(counts[cls]).padStart(2)}`).join('  ')}`),
       `  ${'all cases'.padEnd(width)}  ${CLASSES.map((cls) => `${cls} ${total(cls)}`).join('  ')}`,
       'by rule (differences, cases):',
@@ -656,6 +798,32 @@ test("workloads equal KAITO v0.12.0's generator, every difference classified", a
     ].join('\n'),
   );
   assert.deepEqual(unclassified, [], `differences no rule classifies:\n  ${unclassified.join('\n  ')}`);
+  assert.deepEqual(tooBroad, [], `legacy names compared less than field by field:\n  ${tooBroad.join('\n  ')}`);
   const unused = RULES.filter((r) => !hits.has(r)).map(ruleName);
   assert.deepEqual(unused, [], `rules no case needs any more (drop them):\n  ${unused.join('\n  ')}`);
+});
+
+test("--legacy-presets=v0.8 keeps KAITO v0.8.0's rendering of a legacy name", async () => {
+  const c = kase('mistral-7b-instruct, --legacy-presets=v0.8', ['legacy', 'nap'], workspace('mistral-v08', 'mistral-7b-instruct', { instanceType: A100 }));
+  const dir = mkdtempSync(join(tmpdir(), 'kaito-v012-workload-'));
+  try {
+    const v08 = await ours(c, parseWorkspace(c.workspace), dir, 'v0.8');
+    const pod = (
+      v08.statefulSet as { spec: { template: { spec: { containers: { image: string; command: string[] }[]; initContainers?: { name: string }[] } } } }
+    ).spec.template.spec;
+    assert.match(pod.containers[0]!.image, /\/kaito-base:0\.1\.1$/);
+    assert.match(pod.containers[0]!.command[2]!, / --served-model-name=mistral-7b-instruct /, "v0.8.0's served name");
+    assert.ok(
+      pod.initContainers?.some((i) => i.name === 'model-weights-downloader'),
+      "weights from the preset's OCI artifact",
+    );
+    assert.ok(v08.configMap, "v0.8.0's copy of inference-params-template");
+    const v012 = await ours(c, parseWorkspace(c.workspace), dir);
+    const main = (v012.statefulSet as typeof v08.statefulSet & { spec: { template: { spec: { containers: { image: string; command: string[] }[] } } } }).spec
+      .template.spec.containers[0]!;
+    assert.match(main.image, /\/kaito-base:0\.5\.0$/);
+    assert.match(main.command[2]!, / --served-model-name=mistral-7b-instruct-v0\.3 /, "the default: the catalog's served name");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

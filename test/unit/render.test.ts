@@ -23,9 +23,13 @@ function exampleFiles(): string[] {
     .map((f) => join(EXAMPLES, f));
 }
 
-/** BYO examples need the BYO gate and nodes; the rest render against the NVMe cluster state. */
+/**
+ * BYO examples need the BYO gate and nodes; the rest render against the NVMe cluster state. The falcon
+ * inference example is a KAITO v0.8.0 preset (v0.12.0 refuses it): it renders with --legacy-presets=v0.8.
+ */
 function argsFor(file: string): string[] {
   if (file.includes('tuning-')) return ['-f', file, '--state', join(EXAMPLES, 'state', 'tuning.yaml')];
+  if (file.includes('falcon-')) return ['-f', file, '--state', join(EXAMPLES, 'state', 'nvme.yaml'), '--legacy-presets', 'v0.8'];
   return file.includes('byo-')
     ? ['-f', file, '--feature-gates', 'disableNodeAutoProvisioning=true', '--state', join(EXAMPLES, 'state', 'byo-nodes.yaml')]
     : ['-f', file, '--state', join(EXAMPLES, 'state', 'nvme.yaml')];
@@ -98,7 +102,12 @@ test('--explain: YAML comments on top (stdout still parses), stderr with -o json
   const yaml = await run([...argsFor(file), '--explain']);
   assert.match(yaml.stdout, /^# workspace default\/phi-4-mini: revision 1, hash [0-9a-f]{64}\n/);
   assert.match(yaml.stdout, /^# modelWeightsVolume: nvme — .*kaito-local-nvme-disk exists/m);
-  assert.equal(docs(yaml.stdout).length, 5);
+  assert.match(yaml.stdout, /^# generation: has none yet \(no StatefulSet\); gets KAITO v0\.12\.0 \(--legacy-presets=v0\.12\)$/m);
+  // KAITO v0.12.0's catalog entry (the default): no config copy, so revision, two Services, the StatefulSet.
+  assert.equal(docs(yaml.stdout).length, 4);
+  const v08 = await run([...argsFor(file), '--explain', '--legacy-presets', 'v0.8']);
+  assert.match(v08.stdout, /^# generation: has none yet \(no StatefulSet\); gets KAITO v0\.8\.0 \(--legacy-presets=v0\.8\)$/m);
+  assert.equal(docs(v08.stdout).length, 5, 'v0.8.0 copies inference-params-template');
   const json = await run([...argsFor(file), '--explain', '-o', 'json']);
   assert.doesNotThrow(() => JSON.parse(json.stdout));
   assert.match(json.stderr, /modelWeightsVolume: nvme/);
@@ -132,7 +141,8 @@ test('cluster state decides NVMe vs emptyDir; no --state is an empty cluster', a
     };
     assert.equal(sts.spec.volumeClaimTemplates !== undefined, nvme, state.join(' '));
     const weights = sts.spec.template.spec.volumes.find((v) => v.name === 'model-weights-volume');
-    assert.deepEqual(weights, nvme ? undefined : { name: 'model-weights-volume', emptyDir: { sizeLimit: '70Gi' } });
+    // KAITO v0.12.0's disk figure for the catalog entry (weights + 80 GiB); v0.8.0's preset had 70Gi.
+    assert.deepEqual(weights, nvme ? undefined : { name: 'model-weights-volume', emptyDir: { sizeLimit: '87Gi' } });
   }
 });
 
@@ -157,7 +167,26 @@ test('bad input: exit 2, one line on stderr naming the problem, nothing on stdou
       args: ['-f', write('c.yaml', ws('phi-4', 'Standard_NC24ads_A100_v4')), '--cloud-provider', 'aws'],
       message: /Standard_NC24ads_A100_v4/,
     },
-    { name: 'too little GPU memory', args: ['-f', write('m.yaml', ws('falcon-7b', 'Standard_NC6s_v3'))], message: /too small/ },
+    {
+      name: 'too little GPU memory (v0.8.0)',
+      args: ['-f', write('m.yaml', ws('falcon-7b', 'Standard_NC6s_v3')), '--legacy-presets', 'v0.8'],
+      message: /too small/,
+    },
+    {
+      name: 'falcon under v0.12',
+      args: ['-f', write('f.yaml', ws('falcon-7b', 'Standard_NC24ads_A100_v4'))],
+      message: /Unsupported inference preset name falcon-7b/,
+    },
+    {
+      name: 'a SKU v0.12.0 dropped',
+      args: ['-f', write('v.yaml', ws('microsoft/phi-4', 'Standard_NC24s_v3'))],
+      message: /Unsupported SKU 'Standard_NC24s_v3'/,
+    },
+    {
+      name: 'bad --legacy-presets',
+      args: ['-f', join(EXAMPLES, 'phi-4-mini-instruct.yaml'), '--legacy-presets', 'v0.10'],
+      message: /--legacy-presets must be one of v0\.12, v0\.8/,
+    },
     { name: 'invalid YAML', args: ['-f', write('y.yaml', 'kind: Workspace\n  bad: [\n')], message: /invalid YAML/ },
     {
       name: 'missing required field',

@@ -25,6 +25,8 @@ import { isNotFound, toKubeError } from '../../runtime/errors.js';
 import { Resources, type ResourceType } from '../../runtime/resources.js';
 import { KubeTransport } from '../../runtime/transport.js';
 import { inferencePresetOf } from '../../api/resolved-workspace.js';
+import { LEGACY_PRESETS_FLAG, parseLegacyPresets } from '../../api/legacy-presets.js';
+import { generationLines } from '../../builders/generation.js';
 import type { HubModelState } from '../../catalog/model-generator.js';
 import { ModelSecrets } from '../../controllers/workspace/model-secret.js';
 import { hubPart } from '../../controllers/workspace/snapshot.js';
@@ -36,7 +38,7 @@ import { compareText } from '../../runtime/order.js';
 const USAGE = `Usage: kaito-ts diff [-n NAMESPACE] [WORKSPACE] [--kubeconfig FILE]
                      [--feature-gates k=v,...] [--cloud-provider azure|aws|arc]
                      [--node-provisioner P] [--karpenter-node-class-* ...] [--rebuild]
-                     [--hf-endpoint URL] [--hf-timeout DURATION]
+                     [--hf-endpoint URL] [--hf-timeout DURATION] [--legacy-presets v0.12|v0.8]
 
 Shows, for each workspace, what kaito-ts would change in its StatefulSet, Services and
 ControllerRevision (server-side apply dry-run under the field manager "kaito-ts"; nothing is
@@ -44,7 +46,8 @@ written); for each InferenceSet, the child Workspaces it would create or delete 
 a scale) and the labels it would add. Without -n: every namespace; a WORKSPACE without -n is looked up in "default".
 The cluster: --kubeconfig, else KUBECONFIG, else in-cluster. Give the operator's --feature-gates, and
 in Karpenter mode its --node-provisioner=karpenter and --karpenter-node-class* flags (NodePools
-are read to decide, as the operator does, but not compared).
+are read to decide, as the operator does, but not compared), and its --legacy-presets: each workspace
+of a legacy short name says which KAITO generation its workload has and which it would get.
 --rebuild compares the StatefulSet kaito-ts would build even where the live one is at kaito-ts's
 revision (which the operator leaves as it is): how its generator differs from the one that wrote it.
 Each difference is marked [would be written] (the operator's own apply changes it), [kept (adopted)]
@@ -67,6 +70,7 @@ function options(args: string[]) {
         'cloud-provider': { type: 'string' },
         ...PROVISIONER_FLAGS,
         rebuild: { type: 'boolean' },
+        [LEGACY_PRESETS_FLAG]: { type: 'string' },
         ...HUB_FLAGS,
         help: { type: 'boolean', short: 'h' },
       },
@@ -101,6 +105,7 @@ export async function diff(args: string[], io: CliIO): Promise<number> {
       presetRegistry: presetRegistry(),
       releaseNamespace: process.env.RELEASE_NAMESPACE?.trim() || DEFAULT_RELEASE_NAMESPACE,
       nodeProvisioningTimeoutMs: 0,
+      legacyPresets: parseLegacyPresets(values[LEGACY_PRESETS_FLAG]),
     };
     client = new KubeClient(new KubeTransport(await loadClusterAccess({ kubeconfig: values.kubeconfig })));
   } catch (err) {
@@ -152,6 +157,8 @@ export async function diff(args: string[], io: CliIO): Promise<number> {
   for (const ws of workspaces.sort((a, b) => compareText(`${a.metadata.namespace}/${a.metadata.name}`, `${b.metadata.namespace}/${b.metadata.name}`))) {
     const key = `${ws.metadata.namespace}/${ws.metadata.name}`;
     io.stdout(`workspace ${key}:\n`);
+    for (const line of generationLines(ws, caches.statefulSets.get(ws.metadata.namespace, ws.metadata.name ?? ''), config.legacyPresets))
+      io.stdout(`  ${line}\n`);
     const hubModels = fromHub.get(key);
     const failed = hubFailure(hubModels);
     if (failed) hubFailures.push(`workspace ${key}: ${failed.reason}: ${failed.message}`);

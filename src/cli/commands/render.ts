@@ -30,6 +30,8 @@ import { DEFAULT_NODE_PROVISIONING_TIMEOUT_MS } from '../../manager/options.js';
 import type { Decision } from '../../api/types.js';
 import { HF_TOKEN_KEY } from '../../api/labels.js';
 import { inferencePresetOf } from '../../api/resolved-workspace.js';
+import { LEGACY_PRESETS_FLAG, parseLegacyPresets, type KaitoGeneration } from '../../api/legacy-presets.js';
+import { generationLines } from '../../builders/generation.js';
 import { formatGiB, sizingInputs, type HubModelState } from '../../catalog/model-generator.js';
 import type { TokenRef } from '../../controllers/workspace/hub-models.js';
 import { hubLookup } from '../../controllers/workspace/snapshot.js';
@@ -41,7 +43,7 @@ import { readRenderInputs } from '../render-input.js';
 
 const USAGE = `Usage: kaito-ts render -f <workspace.yaml> [--state <cluster.yaml>] [-o yaml|json]
                        [--feature-gates k=v,...] [--cloud-provider azure|aws|arc] [--explain]
-                       [--hf-endpoint URL] [--hf-timeout DURATION]
+                       [--hf-endpoint URL] [--hf-timeout DURATION] [--legacy-presets v0.12|v0.8]
 
 Prints the objects the operator would apply for the workspace (ControllerRevision, ConfigMap copy,
 Services, StatefulSet; for a tuning workspace the ConfigMaps and the Job). For an InferenceSet: the
@@ -53,6 +55,8 @@ larger than ${MAX_INPUT_LABEL}, not UTF-8, or with YAML beyond the limits in doc
 with -o yaml, stderr with -o json. A Hugging Face id outside KAITO's catalog is sized from the hub's
 file list and config.json, read once per repo, with HF_TOKEN of the workspace's model access Secret
 when -f or --state holds it, else the HF_TOKEN environment variable. ${HUB_USAGE}
+--legacy-presets: a legacy short name (phi-4-mini-instruct, any letter case) renders as KAITO
+v0.12.0 maps it to its catalog (v0.12, the default) or as KAITO v0.8.0 did (v0.8); as the operator's flag.
 Environment: CLOUD_PROVIDER, PRESET_REGISTRY_NAME, RELEASE_NAMESPACE, HF_ENDPOINT, HF_TOKEN.
 `;
 
@@ -104,7 +108,11 @@ function renderOne(path: string, ws: Workspace, facts: ClusterFacts, warn: (line
   }
   // The hub's figures follow the model line they sized.
   const decisions = result.decisions.flatMap((d) => (d.topic === 'model' && hub ? [d, hub] : [d]));
-  const header = [`workspace ${name}: revision ${result.revision}, hash ${result.revisionHash}`, ...formatDecisions(decisions)];
+  const header = [
+    `workspace ${name}: revision ${result.revision}, hash ${result.revisionHash}`,
+    ...generationLines(ws, undefined, facts.legacyNames),
+    ...formatDecisions(decisions),
+  ];
   const objects = 'job' in result.objects ? tuningObjectList(result.objects) : objectList(result.objects);
   const childRefused = printedObjectsProblem(objects, `workspace ${name}`);
   if (childRefused) throw new CliError(`${path}: ${childRefused}`);
@@ -148,8 +156,8 @@ interface HubRead {
 }
 
 /** The hub's answer for a workspace naming an id outside the catalog (undefined: it names none). */
-async function readHub(ws: Workspace, hub: CliHub, stateObjects: readonly unknown[]): Promise<HubRead | undefined> {
-  const preset = ws.tuning ? undefined : inferencePresetOf(ws);
+async function readHub(ws: Workspace, hub: CliHub, stateObjects: readonly unknown[], legacyNames?: KaitoGeneration): Promise<HubRead | undefined> {
+  const preset = ws.tuning ? undefined : inferencePresetOf(ws, undefined, legacyNames);
   if (preset?.kind !== 'resolving') return undefined;
   const { ref, source } = renderToken(ws, stateObjects);
   const key = `${workspaceNamespace(ws)}/${ws.metadata.name}`;
@@ -207,6 +215,7 @@ export async function render(args: string[], io: CliIO): Promise<number> {
         'feature-gates': { type: 'string' },
         'cloud-provider': { type: 'string' },
         explain: { type: 'boolean', default: false },
+        [LEGACY_PRESETS_FLAG]: { type: 'string' },
         ...HUB_FLAGS,
         help: { type: 'boolean', short: 'h' },
       },
@@ -231,6 +240,7 @@ export async function render(args: string[], io: CliIO): Promise<number> {
       cloudProvider: resolveCloudProvider(values['cloud-provider']),
       presetRegistry: presetRegistry(),
       releaseNamespace: process.env.RELEASE_NAMESPACE?.trim() || DEFAULT_RELEASE_NAMESPACE,
+      legacyNames: parseLegacyPresets(values[LEGACY_PRESETS_FLAG]),
     });
   } catch (err) {
     throw new CliError((err as Error).message);
@@ -240,7 +250,7 @@ export async function render(args: string[], io: CliIO): Promise<number> {
   const hub = CliHub.fromFlags(values);
   let read: (HubRead | undefined)[];
   try {
-    read = await Promise.all(workspaces.map((ws) => readHub(ws, hub, stateObjects)));
+    read = await Promise.all(workspaces.map((ws) => readHub(ws, hub, stateObjects, base.legacyNames)));
   } finally {
     hub.close();
   }

@@ -18,6 +18,7 @@ import type {
 import type { NodeClaim } from '../../builders/nodeclaim.js';
 import type { NodePool } from '../../builders/nodepool.js';
 import type { FeatureGates } from '../../api/feature-gates.js';
+import { DEFAULT_LEGACY_PRESETS, type KaitoGeneration } from '../../api/legacy-presets.js';
 import type { NodeProvisioner } from '../../api/node-provisioner.js';
 import type { NodeClassConfig } from '../../api/node-class-config.js';
 import type { Workspace } from '../../api/types.js';
@@ -44,6 +45,8 @@ export interface OperatorConfig {
   nodeProvisioningTimeoutMs: number;
   /** How a serving pod is replaced when its template changes, unless the workspace's annotation says (absent: SurgeIfCapacity). */
   defaultUpdateStrategy?: UpdateStrategy;
+  /** `--legacy-presets`: the KAITO release new workloads of legacy short names are rendered as (absent: v0.12). */
+  legacyPresets?: KaitoGeneration;
 }
 
 export type WorkspaceObject = Workspace & KubernetesObject;
@@ -109,11 +112,16 @@ export interface WorkspaceDeps {
 
 /** The configuration the operator runs with, from facts (gates and catalogs) outside a running operator: `render`, benchmarks, tests. */
 export function operatorConfigOf(
-  facts: Pick<ClusterFacts, 'featureGates' | 'cloudProvider' | 'presetRegistry' | 'releaseNamespace'>,
+  facts: Pick<ClusterFacts, 'featureGates' | 'cloudProvider' | 'presetRegistry' | 'releaseNamespace' | 'legacyNames'>,
   nodeProvisioningTimeoutMs: number,
 ): OperatorConfig {
-  const { featureGates, cloudProvider, presetRegistry, releaseNamespace } = facts;
-  return { featureGates, cloudProvider, presetRegistry, releaseNamespace, nodeProvisioningTimeoutMs };
+  const { featureGates, cloudProvider, presetRegistry, releaseNamespace, legacyNames } = facts;
+  return { featureGates, cloudProvider, presetRegistry, releaseNamespace, nodeProvisioningTimeoutMs, ...(legacyNames ? { legacyPresets: legacyNames } : {}) };
+}
+
+/** The setting, with its default. */
+export function legacyPresetsOf(config: Pick<OperatorConfig, 'legacyPresets'>): KaitoGeneration {
+  return config.legacyPresets ?? DEFAULT_LEGACY_PRESETS;
 }
 
 /** Who makes nodes: the flag's value, or the gate's when the flag was not given. */

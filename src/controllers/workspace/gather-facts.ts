@@ -7,7 +7,8 @@ import { nodeClaimNodeAffinity } from '../../builders/nodeclaim.js';
 import type { NodeProvisioner } from '../../api/node-provisioner.js';
 import type { Workspace } from '../../api/types.js';
 import { LABEL_KARPENTER_NODEPOOL, LABEL_KARPENTER_WORKSPACE_NAME, LABEL_WORKSPACE_NAME } from '../../api/labels.js';
-import { provisionerOf } from './context.js';
+import { legacyPresetsOf, provisionerOf } from './context.js';
+import { keptGeneration, liveServedModelNames } from '../../builders/generation.js';
 import { ownedRevisions } from './revisions.js';
 import type { WorkspaceSnapshot } from './snapshot.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
@@ -38,6 +39,8 @@ export function podNodePinning(ws: Workspace, provisioner: NodeProvisioner): Pic
 export function factsOf(snap: WorkspaceSnapshot): ClusterFacts {
   const { ws, config } = snap;
   const override = ws.tuning ? undefined : volumeKindOf(snap.statefulSet);
+  const { legacyNames, skuTable } = keptGeneration(ws, snap.statefulSet, legacyPresetsOf(config));
+  const served = ws.tuning ? [] : liveServedModelNames(snap.statefulSet);
   return {
     // Read-only on both sides: the snapshot's lists serve as they are.
     storageClassNames: snap.storageClassNames,
@@ -53,5 +56,8 @@ export function factsOf(snap: WorkspaceSnapshot): ClusterFacts {
     controllerRevisions: ownedRevisions(ws, snap.revisions),
     ...podNodePinning(ws, provisionerOf(config)),
     ...(snap.hubModels ? { hubModels: snap.hubModels } : {}),
+    legacyNames,
+    skuTable,
+    ...(served.length ? { liveServedModelNames: served } : {}),
   };
 }

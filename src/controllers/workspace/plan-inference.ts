@@ -37,6 +37,7 @@ import { Reason } from './reasons.js';
 import { planRevision } from './revisions.js';
 import { adoptableAsIs, atRevisionUpdate, selectiveUpdate, wholeTemplateUpdate } from './selective-update.js';
 import { foreignTemplate } from '../shared/template-ownership.js';
+import { workloadGeneration } from '../../builders/generation.js';
 import { FIELD_MANAGER } from '../../runtime/client.js';
 import type { WorkspaceSnapshot } from './snapshot.js';
 import { strandedClaims } from './stranded-claims.js';
@@ -246,7 +247,10 @@ function planStatefulSet(
   const main = desired.spec?.template.spec?.containers[0]?.name ?? '';
   const kept = live && !sameRevision && !reshape ? selectiveUpdate(desired, live) : undefined;
   const foreign = !!kept && !!live && foreignTemplate(live, main, FIELD_MANAGER) && needsApply(kept.spec!.template, live.spec?.template);
-  const selective = !live || reshape ? desired : sameRevision ? atRevisionUpdate(desired, live) : foreign ? wholeTemplateUpdate(desired, live) : kept!;
+  // A move between KAITO generations (a legacy name's workload, v0.8.0 → v0.12.0 or back) takes our
+  // template whole too: KAITO's selective rule would keep one generation's image and command with the other's init containers.
+  const moved = !!kept && movesGeneration(live, desired);
+  const selective = !live || reshape ? desired : sameRevision ? atRevisionUpdate(desired, live) : foreign || moved ? wholeTemplateUpdate(desired, live) : kept!;
   const next: V1StatefulSet = { ...selective, spec: { ...selective.spec!, replicas } };
   const update = live || b.snap.surgeSets.length ? updateStep(b, built, resolved, live, next, !unchanged) : undefined;
   if (!live) {
@@ -290,6 +294,13 @@ function planStatefulSet(
     spec: { ...live.spec!, replicas },
   };
   return { workload, update };
+}
+
+/** Both workloads' generations are recognised and differ. */
+function movesGeneration(live: DeepReadonly<V1StatefulSet> | undefined, desired: V1StatefulSet): boolean {
+  const from = workloadGeneration(live);
+  const to = workloadGeneration(desired);
+  return from !== undefined && to !== undefined && from !== to;
 }
 
 /** The zero-downtime update's step for this pass; its actions and annotations join the plan here. */

@@ -19,12 +19,22 @@ import { LABEL_KARPENTER_NODEPOOL, LABEL_PREPULL, LABEL_REVISION_WORKSPACE_NAME,
 import { LABEL_SERVICE_NAME, servingPodsOf, withTemplateWriters } from './cache-transforms.js';
 import { ownedBy } from './ownership.js';
 import { inferencePresetOf } from '../../api/resolved-workspace.js';
+import { keptGeneration } from '../../builders/generation.js';
 import { headlessServiceName } from '../../builders/meta.js';
 import { nodeClaimSelector, type NodeClaim } from '../../builders/nodeclaim.js';
 import { nodePoolNameOf, type NodePool } from '../../builders/nodepool.js';
 import { ObjectCache } from '../../runtime/cache.js';
 import { mutableCopy, type DeepReadonly } from '../../runtime/readonly.js';
-import { provisionerOf, type OperatorConfig, type WorkspaceCaches, WorkspaceDeps, WorkspaceKinds, WorkspaceObject, WorkspaceStores } from './context.js';
+import {
+  legacyPresetsOf,
+  provisionerOf,
+  type OperatorConfig,
+  type WorkspaceCaches,
+  WorkspaceDeps,
+  WorkspaceKinds,
+  WorkspaceObject,
+  WorkspaceStores,
+} from './context.js';
 import type { ObservedNodeClass } from './karpenter-plan.js';
 import type { ModelSecrets, SecretProblem } from './model-secret.js';
 import type { HubModels, TokenRef } from './hub-models.js';
@@ -178,7 +188,8 @@ export async function takeSnapshot(cached: DeepReadonly<WorkspaceObject>, deps: 
   const { ws } = snap;
   if (ws.metadata.deletionTimestamp) return deps.provisioningSettled ? { ...snap, provisioningSettled: deps.provisioningSettled() } : snap;
   if (ws.tuning) return snap.job ? snap : { ...snap, missingSecrets: missingTuningSecrets(ws, deps.caches) };
-  const preset = inferencePresetOf(ws);
+  // Resolved as the plan resolves it: a live workload keeps its generation's legacy names.
+  const preset = inferencePresetOf(ws, undefined, keptGeneration(ws, snap.statefulSet, legacyPresetsOf(deps.config)).legacyNames);
   const secretProblem = await secrets.problem(ws, preset);
   const hub = preset.kind === 'resolving' && deps.hubModels ? hubPart(ws, preset.name, deps.hubModels, deps.caches, secrets) : undefined;
   return { ...snap, ...(secretProblem ? { secretProblem } : {}), ...(hub ? { hubModels: hub } : {}) };

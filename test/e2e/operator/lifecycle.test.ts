@@ -25,11 +25,12 @@ const adapter = (name: string, strength?: string) => ({ source: { name, image: `
 test("adapter change: new ControllerRevision, revision annotation bumped, selective update keeps the user's label, annotation, sidecar and image", async (t) => {
   const w = await world(t, { pools: [pool('a100', 1)] });
   const sel = selectorFor(w.pools[0]!);
-  // transformers: vLLM has no per-adapter strength, and the strength is what reaches the env.
+  // transformers: vLLM has no per-adapter strength, and the strength is what reaches the env. phi-4 is in
+  // KAITO v0.12's transformers table (phi-4-mini-instruct, as v0.12 maps it by default, is not).
   const spec = (adapters: unknown[]) => ({
     metadata: { name: 'phi4', annotations: { 'kaito.sh/runtime': 'transformers' } },
     resource: { labelSelector: sel },
-    inference: { preset: { name: 'phi-4-mini-instruct' }, adapters },
+    inference: { preset: { name: 'phi-4' }, adapters },
   });
   await applyWorkspace(w.ns, spec([adapter('one')]));
   const v1 = await waitReady(w.ns, 'phi4');

@@ -123,7 +123,8 @@ async function settled(ns: string, objs: KubernetesObject[]): Promise<void> {
 
 test('look-alikes survive reconcile, pruning, migration and deletion byte for byte; name collisions are reported and left alone', async (t) => {
   const a10 = pool('a10', 1);
-  const w = await world(t, { pools: [a10], operator: false });
+  // The default inference ConfigMap copy is KAITO v0.8.0's (KAITO v0.11+ makes none): its legacy names as v0.8.0 rendered them.
+  const w = await world(t, { pools: [a10], operator: false, operatorArgs: ['--legacy-presets', 'v0.8'] });
   const ns = w.ns;
   const sel = selectorFor(a10);
   // own: a preset workspace with history and a legacy Deployment; the others collide on one name each.

@@ -35,7 +35,8 @@ test('NVMe SKU: claim template, claim Bound on an NVMe node, pod Ready, Inferenc
   const template = sts.spec?.volumeClaimTemplates?.find((c) => c.metadata?.name === WEIGHTS);
   assert.ok(template, 'claim template model-weights-volume');
   assert.equal(template.spec?.storageClassName, NVME_STORAGE_CLASS);
-  assert.equal(template.spec?.resources?.requests?.storage, '70Gi');
+  // KAITO v0.12.0's catalog figure for phi-4-mini-instruct (the default --legacy-presets): weights + 80 GiB.
+  assert.equal(template.spec?.resources?.requests?.storage, '87Gi');
   assert.equal(weightsVolume(sts), undefined, 'no pod volume shadows the claim');
 
   const pvc = await getOne<V1PersistentVolumeClaim>(w.ns, 'pvc', `${WEIGHTS}-phi4-0`);
@@ -75,7 +76,7 @@ test('SKU without NVMe (A10): emptyDir with sizeLimit = the preset disk requirem
   const sts = await getOne<V1StatefulSet>(w.ns, 'statefulset', 'phi3');
   assert.ok(sts);
   assert.equal(sts.spec?.volumeClaimTemplates?.length ?? 0, 0, 'no claim templates');
-  assert.equal(weightsVolume(sts)?.emptyDir?.sizeLimit, '80Gi');
+  assert.equal(weightsVolume(sts)?.emptyDir?.sizeLimit, '87Gi', "KAITO v0.12.0's catalog disk figure for phi-3-mini-4k-instruct");
   assert.deepEqual(await getAll(w.ns, 'pvc'), []);
   assert.equal(ws.status?.decisions?.find((d) => d.topic === 'modelWeightsVolume')?.choice, 'emptyDir');
   const first = firstDecision(history, 'modelWeightsVolume');
@@ -110,7 +111,7 @@ test('StorageClass absent at creation: emptyDir with sizeLimit; the class coming
   const before = await getOne<V1StatefulSet>(w.ns, 'statefulset', 'noclass');
   assert.ok(before);
   assert.equal(before.spec?.volumeClaimTemplates?.length ?? 0, 0);
-  assert.equal(weightsVolume(before)?.emptyDir?.sizeLimit, '70Gi');
+  assert.equal(weightsVolume(before)?.emptyDir?.sizeLimit, '87Gi');
   // The class is back (and its event reached the operator): the running workspace keeps its shape.
   await new Promise((r) => setTimeout(r, 2000));
   const after = await getOne<V1StatefulSet>(w.ns, 'statefulset', 'noclass');

@@ -80,11 +80,14 @@ const tcm = (yaml: string | undefined, found = true): InferenceConfigLookup => (
   data: yaml === undefined ? {} : { 'training_config.yaml': yaml },
 });
 /** What a case gives: the resolver's inputs (matching nodes, any readiness) and the rest of the context. */
-type Ctx = Omit<ValidationContext, 'resolved'> & Pick<ResolveInput, 'gates' | 'cloud'> & { nodes?: NodeLabelsSource[] };
+type Ctx = Omit<ValidationContext, 'resolved'> & Pick<ResolveInput, 'gates' | 'cloud' | 'legacyNames'> & { nodes?: NodeLabelsSource[] };
 const ctx = (over: Partial<Ctx> = {}): Ctx => ({ gates: NAP, cloud: 'azure', operation: 'create', ...over });
-/** Resolves the workspace as the operator does, then validates it. */
-function validate(workspace: Workspace, { gates, cloud, nodes, ...rest }: Ctx) {
-  const resolved = resolveWorkspace(workspace, { gates, cloud, ...(nodes ? { nodes: nodes.map((node) => ({ node, ready: true })) } : {}) });
+/**
+ * Resolves the workspace as the operator does, then validates it. Short names are KAITO v0.8.0's
+ * (`--legacy-presets=v0.8`) unless a case says: these tables check v0.8.0's webhook rules on its presets.
+ */
+function validate(workspace: Workspace, { gates, cloud, nodes, legacyNames = 'v0.8', ...rest }: Ctx) {
+  const resolved = resolveWorkspace(workspace, { gates, cloud, legacyNames, ...(nodes ? { nodes: nodes.map((node) => ({ node, ready: true })) } : {}) });
   return validateWorkspace(workspace, { ...rest, resolved });
 }
 /** The workspace as the controller reads it (v1beta1), its spec written by one manager per apiVersion given. */

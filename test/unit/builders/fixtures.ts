@@ -44,8 +44,13 @@ export const A10_NODE_LABELS = {
   'nvidia.com/gpu.memory': '24576',
 };
 
+/**
+ * The NVMe cluster. Short preset names render as KAITO v0.8.0 did (`--legacy-presets=v0.8`): the builder
+ * tables were written against v0.8.0's presets; the default (v0.12) has its own tables (generation.test.ts,
+ * legacy-presets.test.ts, legacy-v012.test.ts).
+ */
 export function facts(overrides: Partial<ClusterFacts> = {}): ClusterFacts {
-  return defaultFacts({ storageClassNames: [NVME_CLASS], ...overrides });
+  return defaultFacts({ storageClassNames: [NVME_CLASS], legacyNames: 'v0.8', ...overrides });
 }
 
 export function byoFacts(overrides: Partial<ClusterFacts> = {}): ClusterFacts {

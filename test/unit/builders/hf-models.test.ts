@@ -37,7 +37,10 @@ describe('presets named by Hugging Face id', () => {
     const kind = (name: string, hub?: Map<string, HubModelState>) =>
       resolveWorkspace(ws(name), { gates, cloud: 'azure', ...(hub ? { hubModels: hub } : {}) }).inferencePreset;
     assert.equal(kind('phi-4-mini-instruct').kind, 'found');
-    assert.equal((kind('phi-4-mini-instruct') as { preset: { generated?: unknown } }).preset.generated, undefined, 'legacy: rendered as before');
+    const generatedId = (l: ReturnType<typeof kind>) => (l as { preset: { generated?: { id: string } } }).preset.generated?.id;
+    assert.equal(generatedId(kind('phi-4-mini-instruct')), 'microsoft/phi-4-mini-instruct', 'legacy: as KAITO v0.12.0 maps it (the default)');
+    const v08 = resolveWorkspace(ws('phi-4-mini-instruct'), { gates, cloud: 'azure', legacyNames: 'v0.8' }).inferencePreset;
+    assert.equal(generatedId(v08), undefined, 'legacy with --legacy-presets=v0.8: as KAITO v0.8.0');
     assert.equal((kind('MICROSOFT/Phi-4-mini-instruct') as { preset: { generated?: { source: string } } }).preset.generated?.source, 'catalog');
     assert.equal(kind('Qwen/Qwen3-8B').kind, 'resolving');
     const failed = kind(
@@ -123,11 +126,11 @@ describe('presets named by Hugging Face id', () => {
     );
   });
 
-  it('legacy names render as before and the explanation names their v0.12 fate; transformers is refused for ids outside the v0.12 transformers table', () => {
-    const legacy = buildWorkspace(ws('phi-4-mini-instruct'), defaultFacts());
+  it('legacy names under --legacy-presets=v0.8 render as KAITO v0.8.0 and the explanation names their v0.12 fate; transformers is refused for ids outside the v0.12 transformers table', () => {
+    const legacy = buildWorkspace(ws('phi-4-mini-instruct'), defaultFacts({ legacyNames: 'v0.8' }));
     assert.match(legacy.decisions.find((d) => d.topic === 'model')?.reason ?? '', /KAITO v0.12 maps it to catalog entry microsoft\/Phi-4-mini-instruct/);
     assert.match(command(legacy), /kaito-base|inference_api.py --served-model-name=phi-4-mini-instruct --max-model-len=/);
-    const falcon = buildWorkspace(ws('falcon-7b'), defaultFacts());
+    const falcon = buildWorkspace(ws('falcon-7b'), defaultFacts({ legacyNames: 'v0.8' }));
     assert.match(falcon.decisions.find((d) => d.topic === 'model')?.reason ?? '', /refuses it: Unsupported inference preset name falcon-7b/);
     const tf = buildWorkspace(ws('microsoft/Phi-4-mini-instruct', 'Standard_NC24ads_A100_v4', { 'kaito.sh/runtime': 'transformers' }), defaultFacts());
     assert.equal(tf.ok ? '' : tf.problems[0]?.message, 'model phi-4-mini-instruct does not support inference with Huggingface Transformers runtime');
@@ -174,7 +177,8 @@ describe('the CUDA toolkit for models that compile kernels with nvcc (KAITO v0.1
 });
 
 describe('kaito.sh/use-local-weights (KAITO v0.12): weights from the node image', () => {
-  const build = (name: string, value: string) => buildWorkspace(ws(name, 'Standard_NC24ads_A100_v4', { 'kaito.sh/use-local-weights': value }), defaultFacts());
+  const build = (name: string, value: string, legacyNames: 'v0.8' | 'v0.12' = 'v0.12') =>
+    buildWorkspace(ws(name, 'Standard_NC24ads_A100_v4', { 'kaito.sh/use-local-weights': value }), defaultFacts({ legacyNames }));
   it('a catalog id reads /opt/kaito/models/<id as one segment> read-only: no download, no weights volume or claim', () => {
     const r = build('mistralai/Ministral-3-8B-Instruct-2512', 'true');
     assert.ok(r.ok, r.ok ? '' : JSON.stringify(r.problems));
@@ -203,9 +207,13 @@ describe('kaito.sh/use-local-weights (KAITO v0.12): weights from the node image'
       { name: 'KAITO_PROCESSOR', value: dir },
     );
   });
-  it('"false" and legacy names keep the usual weights; any other value is refused with KAITO\'s words', () => {
+  it('a legacy name under v0.12 reads /opt/kaito/models/<name as written>, as KAITO v0.12.0 does', () => {
+    const r = build('Phi-4-Mini-Instruct', 'true');
+    assert.match(command(r), / --model=\/opt\/kaito\/models\/phi-4-mini-instruct --load-format=runai_streamer/);
+  });
+  it('"false" and legacy names under --legacy-presets=v0.8 keep the usual weights; any other value is refused with KAITO\'s words', () => {
     assert.match(command(build('microsoft/Phi-4-mini-instruct', 'false')), /--download-dir=\/workspace\/weights/);
-    const legacy = build('phi-4-mini-instruct', 'true');
+    const legacy = build('phi-4-mini-instruct', 'true', 'v0.8');
     assert.ok(legacy.ok);
     assert.equal(
       legacy.objects.statefulSet.spec!.template.spec!.volumes?.some((v) => v.name === 'model-weights-hostpath'),

@@ -102,7 +102,9 @@ const secret = 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: hf-token\nstrin
 describe('render: multi-document files as kubectl apply -f takes them', () => {
   it('a ConfigMap beside the workspace is the ConfigMap it reads; it wins over --state; --state alone still works', async () => {
     const withConfig = workspace('  config: my-config\n');
-    const beside = await render(['-f', file('cm.yaml', configMap(1234), withConfig)]);
+    // KAITO v0.8.0's rendering puts the ConfigMap's context length on the command line, where it shows which ConfigMap was read.
+    const v08 = ['--legacy-presets', 'v0.8'];
+    const beside = await render(['-f', file('cm.yaml', configMap(1234), withConfig), ...v08]);
     assert.equal(beside.code, 0, beside.stderr);
     assert.match(beside.stdout, /--max-model-len=1234 /);
     assert.equal(
@@ -112,11 +114,11 @@ describe('render: multi-document files as kubectl apply -f takes them', () => {
     assert.deepEqual(kinds(beside.stdout).sort(), ['ControllerRevision', 'Service', 'Service', 'StatefulSet']);
 
     const state = file('state.yaml', configMap(4321));
-    const both = await render(['-f', file('cm.yaml', configMap(1234), withConfig), '--state', state]);
+    const both = await render(['-f', file('cm.yaml', configMap(1234), withConfig), '--state', state, ...v08]);
     assert.equal(both.code, 0, both.stderr);
     assert.match(both.stdout, /--max-model-len=1234 /, 'the file is applied after the state it lands on');
 
-    const stateOnly = await render(['-f', file('ws.yaml', withConfig), '--state', state]);
+    const stateOnly = await render(['-f', file('ws.yaml', withConfig), '--state', state, ...v08]);
     assert.equal(stateOnly.code, 0, stateOnly.stderr);
     assert.match(stateOnly.stdout, /--max-model-len=4321 /);
 

@@ -4,6 +4,8 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { WorkspaceObject } from '../../../src/controllers/workspace/context.js';
 import { hasToken, modelAccessSecretOf, ModelSecrets, SecretReason } from '../../../src/controllers/workspace/model-secret.js';
 import { ObjectCache } from '../../../src/runtime/cache.js';
+import { inferencePresetOf } from '../../../src/api/resolved-workspace.js';
+import type { KaitoGeneration } from '../../../src/api/legacy-presets.js';
 import type { KubeClient } from '../../../src/runtime/client.js';
 import { KubeApiError } from '../../../src/runtime/errors.js';
 
@@ -15,13 +17,15 @@ const ws = (preset: string, secret?: string) =>
   }) as unknown as WorkspaceObject;
 
 test('modelAccessSecretOf: only presets that download at runtime need the Secret', () => {
-  const cases: [string, WorkspaceObject, string | undefined][] = [
-    ['runtime download with a Secret', ws('llama-3.1-8b-instruct', 'hf'), 'hf'],
-    ['runtime download without a Secret (the builders refuse it)', ws('llama-3.1-8b-instruct'), undefined],
-    ['weights in the image: the Secret is unused', ws('phi-3-mini-4k-instruct', 'hf'), undefined],
-    ['unknown preset', ws('no-such-model', 'hf'), undefined],
+  const cases: [string, WorkspaceObject, KaitoGeneration, string | undefined][] = [
+    ['runtime download with a Secret', ws('llama-3.1-8b-instruct', 'hf'), 'v0.8', 'hf'],
+    ['runtime download without a Secret (the builders refuse it)', ws('llama-3.1-8b-instruct'), 'v0.8', undefined],
+    ['v0.8.0: weights in the image, the Secret is unused', ws('phi-3-mini-4k-instruct', 'hf'), 'v0.8', undefined],
+    ['v0.12.0: the catalog entry downloads from the hub, the Secret is read', ws('phi-3-mini-4k-instruct', 'hf'), 'v0.12', 'hf'],
+    ['unknown preset', ws('no-such-model', 'hf'), 'v0.12', undefined],
   ];
-  for (const [name, w, want] of cases) assert.equal(modelAccessSecretOf(w), want, name);
+  for (const [name, w, g, want] of cases) assert.equal(modelAccessSecretOf(w, inferencePresetOf(w, undefined, g)), want, name);
+  assert.equal(modelAccessSecretOf(ws('phi-3-mini-4k-instruct', 'hf')), 'hf', 'the default is v0.12');
 });
 
 test('hasToken: a non-empty HF_TOKEN entry', () => {
@@ -61,7 +65,8 @@ test('ModelSecrets: missing, key missing, present; one GET per Secret version, n
   const secrets = new ModelSecrets(client, cache);
   const llama = ws('llama-3.1-8b-instruct', 'hf');
 
-  assert.equal(await secrets.problem(ws('phi-3-mini-4k-instruct', 'hf')), undefined);
+  const phi3 = ws('phi-3-mini-4k-instruct', 'hf');
+  assert.equal(await secrets.problem(phi3, inferencePresetOf(phi3, undefined, 'v0.8')), undefined);
   assert.equal((await secrets.problem(llama))?.reason, SecretReason.NotFound, 'not in the metadata cache');
   assert.equal(calls.get, 0, 'a Secret the watch has not seen is not fetched');
 

@@ -103,7 +103,7 @@ const rows: Row[] = [
     steps: [
       'patchMetadata',
       'create NodePool ns1-ws1',
-      'create ConfigMap inference-params-template',
+      // A legacy name is KAITO v0.12.0's catalog entry by default: no config copy (v0.11+).
       'apply ControllerRevision ws1-<hash>',
       'apply Service ws1-headless',
       'apply Service ws1',

@@ -17,8 +17,9 @@ import { cachesFromObjects, readSnapshot, type WorkspaceSnapshot } from '../../.
 import { A10_NODE_LABELS, byoWorkspace, gpuNode, H100_NODE_LABELS, NVME_CLASS, presetWorkspace } from '../builders/fixtures.js';
 
 const NOW = new Date('2026-12-01T12:00:00Z');
+/** Short names as KAITO v0.8.0 rendered them (`--legacy-presets=v0.8`): these plans were written for its presets; plan-legacy.test.ts has the default's. */
 const config = (byo: boolean): OperatorConfig =>
-  operatorConfigOf(defaultFacts({ featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: byo } }), 1_800_000);
+  operatorConfigOf(defaultFacts({ featureGates: { ...DEFAULT_FEATURE_GATES, disableNodeAutoProvisioning: byo }, legacyNames: 'v0.8' }), 1_800_000);
 const a10 = () => ({
   ...gpuNode('n1', A10_NODE_LABELS),
   kind: 'Node',

@@ -282,7 +282,8 @@ describe('workspace controller mappers (setup.ts)', () => {
   it('secretToWorkspaces: the workspaces whose runtime-downloaded preset reads that Secret', () => {
     const map = secretToWorkspaces(workspaces);
     const cases: [string, KubernetesObject, string[]][] = [
-      ['hf in team: only the preset that downloads at runtime', obj('team', 'hf'), ['team/gpu-a']],
+      // phi-3-mini-4k-instruct is KAITO v0.12.0's catalog entry by default: its weights come from the hub too.
+      ['hf in team: the presets that download at runtime', obj('team', 'hf'), ['team/gpu-a', 'team/gpu-b']],
       ['hf in other', obj('other', 'hf'), ['other/gpu-a']],
       ['another Secret', obj('team', 'registry'), []],
     ];
