@@ -234,3 +234,32 @@ export function compareKarpenter(before: KarpenterSnapshot, after: KarpenterSnap
   }
   return { problems, notes };
 }
+
+/** What clients of a workspace see of its main container: the names it answers to and the engine image. */
+export interface Serving {
+  servedNames: readonly string[];
+  image: string;
+}
+
+/** `…/kaito-base:<x.y.z>`: KAITO's engine image and its version, for "the same or a newer engine". */
+function baseImageVersion(image: string): number[] | undefined {
+  const m = /\/kaito-base:(\d+)\.(\d+)\.(\d+)$/.exec(image);
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+}
+
+/**
+ * Problems a spec change after the takeover caused to clients: a served name that no longer answers,
+ * or an engine older than before (or another image where neither is KAITO's base image). Empty: none.
+ */
+export function servingProblems(before: Serving, after: Serving): string[] {
+  const problems: string[] = [];
+  const lost = before.servedNames.filter((n) => !after.servedNames.includes(n));
+  if (lost.length) problems.push(`served names ${lost.join(', ')} no longer answer (now ${after.servedNames.join(', ') || 'none'})`);
+  if (before.image !== after.image) {
+    const [was, now] = [baseImageVersion(before.image), baseImageVersion(after.image)];
+    const first = was && now ? now.findIndex((v, i) => v !== was[i]) : -1;
+    const newer = was !== undefined && now !== undefined && first >= 0 && now[first]! > was[first]!;
+    if (!newer) problems.push(`image ${before.image} → ${after.image}: not the same or a newer engine`);
+  }
+  return problems;
+}

@@ -12,7 +12,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CustomObjectsApi, KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { CustomObjectsApi, KubeConfig, type KubernetesObject, type V1StatefulSet } from '@kubernetes/client-node';
+import { liveServedModelNames } from '../src/builders/generation.js';
 import { stringify } from 'yaml';
 import { GROUP, PLURAL, VERSION } from '../src/api/types.js';
 import { comparable, fieldChanges, formatChange } from '../src/diff/changes.js';
@@ -32,10 +33,12 @@ import {
   TAKEOVER_USAGE,
   compareKarpenter,
   parseTakeoverArgs,
+  servingProblems,
   takeoverInferenceSets,
   takeoverWorkspaces,
   type KarpenterObjectState,
   type KarpenterSnapshot,
+  type Serving,
   type TakeoverMode,
   type TakeoverOptions,
 } from './takeover-plan.js';
@@ -277,11 +280,16 @@ async function specChangeAfterTakeover(
 ): Promise<{ workspace: string; problem?: string; summary: string }> {
   type Sts = {
     metadata: { generation?: number; annotations?: Record<string, string>; managedFields?: { manager: string; operation: string; fieldsV1?: unknown }[] };
-    spec?: { replicas?: number };
+    spec?: V1StatefulSet['spec'];
     status?: { observedGeneration?: number; updatedReplicas?: number; readyReplicas?: number };
   };
+  const servingOf = (o: Sts): Serving => ({
+    servedNames: liveServedModelNames(o as V1StatefulSet),
+    image: o.spec?.template?.spec?.containers?.[0]?.image ?? '',
+  });
   const sts = async (): Promise<Sts> => JSON.parse(await kubectl(['get', 'statefulset', workspace, '-n', NS, '-o', 'json', '--show-managed-fields'])) as Sts;
-  const revisionBefore = (await sts()).metadata.annotations?.[ANNOTATION_REVISION];
+  const before = await sts();
+  const revisionBefore = before.metadata.annotations?.[ANNOTATION_REVISION];
   // One more LoRA adapter: a new revision of the workspace's own spec.
   const ws = JSON.parse(await kubectl(['get', 'workspace', workspace, '-n', NS, '-o', 'json'])) as { inference?: { adapters?: unknown[] } };
   const adapter = { inference: { adapters: [...(ws.inference?.adapters ?? []), { source: { name: 'added-lora', image: 'kaito/phi-3-lora:0.0.1' } }] } };
@@ -296,6 +304,9 @@ async function specChangeAfterTakeover(
     return { workspace, problem: (err as Error).message, summary: '' };
   }
   const after = await sts();
+  // Clients keep working: every name the workspace answered to still answers, on the same or a newer engine.
+  const serving = servingProblems(servingOf(before), servingOf(after));
+  if (serving.length) return { workspace, problem: `after the spec change: ${serving.join('; ')}`, summary: '' };
   const templateOwners = (after.metadata.managedFields ?? [])
     .filter((m) => JSON.stringify(m.fieldsV1 ?? {}).includes('"f:template"'))
     .map((m) => `${m.manager}:${m.operation}`);
@@ -317,7 +328,7 @@ async function specChangeAfterTakeover(
     return { workspace, problem: `the pod template of ${workspace} is owned by ${templateOwners.join(', ')}`, summary: '' };
   return {
     workspace,
-    summary: `StatefulSet ${workspace} ${revision}: kaito-ts's own template whole (diff --rebuild: no change; template owned by kaito-ts:Apply only)`,
+    summary: `StatefulSet ${workspace} ${revision}: kaito-ts's own template whole (diff --rebuild: no change; template owned by kaito-ts:Apply only); served names ${servingOf(before).servedNames.join(', ')} → ${servingOf(after).servedNames.join(', ')}, image ${servingOf(before).image} → ${servingOf(after).image}`,
   };
 }
 

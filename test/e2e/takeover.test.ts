@@ -38,6 +38,8 @@ describe('takeover from a running KAITO', { concurrency: 1 }, () => {
       assert.match(r.stdout, /^PASS: no pod restarted or re-created/m, report);
       assert.doesNotMatch(r.stdout, /^FAIL:/m, report);
       assert.match(r.stdout, /^PASS: StatefulSet \S+ revision \d+ → \d+: kaito-ts's own template whole/m, report);
+      // The spec change kept every served name answering, on the same or a newer engine (a FAIL line otherwise).
+      assert.match(r.stdout, /^PASS: StatefulSet .*; served names \S.* → \S.*, image \S+ → \S+$/m, report);
       if (args.includes('karpenter')) assert.match(r.stdout, /^PASS: no NodePool rewritten/m, report);
       if (args.includes('kaito-v0.12.0')) {
         // KAITO's own chart, its webhooks served; the switch as docs/takeover.md writes it, ending with helm uninstall.

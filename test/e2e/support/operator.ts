@@ -361,16 +361,28 @@ export interface Recorded<T = KubernetesObject> {
 export async function record<T extends KubernetesObject = KubernetesObject>(t: TestContext, path: string): Promise<Recorded<T>[]> {
   const { kc } = await bed();
   const events: Recorded<T>[] = [];
-  const req = await new Watch(kc).watch(
-    path,
-    {},
-    (type: string, obj: T) => {
-      if (type === 'BOOKMARK' || type === 'ERROR') return;
-      events.push({ type, rv: BigInt(obj.metadata?.resourceVersion ?? '0'), obj, at: Date.now() });
-    },
-    () => undefined,
-  );
-  t.after(() => req.abort());
+  let stopped = false;
+  let current: AbortController | undefined;
+  // The API server closes every watch of a kind when its CRD changes (another test applying the CRDs):
+  // the recording goes on from the last resourceVersion it saw, so no event is missed.
+  const start = async (resourceVersion?: string): Promise<void> => {
+    current = await new Watch(kc).watch(
+      path,
+      resourceVersion ? { resourceVersion } : {},
+      (type: string, obj: T) => {
+        if (type === 'BOOKMARK' || type === 'ERROR') return;
+        events.push({ type, rv: BigInt(obj.metadata?.resourceVersion ?? '0'), obj, at: Date.now() });
+      },
+      () => {
+        if (!stopped) setTimeout(() => void start(events.at(-1)?.obj.metadata?.resourceVersion).catch(() => undefined), 200);
+      },
+    );
+  };
+  await start();
+  t.after(() => {
+    stopped = true;
+    current?.abort();
+  });
   return events;
 }
 

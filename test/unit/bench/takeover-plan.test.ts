@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compareKarpenter, parseTakeoverArgs, takeoverWorkspaces, type KarpenterObjectState, type KarpenterSnapshot } from '../../../bench/takeover-plan.js';
+import {
+  compareKarpenter,
+  parseTakeoverArgs,
+  servingProblems,
+  takeoverWorkspaces,
+  type KarpenterObjectState,
+  type KarpenterSnapshot,
+} from '../../../bench/takeover-plan.js';
 
 const state = (o: Partial<KarpenterObjectState> = {}): KarpenterObjectState => ({
   uid: 'u1',
@@ -99,4 +106,32 @@ describe('compareKarpenter', () => {
       'Node n1 was re-created (uid u1 → u2)',
     ]);
   });
+});
+
+describe('servingProblems: what a spec change after the takeover did to clients', () => {
+  const base = (tag: string) => `mcr.microsoft.com/aks/kaito/kaito-base:${tag}`;
+  const cases: [string, { servedNames: string[]; image: string }, { servedNames: string[]; image: string }, RegExp[]][] = [
+    ['unchanged', { servedNames: ['phi-3'], image: base('0.5.0') }, { servedNames: ['phi-3'], image: base('0.5.0') }, []],
+    [
+      'v0.8 → v0.12 engine, old name carried',
+      { servedNames: ['mistral-7b-instruct'], image: base('0.1.1') },
+      { servedNames: ['mistral-7b-instruct-v0.3', 'mistral-7b-instruct'], image: base('0.5.0') },
+      [],
+    ],
+    [
+      'a name lost',
+      { servedNames: ['mistral-7b-instruct'], image: base('0.1.1') },
+      { servedNames: ['mistral-7b-instruct-v0.3'], image: base('0.5.0') },
+      [/mistral-7b-instruct no longer answer/],
+    ],
+    ['an older engine', { servedNames: ['a'], image: base('0.5.0') }, { servedNames: ['a'], image: base('0.1.1') }, [/not the same or a newer engine/]],
+    ['0.5.0 → 0.10.0 is newer', { servedNames: ['a'], image: base('0.5.0') }, { servedNames: ['a'], image: base('0.10.0') }, []],
+    ['another image entirely', { servedNames: ['a'], image: 'nginx:1.27' }, { servedNames: ['a'], image: 'nginx:1.28' }, [/not the same or a newer engine/]],
+  ];
+  for (const [name, before, after, want] of cases)
+    it(name, () => {
+      const got = servingProblems(before, after);
+      assert.equal(got.length, want.length, got.join('; '));
+      want.forEach((re, i) => assert.match(got[i]!, re));
+    });
 });
