@@ -363,18 +363,21 @@ export async function record<T extends KubernetesObject = KubernetesObject>(t: T
   const events: Recorded<T>[] = [];
   let stopped = false;
   let current: AbortController | undefined;
+  let lastRv: string | undefined;
   // The API server closes every watch of a kind when its CRD changes (another test applying the CRDs):
-  // the recording goes on from the last resourceVersion it saw, so no event is missed.
-  const start = async (resourceVersion?: string): Promise<void> => {
+  // the recording goes on from the last resourceVersion it saw (bookmarks included), so no event is missed.
+  const start = async (): Promise<void> => {
     current = await new Watch(kc).watch(
       path,
-      resourceVersion ? { resourceVersion } : {},
+      { allowWatchBookmarks: true, ...(lastRv ? { resourceVersion: lastRv } : {}) },
       (type: string, obj: T) => {
-        if (type === 'BOOKMARK' || type === 'ERROR') return;
+        if (type === 'ERROR') return;
+        lastRv = obj.metadata?.resourceVersion ?? lastRv;
+        if (type === 'BOOKMARK') return;
         events.push({ type, rv: BigInt(obj.metadata?.resourceVersion ?? '0'), obj, at: Date.now() });
       },
       () => {
-        if (!stopped) setTimeout(() => void start(events.at(-1)?.obj.metadata?.resourceVersion).catch(() => undefined), 200);
+        if (!stopped) setTimeout(() => void start().catch(() => undefined), 200);
       },
     );
   };
