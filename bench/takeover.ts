@@ -733,7 +733,11 @@ async function main(opts: TakeoverOptions): Promise<number> {
         ? [
             `kaito-ts check before the switch: exit ${checkBefore.code}, ${checkFindings.length} finding(s)`,
             ...checkFindings.map((l) => `  ${l}`),
-            ...(checkBefore.code !== 1 ? [`FAIL: kaito-ts check exited ${checkBefore.code} before the switch (expected 1: KAITO's CRDs and webhooks)`] : []),
+            ...(checkBefore.code !== 1
+              ? [
+                  `FAIL: kaito-ts check exited ${checkBefore.code} before the switch (expected 1: KAITO's CRDs and webhooks)${checkBefore.stderr.trim() ? `: ${checkBefore.stderr.trim()}` : ''}`,
+                ]
+              : []),
             ...unhandled.map((l) => `FAIL: a finding the switch does not handle: ${l}`),
           ]
         : []),

@@ -9,7 +9,7 @@ import { GROUP, KIND, type Workspace } from '../api/types.js';
 import { parseWorkspace } from '../api/validation.js';
 import type { InferenceSetObject } from '../controllers/inferenceset/children.js';
 import { parseInferenceSet } from '../diff/inferenceset-intent.js';
-import { documentAdmissionProblem } from '../api/render-admission.js';
+import { documentAdmissionProblem, REFUSED_BY_API_SERVER } from '../api/render-admission.js';
 import { CliError } from './command-io.js';
 import { inputName, readInputText, STDIN } from './input.js';
 import { parseYamlDocuments } from './yaml-input.js';
@@ -58,14 +58,14 @@ function admit(doc: unknown, name: string): void {
 
 function toWorkspace(doc: Record<string, unknown>, name: string): Workspace {
   const meta = (doc.metadata ?? {}) as { name?: unknown; namespace?: unknown };
-  // KAITO's Workspace is the one kind without a spec: said before the schema's "resource is required".
+  // The API server refuses both (an undeclared field, a CEL rule); said in the user's terms, before the schema's "resource is required".
   if (doc.kind === KIND && groupOf(doc.apiVersion) === GROUP && 'spec' in doc)
     throw new CliError(
-      `${name}: workspace ${String(meta.name)}: KAITO's Workspace has no spec: resource, inference and tuning go at the top level, beside metadata`,
+      `${name}: workspace ${String(meta.name)}: ${REFUSED_BY_API_SERVER}: spec: KAITO's Workspace has no spec: resource, inference and tuning go at the top level, beside metadata`,
     );
   if (doc.kind === KIND && doc.inference === undefined && doc.tuning === undefined)
     throw new CliError(
-      `${name}: workspace ${typeof meta.namespace === 'string' ? meta.namespace : 'default'}/${String(meta.name)}: has neither inference nor tuning: a Workspace needs one of them at the top level (inference to serve a model, tuning to fine-tune one)`,
+      `${name}: workspace ${typeof meta.namespace === 'string' ? meta.namespace : 'default'}/${String(meta.name)}: ${REFUSED_BY_API_SERVER}: has neither inference nor tuning: a Workspace needs one of them at the top level (inference to serve a model, tuning to fine-tune one)`,
     );
   admit(doc, name);
   const ws = parseOne(name, () => parseWorkspace(doc));

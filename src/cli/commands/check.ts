@@ -17,7 +17,8 @@ import {
 import { GROUP } from '../../api/types.js';
 import { KubeClient } from '../../runtime/client.js';
 import { loadClusterAccess } from '../../runtime/cluster-access.js';
-import { isNotFound } from '../../runtime/errors.js';
+import { isNotFound, toKubeError } from '../../runtime/errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Resources, type ResourceType } from '../../runtime/resources.js';
 import { KubeTransport } from '../../runtime/transport.js';
 import { CliError, type CliIO } from '../command-io.js';
@@ -66,14 +67,24 @@ function options(args: string[]) {
   }
 }
 
+/** A list the API server answers with a retryable error is asked again, up to this many times (about 8 s in all). */
+const LIST_ATTEMPTS = 5;
+
 /** Every object check reads, listed once; a kind whose CRD is absent has none. */
 async function readState(client: KubeClient, releaseNamespace: string): Promise<TakeoverState> {
   const list = async <T extends KubernetesObject>(type: ResourceType, namespace?: string, optional = false): Promise<T[]> => {
-    try {
-      return (await client.list<T>(type, namespace ? { namespace } : {})).items.map((o) => ({ ...o, kind: type.kind }));
-    } catch (err) {
-      if (optional && isNotFound(err)) return [];
-      throw new CliError(`cannot list ${type.plural}: ${(err as Error).message.split('\n')[0]}`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await client.list<T>(type, namespace ? { namespace } : {})).items.map((o) => ({ ...o, kind: type.kind }));
+      } catch (err) {
+        if (optional && isNotFound(err)) return [];
+        // A CRD installed a moment ago answers 503 "storage is (re)initializing" for a while: asked again.
+        if (toKubeError(err).retryable && attempt < LIST_ATTEMPTS) {
+          await sleep(250 * 2 ** attempt);
+          continue;
+        }
+        throw new CliError(`cannot list ${type.plural}: ${(err as Error).message.split('\n')[0]}`);
+      }
     }
   };
   const webhookConfigurations = (await Promise.all(WEBHOOK_KINDS.map((t) => list<WebhookConfiguration>(t)))).flat();

@@ -160,11 +160,11 @@ export const BAD_INPUTS: BadInput[] = [
       WORKSPACE.replace(/^(resource:|inference:| {2})/gm, '  $1')
         .replace(/^ {2}resource:/m, 'spec:\n  resource:')
         .replace(/^ {4}name: phi$/m, '  name: phi'),
-    message: /^workspace phi: KAITO's Workspace has no spec: resource, inference and tuning go at the top level/,
+    message: /^workspace phi: refused by the API server: spec: KAITO's Workspace has no spec: resource, inference and tuning go at the top level/,
   },
   {
     name: 'neither inference nor tuning',
     bytes: () => WORKSPACE.replace(/^inference:[\s\S]*/m, ''),
-    message: /^workspace default\/phi: has neither inference nor tuning/,
+    message: /^workspace default\/phi: refused by the API server: has neither inference nor tuning/,
   },
 ];
