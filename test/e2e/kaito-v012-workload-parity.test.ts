@@ -21,6 +21,7 @@ import { QWEN3_0_6B, QWEN3_8B } from '../../src/simcluster/fake-hub.js';
 import { startHubStandIn, type HubStandIn } from '../../src/simcluster/hub-standin.js';
 import { ensurePki } from '../../src/simcluster/pki.js';
 import { kaitoTree } from '../unit/support/kaito-source.js';
+import { withOwnerUids } from '../../src/api/render-admission.js';
 import { KAITO_RENDER, runKaitoRenderAsync } from './support/kaito-render.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -411,7 +412,8 @@ function childOf(doc: K8sObject): K8sObject | string {
   const plan = planInferenceSetOffline(is, { workspaces: [], controllerRevisions: [] }, { byo });
   const created = plan.actions.find((a) => a.kind === 'create' && a.type.kind === 'Workspace');
   if (created?.kind !== 'create') return `its controller's first pass creates no child Workspace${plan.failure ? `: ${plan.failure.message}` : ''}`;
-  const child = created.object as K8sObject;
+  // The owner's uid, as the API server stores the child (the example InferenceSet has none offline).
+  const child = withOwnerUids(created.object as K8sObject);
   return { ...child, metadata: { ...child.metadata, name: `${is.metadata.name}-0` } };
 }
 
