@@ -17,6 +17,7 @@ import { workspaceIntent } from '../../../src/diff/intent.js';
 import { needsApply } from '../../../src/runtime/drift.js';
 import { A10_NODE_LABELS, byoOperatorConfig, byoWorkspace, gpuNode } from '../builders/fixtures.js';
 import { kaitoPullerScript } from '../support/kaito-source.js';
+import { writtenObjects } from './written-objects.js';
 
 const NOW = new Date('2026-12-01T12:00:00Z');
 const config = byoOperatorConfig();
@@ -62,11 +63,7 @@ const pullers = (sts: V1StatefulSet) => (sts.spec?.template.spec?.initContainers
  */
 function kaitoCluster(ws: Workspace): KubernetesObject[] {
   const first = plan(ws, [node()]);
-  const written = first.actions.flatMap((a) =>
-    a.kind === 'apply' || a.kind === 'create'
-      ? [{ ...a.object, kind: a.type.kind, metadata: { ...a.object.metadata, uid: `uid-${a.object.metadata?.name}`, managedFields: [{ manager: 'manager' }] } }]
-      : [],
-  );
+  const written = writtenObjects(first, 'manager');
   return [
     node(),
     ...written.map((o) => {

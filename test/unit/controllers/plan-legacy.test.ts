@@ -15,6 +15,7 @@ import { operatorConfigOf } from '../../../src/controllers/workspace/context.js'
 import { planWorkspace } from '../../../src/controllers/workspace/plan.js';
 import { cachesFromObjects, readSnapshot } from '../../../src/controllers/workspace/snapshot.js';
 import { byoWorkspace, gpuNode, H100_NODE_LABELS, NVME_CLASS } from '../builders/fixtures.js';
+import { writtenObjects } from './written-objects.js';
 
 const NOW = new Date('2026-12-01T12:00:00Z');
 const node = {
@@ -37,17 +38,7 @@ function converged(ws: Workspace, setting: KaitoGeneration): { ws: Workspace; ob
   const first = plan(ws, objectsBase, setting);
   assert.equal(first.failure, undefined, JSON.stringify(first.failure));
   const meta = first.actions.find((a): a is Extract<Action, { kind: 'patchMetadata' }> => a.kind === 'patchMetadata');
-  const written = first.actions.flatMap((a) =>
-    a.kind === 'apply' || a.kind === 'create'
-      ? [
-          {
-            ...a.object,
-            kind: a.type.kind,
-            metadata: { ...a.object.metadata, uid: `uid-${a.object.metadata?.name}`, managedFields: [{ manager: 'kaito-ts' }] },
-          },
-        ]
-      : [],
-  );
+  const written = writtenObjects(first);
   const serving = written.map((o) =>
     o.kind === 'StatefulSet'
       ? {

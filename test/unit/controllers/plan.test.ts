@@ -15,6 +15,7 @@ import { NODECLAIMS_CREATED_ANNOTATION } from '../../../src/controllers/workspac
 import { Reason } from '../../../src/controllers/workspace/reasons.js';
 import { cachesFromObjects, readSnapshot, type WorkspaceSnapshot } from '../../../src/controllers/workspace/snapshot.js';
 import { A10_NODE_LABELS, byoWorkspace, gpuNode, H100_NODE_LABELS, NVME_CLASS, presetWorkspace } from '../builders/fixtures.js';
+import { writtenObjects } from './written-objects.js';
 
 const NOW = new Date('2026-12-01T12:00:00Z');
 /** Short names as KAITO v0.8.0 rendered them (`--legacy-presets=v0.8`): these plans were written for its presets; plan-legacy.test.ts has the default's. */
@@ -58,17 +59,7 @@ const inferenceReason = (p: Plan) => findCondition(statusOf(p)?.conditions, Cond
 /** The children a first pass would write, as the server would hold them (owned, with UIDs). */
 function converged(ws: Workspace, objects: KubernetesObject[] = [a10()], opts: { byo?: boolean; crd?: boolean } = {}): KubernetesObject[] {
   const first = planWorkspace(snapshot(ws, objects, opts));
-  const written = first.actions.flatMap((a) =>
-    a.kind === 'apply' || a.kind === 'create'
-      ? [
-          {
-            ...a.object,
-            kind: a.type.kind,
-            metadata: { ...a.object.metadata, uid: `uid-${a.object.metadata?.name}`, managedFields: [{ manager: 'kaito-ts' }] },
-          },
-        ]
-      : [],
-  );
+  const written = writtenObjects(first);
   return [...objects, ...written];
 }
 
