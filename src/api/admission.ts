@@ -68,9 +68,3 @@ function statusShapeErrors(status: unknown, schema: OpenApiSchema | undefined): 
   if (status === undefined || status === null || !schema) return [];
   return checkSchema({ status }, { type: 'object', properties: { status: schema } }).filter(refusedOnCreate);
 }
-
-/** One line for the first problem, e.g. `inference: Preset and Template cannot be set at the same time`. */
-export function firstAdmissionError(doc: unknown): string | undefined {
-  const [first] = admit(doc).errors;
-  return first ? `${first.field}: ${first.message}` : undefined;
-}
