@@ -11,6 +11,7 @@ import { objectNamed } from '../../runtime/memo.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
 import type { ObjectEvent } from '../../runtime/cache.js';
 import { byMetadataName } from '../../runtime/order.js';
+import { stableSchedulerMessage } from './scheduler-message.js';
 
 export function isPodReady(pod: DeepReadonly<V1Pod> | undefined): boolean {
   if (!pod || pod.metadata?.deletionTimestamp) return false;
@@ -20,6 +21,19 @@ export function isPodReady(pod: DeepReadonly<V1Pod> | undefined): boolean {
 /** A pod event that changes whether the pod serves: status must say so at once. */
 export function podReadinessChanged(e: ObjectEvent<V1Pod>): boolean {
   return e.type === 'update' ? isPodReady(e.obj) !== isPodReady(e.old) : isPodReady(e.obj);
+}
+
+/** What a pass reads of a pod, with the scheduler's message as status reports it (scheduler-message.ts). */
+function podAsRead(pod: DeepReadonly<V1Pod>): string {
+  const conditions = pod.status?.conditions?.map((c) =>
+    c.type === 'PodScheduled' && c.message ? { ...c, message: stableSchedulerMessage(c.message), lastProbeTime: undefined } : c,
+  );
+  return JSON.stringify({ ...pod, metadata: { ...pod.metadata, resourceVersion: undefined }, status: pod.status && { ...pod.status, conditions } });
+}
+
+/** A pending pod's scheduling message changes with every node of the cluster: only a change a pass would see matters. */
+export function podChangeMatters(e: ObjectEvent<V1Pod>): boolean {
+  return e.type !== 'update' || podAsRead(e.old) !== podAsRead(e.obj);
 }
 
 /**
@@ -135,7 +149,10 @@ function schedulingProblem(pods: readonly DeepReadonly<V1Pod>[]): Problem | unde
   for (const pod of pods) {
     const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
     if (pod.status?.phase === 'Pending' && scheduled?.status === 'False' && scheduled.reason === 'Unschedulable') {
-      return { reason: PodProblem.Unschedulable, message: `pod ${pod.metadata?.name} is unschedulable: ${scheduled.message ?? 'no reason given'}` };
+      return {
+        reason: PodProblem.Unschedulable,
+        message: `pod ${pod.metadata?.name} is unschedulable: ${scheduled.message ? stableSchedulerMessage(scheduled.message) : 'no reason given'}`,
+      };
     }
   }
   return undefined;

@@ -59,7 +59,7 @@ import { FAILED_CREATE_FIELD_SELECTOR } from './pod-creation.js';
 import { planErrorPolicy } from '../shared/actions.js';
 import { nodeClassResource } from './karpenter-provision.js';
 import { WorkspaceReconciler } from './reconciler.js';
-import { podReadinessChanged } from './pod-problems.js';
+import { podChangeMatters, podReadinessChanged } from './pod-problems.js';
 import { HubModels } from './hub-models.js';
 import { resolveHubEndpoint } from '../../runtime/hub-client.js';
 
@@ -115,6 +115,7 @@ export function setupWorkspaceController(o: WorkspaceControllerOptions): Workspa
       transform: leanPod,
       indexLabel: LABEL_WORKSPACE_NAME,
       lane: 'fast',
+      when: podChangeMatters,
       // A pod that turned Ready (or stopped) also hurries its workspace's deferred writes (runtime.md).
       urgentWhen: podReadinessChanged,
       map: () => labelledWorkspace,

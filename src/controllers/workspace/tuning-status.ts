@@ -9,6 +9,7 @@ import { ConditionMessage, ConditionReason, ConditionType } from '../../api/labe
 import type { Workspace, WorkspaceStatus } from '../../api/types.js';
 import { computeStatus, type StatusInput } from './workspace-status.js';
 import type { DeepReadonly } from '../../runtime/readonly.js';
+import { stableSchedulerMessage } from './scheduler-message.js';
 
 export type JobPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 
@@ -68,7 +69,7 @@ function podWaiting(pods: readonly DeepReadonly<V1Pod>[]): string {
   if (!pod) return 'no pod yet';
   const unscheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
   if (unscheduled)
-    return `pod ${pod.metadata?.name} is not scheduled${unscheduled.reason ? ` (${unscheduled.reason})` : ''}${unscheduled.message ? `: ${unscheduled.message}` : ''}`;
+    return `pod ${pod.metadata?.name} is not scheduled${unscheduled.reason ? ` (${unscheduled.reason})` : ''}${unscheduled.message ? `: ${stableSchedulerMessage(unscheduled.message)}` : ''}`;
   const waiting = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find((s) => s.state?.waiting);
   return waiting
     ? `pod ${pod.metadata?.name}: container ${waiting.name} is waiting (${waiting.state?.waiting?.reason ?? 'unknown'})`

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1ContainerStatus, V1Node, V1Pod } from '@kubernetes/client-node';
 import { nodePressureWarning } from '../../../src/controllers/workspace/node-pressure.js';
-import { explainPods, PodProblem, podReadinessChanged } from '../../../src/controllers/workspace/pod-problems.js';
+import { explainPods, podChangeMatters, PodProblem, podReadinessChanged } from '../../../src/controllers/workspace/pod-problems.js';
 
 const container = (state: Partial<V1ContainerStatus>): V1ContainerStatus => ({
   name: 'main',
@@ -125,7 +125,7 @@ const cases: { name: string; pods: V1Pod[]; nodes?: V1Node[]; reason?: string; m
       ),
     ],
     reason: PodProblem.Unschedulable,
-    message: /^pod ws-0 is unschedulable: 0\/6 nodes are available: 6 Insufficient nvidia\.com\/gpu\.$/,
+    message: /^pod ws-0 is unschedulable: 6 Insufficient nvidia\.com\/gpu$/,
   },
   {
     name: 'node disk pressure before any eviction',
@@ -279,4 +279,22 @@ test('podReadinessChanged: a pod turning Ready or not Ready, or a serving pod ad
     ['a serving pod deleted', { type: 'delete', obj: ready }, true],
   ];
   for (const [why, e, want] of rows) assert.equal(podReadinessChanged(e), want, why);
+});
+
+test('podChangeMatters: a new scheduling reason or any other change matters; the scheduler recounting the cluster does not', () => {
+  const pending = (message: string, rv = '1') => ({
+    ...pod('p', { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }] }, ''),
+    metadata: { name: 'p', resourceVersion: rv },
+  });
+  const affinity = (n: number) => `${n} node(s) didn't match Pod's node affinity/selector`;
+  const gpus = (total: number, short: number) => `0/${total} nodes are available: ${short} Insufficient nvidia.com/gpu, ${affinity(total - short)}.`;
+  const rows: [string, Parameters<typeof podChangeMatters>[0], boolean][] = [
+    ['another node joined the cluster', { type: 'update', old: pending(gpus(8, 2)), obj: pending(gpus(9, 2), '2') }, false],
+    ['one more pool node is short of GPUs', { type: 'update', old: pending(gpus(8, 2)), obj: pending(gpus(9, 3), '2') }, true],
+    ['scheduled', { type: 'update', old: pending(gpus(8, 2)), obj: { ...pending(gpus(8, 2), '2'), spec: { nodeName: 'gpu-0', containers: [] } } }, true],
+    ['a label changed', { type: 'update', old: pending(gpus(8, 2)), obj: { ...pending(gpus(8, 2), '2'), metadata: { name: 'p', labels: { a: 'b' } } } }, true],
+    ['created', { type: 'add', obj: pending(gpus(8, 2)) }, true],
+    ['deleted', { type: 'delete', obj: pending(gpus(8, 2)) }, true],
+  ];
+  for (const [why, e, want] of rows) assert.equal(podChangeMatters(e), want, why);
 });

@@ -122,7 +122,7 @@ const cases: { name: string; sts: V1StatefulSet | undefined; pods?: V1Pod[]; rea
     ],
     ready: false,
     reason: PodProblem.Unschedulable,
-    message: /pod ws-1 is unschedulable: 0\/6 nodes are available: 6 Insufficient nvidia.com\/gpu/,
+    message: /pod ws-1 is unschedulable: 6 Insufficient nvidia.com\/gpu$/,
   },
   {
     name: 'multi-node: the StatefulSet still counts 2 ready, but worker pod ws-1 is down (vLLM keeps serving on pod 0)',
